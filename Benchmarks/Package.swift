@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+// Benchmarks for swift-promise: each PromiseCore workload runs beside its GCD and
+// SwiftNIO EventLoopFuture baselines in one process run. Kept as a separate package so
+// the root package never depends on NIO or package-benchmark.
+//
+//   cd Benchmarks && swift package --disable-sandbox benchmark
+//   Benchmarks/ratios.sh        # medians, min/max, ratios, size probe
+
+import PackageDescription
+
+let package = Package(
+    name: "swift-promise-benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "swift-promise", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
+        // ordo-one/benchmark, formerly package-benchmark (the old identity prints a deprecation
+        // warning). The MallocInterposer trait is what makes mallocCount* metrics work on Linux;
+        // the other default trait, RuntimeInterposer, needs a package the mirror does not have.
+        .package(
+            url: "https://github.com/ordo-one/benchmark",
+            exact: "1.38.1",
+            traits: ["MallocInterposer"]
+        ),
+    ],
+    targets: [
+        .executableTarget(
+            name: "PromiseCoreBenchmarks",
+            dependencies: [
+                .product(name: "PromiseCore", package: "swift-promise"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PromiseCoreBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Release-binary size cost of PromiseCore: same program with and without it.
+        .executableTarget(
+            name: "SizeProbe",
+            dependencies: [.product(name: "PromiseCore", package: "swift-promise")],
+            path: "Sources/SizeProbe",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "SizeProbeBaseline",
+            path: "Sources/SizeProbeBaseline",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+// The swift-promise package: a small promise core plus opt-in adapter products.
+// See Podlike.md for how the products are meant to be combined.
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "swift-promise",
+    products: [
+        .library(name: "PromiseCore", targets: ["PromiseCore"]),
+        .library(name: "PromiseTesting", targets: ["PromiseTesting"]),
+    ],
+    dependencies: [
+        // Only for `make docs` (the generate-documentation command plugin). No target depends
+        // on it, so nothing that depends on this package builds or links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    ],
+    targets: [
+        .target(name: "PromiseCore", swiftSettings: strictSettings),
+        .target(name: "PromiseTesting", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PromiseCoreTests",
+            dependencies: ["PromiseCore", "PromiseTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseTestingTests",
+            dependencies: ["PromiseCore", "PromiseTesting"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,21 @@
+/// Which errors a `catch` or `recover` handler sees.
+///
+/// Cancellation is usually not an error to recover from: the user asked the work to stop.
+/// So handlers skip `CancellationError` by default and it flows on to the end of the chain,
+/// where `always` still runs. Pass ``allErrors`` to handle cancellation too.
+public struct CatchPolicy: Hashable, Sendable {
+    private let includesCancellation: Bool
+
+    /// Every error except `CancellationError` (the default).
+    public static let allErrorsExceptCancellation = CatchPolicy(includesCancellation: false)
+    /// Every error, `CancellationError` included.
+    public static let allErrors = CatchPolicy(includesCancellation: true)
+
+    /// Whether a handler with this policy is called for `error`.
+    ///
+    /// - Parameter error: The rejection reason.
+    /// - Returns: `true` if the handler should run.
+    public func handles(_ error: any Error) -> Bool {
+        includesCancellation || !(error is CancellationError)
+    }
+}

@@ -1,0 +1,80 @@
+import Dispatch
+
+/// Somewhere promise callbacks can run: a dispatch queue, an event loop, the calling thread.
+///
+/// Every chaining method (`then`, `catch`, `recover`, …) takes an optional context. `nil` means
+/// ``Promises/defaultContext``, read when the method is called.
+///
+/// ## Conforming
+///
+/// Only ``execute(_:)`` is required. Override ``executeAfter(_:_:)`` when the context has a
+/// clock of its own (an event loop's timers), so `delay`, `timeout` and `retry` use it; the
+/// default implementation waits on an internal dispatch timer and then calls ``execute(_:)``.
+/// Return an ``executionContextID`` when callbacks that become ready while one of your work
+/// items runs may run right after it, in the same turn, instead of being submitted again;
+/// `nil` (the default) means every callback is a fresh ``execute(_:)``.
+public protocol ExecutionContext: Sendable {
+    /// Runs `work` once, later, somewhere this context stands for.
+    ///
+    /// Implementations must not run `work` before returning unless the context is documented
+    /// as inline (``InlineContext``).
+    ///
+    /// - Parameter work: The work to run.
+    func execute(_ work: @escaping @Sendable () -> Void)
+
+    /// Runs `work` on this context once `delay` has passed, unless the returned handle is
+    /// cancelled first.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait; zero or negative means as soon as possible.
+    ///   - work: The work to run.
+    /// - Returns: A handle that cancels the work if it has not started.
+    func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork
+
+    /// An identity shared by all work this context runs, or `nil`.
+    ///
+    /// When a callback running on this context resolves a promise whose dependents also use
+    /// this context, those dependents run right after the callback returns, in the same turn.
+    /// A three-link chain on one serial queue then costs one queue hop, not three.
+    var executionContextID: ObjectIdentifier? { get }
+}
+
+extension ExecutionContext {
+    /// Waits on an internal dispatch timer, then calls ``execute(_:)``.
+    public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        WorkItemBox.schedule(on: timerQueue, after: delay) { self.execute(work) }
+    }
+
+    /// `nil`: every callback is submitted with ``execute(_:)``.
+    public var executionContextID: ObjectIdentifier? { nil }
+}
+
+/// The queue whose timers back ``ExecutionContext/executeAfter(_:_:)`` for contexts without a clock.
+private let timerQueue = DispatchQueue(label: "swift-promise.timers")
+
+/// A handle to work scheduled with ``ExecutionContext/executeAfter(_:_:)``.
+public struct ScheduledWork: Sendable {
+    private let onCancel: @Sendable () -> Void
+
+    /// Creates a handle whose ``cancel()`` calls `cancel`.
+    ///
+    /// - Parameter cancel: Stops the scheduled work; called at most as often as ``cancel()`` is.
+    public init(cancel: @escaping @Sendable () -> Void) {
+        self.onCancel = cancel
+    }
+
+    /// Stops the work if it has not started yet; otherwise does nothing.
+    public func cancel() {
+        onCancel()
+    }
+}
+
+extension Duration {
+    /// This duration as a dispatch interval, clamped to what dispatch can represent.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        if seconds <= 0 && attoseconds <= 0 { return .nanoseconds(0) }
+        if seconds >= Int64(Int.max / 1_000_000_000) - 1 { return .never }
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

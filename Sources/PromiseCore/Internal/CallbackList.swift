@@ -1,0 +1,141 @@
+/// A callback waiting for a promise's result, with where it runs.
+struct Callback<Value: Sendable>: Sendable {
+    /// Which outcome may skip the hop to `context` because the body only forwards it.
+    enum Passthrough: Sendable { case none, success, failure }
+
+    /// `nil` runs the body in the resolving thread's drain (inline context, internal plumbing).
+    let context: (any ExecutionContext)?
+    let contextID: ObjectIdentifier?
+    let passthrough: Passthrough
+    /// The promise this callback resolves, rejected if its context drops the callback.
+    let owner: (any PromiseNode)?
+    let body: @Sendable (Result<Value, any Error>) -> Void
+
+    init(
+        _ context: (any ExecutionContext)?,
+        passthrough: Passthrough = .none,
+        owner: (any PromiseNode)?,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        self.owner = owner
+        if let context, !isInline(context) {
+            self.context = context
+            self.contextID = context.executionContextID
+        } else {
+            self.context = nil
+            self.contextID = nil
+        }
+        self.passthrough = passthrough
+        self.body = body
+    }
+
+    /// Runs or submits the callback. Must be called from inside a drain on this thread.
+    func dispatch(_ result: Result<Value, any Error>, turn: Turn) {
+        guard let context else {
+            body(result)
+            return
+        }
+        switch (passthrough, result) {
+        case (.success, .success), (.failure, .failure):
+            body(result)
+            return
+        default:
+            break
+        }
+        if let contextID, contextID == turn.currentContextID {
+            body(result)
+            return
+        }
+        let body = self.body
+        Scheduler.submit(context, owner: owner) { body(result) }
+    }
+}
+
+/// The callbacks of one promise: the first stored inline, an array only from the second on.
+enum CallbackList<Value: Sendable>: Sendable {
+    case none
+    case one(Callback<Value>)
+    case many([Callback<Value>])
+
+    var isEmpty: Bool {
+        if case .none = self { return true }
+        return false
+    }
+
+    mutating func append(_ callback: Callback<Value>) {
+        switch self {
+        case .none:
+            self = .one(callback)
+        case .one(let first):
+            self = .many([first, callback])
+        case .many(var all):
+            self = .none
+            all.append(callback)
+            self = .many(all)
+        }
+    }
+
+    /// Returns the callbacks and leaves the list empty.
+    mutating func take() -> CallbackList<Value> {
+        let taken = self
+        self = .none
+        return taken
+    }
+
+    /// Dispatches every callback, in the order they were added.
+    func dispatchAll(_ result: Result<Value, any Error>) {
+        let turn = Turn.current
+        switch self {
+        case .none:
+            break
+        case .one(let callback):
+            callback.dispatch(result, turn: turn)
+        case .many(let all):
+            for callback in all {
+                callback.dispatch(result, turn: turn)
+            }
+        }
+    }
+}
+
+/// A handler registered with `onCancel`.
+struct CancelHandler: Sendable {
+    let context: (any ExecutionContext)?
+    let body: @Sendable () -> Void
+
+    func run() {
+        if let context, !isInline(context) {
+            Scheduler.submit(context, body)
+        } else {
+            body()
+        }
+    }
+}
+
+/// A weak reference to a promise, for combinators that may have to withdraw from their inputs.
+struct WeakNode: Sendable {
+    weak var node: (any PromiseNode)?
+
+    init(_ node: any PromiseNode) {
+        self.node = node
+    }
+
+    /// Withdraws one consumer from the node (if it is still alive), walking upward without recursion.
+    func withdraw() {
+        withdrawUpward(from: node)
+    }
+}
+
+/// Withdraws a consumer from `node`, and from each upstream that got cancelled as a result.
+func withdrawUpward(from node: (any PromiseNode)?) {
+    var next = node
+    while let current = next {
+        next = current.withdrawConsumer()
+    }
+}
+
+/// Whether `context` is the inline context (a metatype comparison, cheaper than a dynamic cast).
+@inline(__always)
+func isInline(_ context: any ExecutionContext) -> Bool {
+    ObjectIdentifier(type(of: context)) == ObjectIdentifier(InlineContext.self)
+}

@@ -1,0 +1,49 @@
+internal import Glibc
+internal import Synchronization
+
+/// `Synchronization.Mutex`, made visible to ThreadSanitizer.
+///
+/// On Linux, a contended `Mutex` is handed from one thread to the next inside the prebuilt
+/// (uninstrumented) Synchronization library, so ThreadSanitizer never sees the acquire and
+/// reports every contended critical section as a race. This wrapper tells it about each
+/// acquire and release through `__tsan_acquire` / `__tsan_release`, which exist only in a
+/// sanitized process; elsewhere the hooks are `nil` and cost one load and branch.
+package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
+    private let mutex: Mutex<Value>
+
+    /// Creates a lock protecting `value`.
+    package init(_ value: consuming sending Value) {
+        mutex = Mutex(value)
+    }
+
+    /// Runs `body` with exclusive access to the protected value.
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
+            guard let hooks = sanitizerHooks else { return try body(&value) }
+            let address = withUnsafeMutablePointer(to: &value) { UnsafeMutableRawPointer($0) }
+            hooks.acquire(address)
+            defer { hooks.release(address) }
+            return try body(&value)
+        }
+    }
+}
+
+/// ThreadSanitizer's annotation entry points, found at run time.
+private struct SanitizerHooks: Sendable {
+    typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    let acquire: Hook
+    let release: Hook
+}
+
+/// `nil` unless the process runs under ThreadSanitizer.
+private let sanitizerHooks: SanitizerHooks? = {
+    guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release") else {
+        return nil
+    }
+    return SanitizerHooks(
+        acquire: unsafeBitCast(acquire, to: SanitizerHooks.Hook.self),
+        release: unsafeBitCast(release, to: SanitizerHooks.Hook.self)
+    )
+}()

@@ -1,0 +1,25 @@
+/// Owned by the fulfil/reject closures handed to producers (`Promise(on:) { fulfill, reject in }`,
+/// `wrap`). When the last closure is released and the promise is still pending, nobody can
+/// resolve it any more: it is rejected as broken, even if consumers still hold the promise.
+final class ResolverToken<Value: Sendable>: Sendable {
+    let promise: Promise<Value>
+
+    init(_ promise: Promise<Value>) {
+        self.promise = promise
+    }
+
+    deinit {
+        guard promise.isPending else { return }
+        let error = PromiseError(
+            .brokenPromise,
+            "the fulfill and reject closures of a Promise<\(Value.self)> were released without either being called, "
+                + "so it can never be resolved; call one of them on every path of the work"
+        )
+        Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
+        promise.resolve(.failure(error), fromUpstream: false)
+    }
+
+    func fulfill(_ value: Value) { promise.resolve(.success(value), fromUpstream: false) }
+    func reject(_ error: any Error) { promise.resolve(.failure(error), fromUpstream: false) }
+    func resolve(_ result: Result<Value, any Error>) { promise.resolve(result, fromUpstream: false) }
+}

@@ -1,0 +1,175 @@
+internal import Synchronization
+
+/// A promise seen without its value type: what the drain loop and upward cancellation need.
+protocol PromiseNode: AnyObject, Sendable {
+    /// Delivers the callbacks that were waiting when this promise was resolved.
+    func deliverCallbacks()
+    /// One consumer of this promise lost interest. If it was the last one and this promise is
+    /// still pending, this promise is cancelled and its own upstream is returned, so the caller can
+    /// keep walking up without recursion.
+    func withdrawConsumer() -> (any PromiseNode)?
+    /// Rejects the promise because the context that was to run its callback dropped the work.
+    func abandon()
+    /// The context that resolves this promise (for deadlock detection) and its upstream.
+    var resolverInfo: (contextID: ObjectIdentifier?, upstream: (any PromiseNode)?, isPending: Bool) { get }
+}
+
+/// Hands callbacks to their contexts, running same-turn work in a loop instead of recursing.
+enum Scheduler {
+    /// Delivers `node`'s callbacks now if this thread is not draining, or after the current
+    /// callback returns if it is (which keeps a 100 000-link chain off the stack).
+    static func enqueue(_ node: any PromiseNode) {
+        let turn = Turn.current
+        if turn.draining {
+            turn.queue.append(node)
+            return
+        }
+        turn.draining = true
+        node.deliverCallbacks()
+        drain(turn)
+        turn.draining = false
+    }
+
+    /// Runs `work` now, as part of a drain on this thread (starting one if needed).
+    static func runImmediately(_ work: () -> Void) {
+        let turn = Turn.current
+        if turn.draining {
+            work()
+            return
+        }
+        turn.draining = true
+        work()
+        drain(turn)
+        turn.draining = false
+    }
+
+    /// Runs `work` as one turn of the context identified by `contextID`: callbacks for that same
+    /// context that become ready during the turn run right after `work`, without another hop.
+    static func runTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
+        let turn = Turn.current
+        if turn.draining {
+            // A context ran our work synchronously from inside another turn (for example a manual
+            // context driven from a callback). Keep the outer turn's queue apart.
+            let savedContext = turn.currentContextID
+            let savedQueue = turn.queue
+            let savedHead = turn.head
+            turn.queue = []
+            turn.head = 0
+            turn.currentContextID = contextID
+            work()
+            drain(turn)
+            turn.currentContextID = savedContext
+            turn.queue = savedQueue
+            turn.head = savedHead
+            return
+        }
+        turn.currentContextID = contextID
+        turn.draining = true
+        work()
+        drain(turn)
+        turn.draining = false
+        turn.currentContextID = nil
+    }
+
+    private static func drain(_ turn: Turn) {
+        while turn.head < turn.queue.count {
+            let node = turn.queue[turn.head]
+            turn.head += 1
+            node.deliverCallbacks()
+            if turn.head >= 4096, turn.head * 2 >= turn.queue.count {
+                turn.queue.removeFirst(turn.head)
+                turn.head = 0
+            }
+        }
+        turn.queue.removeAll(keepingCapacity: turn.queue.capacity <= 1024)
+        turn.head = 0
+    }
+
+    /// Submits `work` to `context` as a turn of its own. If the context drops the work (an
+    /// invalidated ``InvalidatableQueue``), `owner` is rejected instead of left pending.
+    static func submit(
+        _ context: any ExecutionContext,
+        owner: (any PromiseNode)? = nil,
+        _ work: @escaping @Sendable () -> Void
+    ) {
+        let id = context.executionContextID
+        if Tracking.isEnabled {
+            Tracking.begin()
+            context.execute {
+                runTurn(id, owner: owner, work)
+                Tracking.end()
+            }
+        } else {
+            context.execute { runTurn(id, owner: owner, work) }
+        }
+    }
+
+    /// Runs submitted work, or abandons its owner when the context is handing work back.
+    private static func runTurn(_ id: ObjectIdentifier?, owner: (any PromiseNode)?, _ work: () -> Void) {
+        if Turn.current.abandoning {
+            owner?.abandon()
+            return
+        }
+        runTurn(id, work)
+    }
+
+    /// Called by a context that will not run `work` (it was invalidated): the promise waiting
+    /// for that work is rejected with ``PromiseError/Code-swift.struct/contextInvalidated``
+    /// instead of staying pending.
+    static func abandon(_ work: () -> Void) {
+        let turn = Turn.current
+        let saved = turn.abandoning
+        turn.abandoning = true
+        work()
+        turn.abandoning = saved
+    }
+
+    /// Runs `work` on `context` after `delay`, as a turn of that context. The returned handle
+    /// cancels it; cancelling after it ran does nothing.
+    static func schedule(
+        on context: any ExecutionContext,
+        owner: (any PromiseNode)?,
+        after delay: Duration,
+        _ work: @escaping @Sendable () -> Void
+    ) -> ScheduledWork {
+        let id = context.executionContextID
+        guard Tracking.isEnabled else {
+            return context.executeAfter(delay) { runTurn(id, owner: owner, work) }
+        }
+        Tracking.begin()
+        let box = OnceFlag()
+        let handle = context.executeAfter(delay) {
+            runTurn(id, owner: owner, work)
+            if box.claim() { Tracking.end() }
+        }
+        return ScheduledWork {
+            handle.cancel()
+            if box.claim() { Tracking.end() }
+        }
+    }
+}
+
+/// A flag that can be claimed once, from any thread.
+final class OnceFlag: Sendable {
+    private let claimed = Atomic<Bool>(false)
+    /// True for the first caller only.
+    func claim() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// Counts promise work in flight, for `PromiseTesting.waitForPromises`. Off (and free) until
+/// a test enables it.
+package enum Tracking {
+    private static let enabled = Atomic<Bool>(false)
+    private static let inFlight = Atomic<Int>(0)
+
+    /// Whether work is being counted.
+    package static var isEnabled: Bool { enabled.load(ordering: .relaxed) }
+    /// Starts counting work submitted from now on.
+    package static func enable() { enabled.store(true, ordering: .releasing) }
+    /// Work submitted while counting that has not finished yet.
+    package static var pendingCount: Int { inFlight.load(ordering: .acquiring) }
+    static func begin() { inFlight.add(1, ordering: .relaxed) }
+    static func end() { inFlight.subtract(1, ordering: .releasing) }
+}

@@ -1,0 +1,55 @@
+internal import Glibc
+
+/// Per-thread bookkeeping for the callback drain loop.
+///
+/// A `Turn` is owned by exactly one thread (it is reached only through a thread-specific key),
+/// so its fields need no lock.
+final class Turn {
+    /// The context whose work this thread is running right now, if the library started that work.
+    var currentContextID: ObjectIdentifier?
+    /// True while this thread is inside a drain loop; promises resolved meanwhile queue up in `queue`.
+    var draining = false
+    /// True while an invalidated context hands back work it will not run (see `Scheduler.abandon`).
+    var abandoning = false
+    /// Promises resolved during the current drain whose callbacks still have to be delivered.
+    var queue: [any PromiseNode] = []
+    var head = 0
+
+    /// The calling thread's turn, created on first use and released when the thread exits.
+    static var current: Turn {
+        if let raw = pthread_getspecific(turnKey) {
+            return Unmanaged<Turn>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let turn = Turn()
+        pthread_setspecific(turnKey, Unmanaged.passRetained(turn).toOpaque())
+        return turn
+    }
+}
+
+/// The thread-specific key behind `Turn.current`; its destructor releases the thread's turn.
+private let turnKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key) { raw in
+        guard let raw else { return }
+        Unmanaged<Turn>.fromOpaque(raw).release()
+    }
+    precondition(status == 0, "swift-promise: pthread_key_create failed (\(status)); the process is out of thread-specific keys")
+    return key
+}()
+
+/// Writes one line to standard error without buffering (used by the default diagnostics handler).
+func writeToStandardError(_ line: String) {
+    var text = line
+    if !text.hasSuffix("\n") { text += "\n" }
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}

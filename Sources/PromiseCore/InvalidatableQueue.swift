@@ -1,0 +1,50 @@
+public import Dispatch
+internal import Synchronization
+
+/// A dispatch queue wrapper that silently drops work once ``invalidate()`` has been called.
+///
+/// Use it for callbacks whose owner can go away (a connection handler, a request's
+/// bookkeeping): invalidate the queue when the owner is done and no callback touches it after.
+/// A promise whose callback is dropped is rejected with
+/// ``PromiseError/Code-swift.struct/contextInvalidated`` rather than left pending, so the
+/// promises chained after it settle too.
+public final class InvalidatableQueue: ExecutionContext {
+    private let queue: DispatchQueue
+    private let valid = Atomic<Bool>(true)
+
+    /// Creates a context on `queue`.
+    ///
+    /// - Parameter queue: Where work runs while this context is valid.
+    public init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// Whether work is still being run.
+    public var isValid: Bool { valid.load(ordering: .acquiring) }
+
+    /// Drops every work item that has not started yet and all work submitted from now on.
+    public func invalidate() {
+        valid.store(false, ordering: .releasing)
+    }
+
+    /// Runs `work` on the underlying queue if this context is still valid when it gets there.
+    ///
+    /// - Parameter work: The work to run.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            if self.isValid { work() } else { Scheduler.abandon(work) }
+        }
+    }
+
+    /// Uses the underlying queue's timer; the work is dropped if the context is invalid by then.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait.
+    ///   - work: The work to run.
+    /// - Returns: A handle that cancels the work if it has not started.
+    public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        queue.executeAfter(delay) { [self] in
+            if self.isValid { work() } else { Scheduler.abandon(work) }
+        }
+    }
+}

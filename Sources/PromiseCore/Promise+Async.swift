@@ -1,0 +1,48 @@
+extension Promise {
+    /// Runs `work` in a new `Task` and resolves the promise with its result.
+    ///
+    /// Cancelling the promise cancels the task.
+    ///
+    /// ```swift
+    /// let promise = Promise { try await fetchUser(id: 42) }
+    /// ```
+    ///
+    /// - Parameter work: The asynchronous work.
+    public convenience init(_ work: @escaping @Sendable () async throws -> Value) {
+        self.init(resolvingContextID: nil)
+        let task = Task { [self] in
+            do {
+                let value = try await work()
+                self.resolve(.success(value), fromUpstream: true)
+            } catch {
+                self.resolve(.failure(error), fromUpstream: true)
+            }
+        }
+        onCancel { task.cancel() }
+    }
+
+    /// Waits for the promise without blocking a thread.
+    ///
+    /// If the calling task is cancelled while waiting, this throws `CancellationError` at
+    /// once and withdraws its interest in the promise: the promise is cancelled when nothing
+    /// else waits for it.
+    ///
+    /// - Returns: The value.
+    /// - Throws: The rejection reason, or `CancellationError`.
+    public func get() async throws -> Value {
+        if let result = currentResult {
+            return try result.get()
+        }
+        let waiter = Promise<Value>(resolvingContextID: nil)
+        if subscribe(on: nil, { waiter.resolve($0, fromUpstream: true) }) {
+            waiter.link(to: self)
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiter.subscribe(on: nil) { continuation.resume(with: $0) }
+            }
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+}

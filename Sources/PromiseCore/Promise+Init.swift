@@ -1,0 +1,69 @@
+extension Promise {
+    /// Runs `work` on `context` and resolves the promise through the closures it is given.
+    ///
+    /// ```swift
+    /// let promise = Promise<Data> { fulfill, reject in
+    ///     legacyDownload(url) { data, error in
+    ///         if let data { fulfill(data) } else { reject(error ?? DownloadError.unknown) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Only the first call of either closure counts. If both closures are released without
+    /// being called, the promise is broken: its dependents are rejected with
+    /// ``PromiseError/Code-swift.struct/brokenPromise``.
+    ///
+    /// - Parameters:
+    ///   - context: Where `work` starts; `nil` means ``Promises/defaultContext``.
+    ///   - work: Starts the work. Throwing rejects the promise.
+    public convenience init(
+        on context: (any ExecutionContext)? = nil,
+        _ work: @escaping @Sendable (
+            _ fulfill: @escaping @Sendable (Value) -> Void,
+            _ reject: @escaping @Sendable (any Error) -> Void
+        ) throws -> Void
+    ) {
+        let context = context ?? Promises.defaultContext
+        self.init(resolvingContextID: context.executionContextID)
+        let token = ResolverToken(self)
+        Scheduler.submit(context, owner: self) {
+            do {
+                try work({ token.fulfill($0) }, { token.reject($0) })
+            } catch {
+                token.reject(error)
+            }
+        }
+    }
+
+    /// Runs `work` on `context` and fulfils the promise with its result ("do").
+    ///
+    /// - Parameters:
+    ///   - context: Where `work` runs; `nil` means ``Promises/defaultContext``.
+    ///   - work: Computes the value. Throwing rejects the promise.
+    public convenience init(on context: (any ExecutionContext)? = nil, _ work: @escaping @Sendable () throws -> Value) {
+        let context = context ?? Promises.defaultContext
+        self.init(resolvingContextID: context.executionContextID)
+        Scheduler.submit(context, owner: self) { [self] in
+            guard self.isPending else { return }
+            self.resolve(Result { try work() }, fromUpstream: true)
+        }
+    }
+
+    /// Runs `work` on `context` and resolves the promise like the promise it returns.
+    ///
+    /// - Parameters:
+    ///   - context: Where `work` runs; `nil` means ``Promises/defaultContext``.
+    ///   - work: Starts the work. Throwing rejects the promise.
+    public convenience init(on context: (any ExecutionContext)? = nil, _ work: @escaping @Sendable () throws -> Promise<Value>) {
+        let context = context ?? Promises.defaultContext
+        self.init(resolvingContextID: context.executionContextID)
+        Scheduler.submit(context, owner: self) { [self] in
+            guard self.isPending else { return }
+            do {
+                self.adopt(try work())
+            } catch {
+                self.resolve(.failure(error), fromUpstream: true)
+            }
+        }
+    }
+}

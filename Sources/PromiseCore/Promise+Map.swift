@@ -1,0 +1,132 @@
+
+extension Promise {
+    /// Transforms `items` with promise-returning work, at most `concurrency` at a time,
+    /// starting each piece of work only when a slot is free.
+    ///
+    /// ```swift
+    /// let pages = Promise.map(urls, concurrency: 8) { url in client.get(url) }
+    /// ```
+    ///
+    /// Results come in input order. The first rejection rejects the returned promise, starts
+    /// nothing more and withdraws from the work still running (cancelling it unless something
+    /// else waits for it). Cancelling the returned promise does the same.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs; `nil` means ``Promises/defaultContext``.
+    ///   - items: The inputs.
+    ///   - concurrency: How many pieces of work may run at once; at least 1.
+    ///   - transform: Starts the work for one item.
+    /// - Returns: A promise for the results, in input order.
+    public static func map<Item: Sendable, S: Sequence<Item>>(
+        on context: (any ExecutionContext)? = nil,
+        _ items: S,
+        concurrency: Int,
+        _ transform: @escaping @Sendable (Item) throws -> Promise<Value>
+    ) -> Promise<[Value]> {
+        guard concurrency >= 1 else {
+            return Promise<[Value]>(PromiseError(.invalidArgument, "map: concurrency must be at least 1, got \(concurrency)"))
+        }
+        let items = Array(items)
+        if items.isEmpty { return Promise<[Value]>([]) }
+        let mapper = Mapper(context: context ?? Promises.defaultContext, items: items, transform: transform)
+        mapper.result.onCancel { mapper.stop() }
+        mapper.start(concurrency)
+        return mapper.result
+    }
+}
+
+/// The state of one concurrency-limited `map`.
+private final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
+    private struct State {
+        var next = 0
+        var done = 0
+        var results: [Value?]
+        var running: [Int: WeakNode] = [:]
+        var stopped = false
+    }
+
+    let result: Promise<[Value]>
+    private let context: any ExecutionContext
+    private let items: [Item]
+    private let transform: @Sendable (Item) throws -> Promise<Value>
+    private let state: Lock<State>
+
+    init(context: any ExecutionContext, items: [Item], transform: @escaping @Sendable (Item) throws -> Promise<Value>) {
+        self.result = Promise(resolvingContextID: nil)
+        self.context = context
+        self.items = items
+        self.transform = transform
+        self.state = Lock(State(results: Array(repeating: nil, count: items.count)))
+    }
+
+    func start(_ concurrency: Int) {
+        for _ in 0..<min(concurrency, items.count) {
+            launchNext()
+        }
+    }
+
+    /// Claims the next item, if any, and starts its work on the context.
+    private func launchNext() {
+        let index: Int? = state.withLock { state in
+            guard !state.stopped, state.next < items.count else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+        guard let index else { return }
+        Scheduler.submit(context, owner: result) { [self] in run(index) }
+    }
+
+    private func run(_ index: Int) {
+        guard result.isPending else { return }
+        let promise: Promise<Value>
+        do {
+            promise = try transform(items[index])
+        } catch {
+            fail(error)
+            return
+        }
+        let pending = promise.subscribe(on: nil) { [self] outcome in
+            switch outcome {
+            case .success(let value):
+                let finished: [Value]? = state.withLock { state in
+                    state.running[index] = nil
+                    state.results[index] = value
+                    state.done += 1
+                    guard state.done == items.count else { return nil }
+                    return state.results.map { $0! }
+                }
+                if let finished {
+                    result.resolve(.success(finished), fromUpstream: true)
+                } else {
+                    launchNext()
+                }
+            case .failure(let error):
+                fail(error)
+            }
+        }
+        if pending {
+            let stopped = state.withLock { state in
+                if !state.stopped { state.running[index] = WeakNode(promise) }
+                return state.stopped
+            }
+            if stopped { withdrawUpward(from: promise) }
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        result.resolve(.failure(error), fromUpstream: true)
+        stop()
+    }
+
+    /// Starts nothing more and withdraws from the work still running.
+    func stop() {
+        let running: [WeakNode] = state.withLock { state in
+            state.stopped = true
+            defer { state.running = [:] }
+            return Array(state.running.values)
+        }
+        for node in running {
+            node.withdraw()
+        }
+    }
+}

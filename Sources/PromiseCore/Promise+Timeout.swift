@@ -1,0 +1,78 @@
+extension Promise {
+    /// Rejects with ``PromiseError/Code-swift.struct/timedOut`` if this promise is still
+    /// pending after `interval`, and withdraws interest from this promise so the work behind
+    /// it stops (it is cancelled when nothing else waits for it).
+    ///
+    /// - Parameters:
+    ///   - context: Whose clock times the interval; `nil` means ``Promises/defaultContext``.
+    ///     A `DispatchQueue` uses its own timers, a `UVLoop` uses libuv timers.
+    ///   - interval: How long to wait.
+    /// - Returns: A promise resolved like this one, or rejected on time-out.
+    public func timeout(on context: (any ExecutionContext)? = nil, _ interval: Duration) -> Promise<Value> {
+        let context = context ?? Promises.defaultContext
+        let child = Promise<Value>(resolvingContextID: context.executionContextID)
+        let timer = Scheduler.schedule(on: context, owner: child, after: interval) {
+            child.resolve(.failure(PromiseError.timedOut(after: interval)), fromUpstream: false)
+        }
+        let pending = subscribe(on: nil) { result in
+            timer.cancel()
+            child.resolve(result, fromUpstream: true)
+        }
+        if pending {
+            child.link(to: self)
+            child.onCancel { timer.cancel() }
+        }
+        return child
+    }
+
+    /// Delays fulfilment by `interval`; a rejection passes on at once.
+    ///
+    /// - Parameters:
+    ///   - context: Whose clock times the interval; `nil` means ``Promises/defaultContext``.
+    ///   - interval: How long to hold the value back.
+    /// - Returns: A promise fulfilled with this promise's value `interval` after it arrives.
+    ///   Cancelling it stops the timer.
+    public func delay(on context: (any ExecutionContext)? = nil, _ interval: Duration) -> Promise<Value> {
+        let context = context ?? Promises.defaultContext
+        let child = Promise<Value>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: nil) { result in
+            switch result {
+            case .success(let value):
+                guard child.isPending else { return }
+                let timer = Scheduler.schedule(on: context, owner: child, after: interval) {
+                    child.resolve(.success(value), fromUpstream: true)
+                }
+                child.onCancel { timer.cancel() }
+            case .failure:
+                child.resolve(result, fromUpstream: true)
+            }
+        }
+        if pending { child.link(to: self) }
+        return child
+    }
+
+    /// Folds `items` into this promise's value, one asynchronous step at a time
+    /// (google/promises' `reduce`).
+    ///
+    /// ```swift
+    /// Promise(0).reduce([1, 2, 3]) { total, n in Promise(total + n) }   // 6
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: Where `combine` runs; `nil` means ``Promises/defaultContext``.
+    ///   - items: The elements to fold in, in order.
+    ///   - combine: Takes the running value and the next element; returns the next running value.
+    /// - Returns: A promise for the final value; the first rejection stops the fold.
+    public func reduce<Element: Sendable>(
+        on context: (any ExecutionContext)? = nil,
+        _ items: some Sequence<Element>,
+        _ combine: @escaping @Sendable (Value, Element) throws -> Promise<Value>
+    ) -> Promise<Value> {
+        let context = context ?? Promises.defaultContext
+        return items.reduce(self) { partial, item in
+            partial.then(on: context) { (value: Value) throws -> Promise<Value> in
+                try combine(value, item)
+            }
+        }
+    }
+}

@@ -1,0 +1,376 @@
+
+/// A value that will be available later, or the error that prevented it.
+///
+/// A promise starts pending and is resolved exactly once: fulfilled with a value or rejected
+/// with an error. Later attempts to resolve it are ignored. Chain work onto it with
+/// ``then(on:_:)-(_,(Value)->NewValue)``, ``catch(on:policy:_:)``, ``recover(on:policy:_:)-(_,_,(Error)->Value)``
+/// and ``always(on:_:)``; every chaining method returns a new promise.
+///
+/// ```swift
+/// let total = fetchPrices()                       // Promise<[Double]>
+///     .then { prices in prices.reduce(0, +) }     // Promise<Double>
+///     .timeout(.seconds(2))
+///     .recover { _ in 0 }
+/// ```
+///
+/// ## Threading
+///
+/// `Promise` is `Sendable`: resolve it, chain onto it and cancel it from any thread. Its state
+/// sits under one lightweight lock; callbacks never run under that lock. A callback runs on
+/// the ``ExecutionContext`` given to the method that registered it (``Promises/defaultContext``
+/// when none is given), never inside `then` and never inside `fulfill` or `reject`. The one
+/// exception is ``InlineContext``, which runs callbacks on the resolving thread.
+///
+/// When a callback running on a context resolves a promise whose dependents use the same
+/// context, those dependents run right after the callback returns, in the same turn. Long
+/// chains are delivered in a loop, so a chain of 100 000 links does not grow the stack.
+///
+/// ## Cancellation
+///
+/// ``cancel()`` rejects a pending promise with `CancellationError`, runs its
+/// ``onCancel(on:_:)`` handlers (which stop the work behind it) and rejects every dependent.
+/// Cancellation also travels upward: when every consumer of a pending promise has been
+/// cancelled, that promise is cancelled too. So cancelling the end of
+/// `client.get(url).then(parse).timeout(.seconds(2))` aborts the transfer.
+///
+/// ## Nothing hangs silently
+///
+/// A pending promise that is deallocated (nobody can resolve it any more) rejects its
+/// dependents with ``PromiseError/Code-swift.struct/brokenPromise``. A rejected promise
+/// that nobody observed is reported when it is deallocated. Both go to
+/// ``Promises/diagnosticsHandler``.
+public final class Promise<Value: Sendable>: Sendable {
+    struct State {
+        var result: Result<Value, any Error>?
+        var callbacks: CallbackList<Value> = .none
+        /// True while the result is set but callbacks still wait for the drain to deliver them.
+        var deliveryScheduled = false
+        /// Whether anything ever registered interest in the result.
+        var observed = false
+        var consumers: Int32 = 0
+        var withdrawn: Int32 = 0
+        /// The promise this one waits for, for upward cancellation. Weak, so a source that
+        /// nobody else holds is deallocated (and detected as broken).
+        weak var upstream: (any PromiseNode)?
+        var cancelHandlers: [CancelHandler] = []
+        /// The context whose callback resolves this promise, for deadlock detection.
+        var resolvingContextID: ObjectIdentifier?
+    }
+
+    /// What happened when a resolution was applied under the lock.
+    private struct Settlement {
+        /// Taken out of the state in every case, so they are released outside the lock.
+        var handlers: [CancelHandler] = []
+        var runHandlers = false
+        var deliver = false
+        var upstream: (any PromiseNode)?
+    }
+
+    let storage: Lock<State>
+
+    init(state: State) {
+        storage = Lock(state)
+    }
+
+    /// Creates a pending promise, for internal operators.
+    init(resolvingContextID: ObjectIdentifier?) {
+        var state = State()
+        state.resolvingContextID = resolvingContextID
+        storage = Lock(state)
+    }
+
+    /// Creates a promise fulfilled with `value`.
+    ///
+    /// - Parameter value: The value.
+    public init(_ value: Value) {
+        storage = Lock(State(result: .success(value)))
+    }
+
+    /// Creates a promise rejected with `error`.
+    ///
+    /// Give the value type explicitly (`Promise<Int>(error)`): it cannot be inferred from an error.
+    ///
+    /// - Parameter error: The reason. A `CancellationError` makes a cancelled promise.
+    public init(_ error: any Error) {
+        storage = Lock(State(result: .failure(error)))
+    }
+
+    /// Creates a pending promise for you to resolve with ``fulfill(_:)``, ``reject(_:)``
+    /// or ``resolve(_:)``.
+    ///
+    /// Keep the promise alive until you resolve it: if it is deallocated while pending, its
+    /// dependents are rejected with ``PromiseError/Code-swift.struct/brokenPromise``.
+    ///
+    /// - Returns: A new pending promise.
+    public static func pending() -> Promise<Value> {
+        Promise(state: State())
+    }
+
+    deinit {
+        let (result, callbacks, observed) = storage.withLock { state in
+            (state.result, state.callbacks.take(), state.observed)
+        }
+        if let result {
+            if case .failure(let error) = result, !observed, !(error is CancellationError),
+                (error as? PromiseError)?.code != .brokenPromise
+            {
+                Promises.report(PromiseDiagnostic(kind: .unhandledRejection, error: error, valueType: "\(Value.self)"))
+            }
+            return
+        }
+        guard !callbacks.isEmpty else { return }
+        let error = PromiseError.broken(Value.self)
+        Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
+        Scheduler.runImmediately {
+            callbacks.dispatchAll(.failure(error))
+        }
+    }
+
+    // MARK: State
+
+    /// Whether the promise is neither fulfilled nor rejected yet.
+    public var isPending: Bool { storage.withLock { $0.result == nil } }
+
+    /// Whether the promise is fulfilled.
+    public var isFulfilled: Bool {
+        storage.withLock { state in
+            if case .success = state.result { return true }
+            return false
+        }
+    }
+
+    /// Whether the promise is rejected (cancelled promises are rejected too).
+    public var isRejected: Bool {
+        storage.withLock { state in
+            if case .failure = state.result { return true }
+            return false
+        }
+    }
+
+    /// Whether the promise was rejected with `CancellationError`.
+    public var isCancelled: Bool {
+        storage.withLock { state in
+            if case .failure(let error) = state.result { return error is CancellationError }
+            return false
+        }
+    }
+
+    /// The value, if the promise is fulfilled.
+    public var value: Value? {
+        storage.withLock { state in
+            if case .success(let value) = state.result { return value }
+            return nil
+        }
+    }
+
+    /// The error, if the promise is rejected. Reading it counts as handling the rejection.
+    public var error: (any Error)? {
+        storage.withLock { state in
+            guard case .failure(let error) = state.result else { return nil }
+            state.observed = true
+            return error
+        }
+    }
+
+    /// The result, if resolved; reading it counts as handling a rejection.
+    var currentResult: Result<Value, any Error>? {
+        storage.withLock { state in
+            if state.result != nil { state.observed = true }
+            return state.result
+        }
+    }
+
+    // MARK: Resolving
+
+    /// Fulfils the promise with `value`, unless it is already resolved.
+    ///
+    /// Callbacks are handed to their contexts after this returns (inline ones run first).
+    ///
+    /// - Parameter value: The value.
+    public func fulfill(_ value: Value) {
+        resolve(.success(value), fromUpstream: false)
+    }
+
+    /// Rejects the promise with `error`, unless it is already resolved.
+    ///
+    /// - Parameter error: The reason. A `CancellationError` cancels the promise.
+    public func reject(_ error: any Error) {
+        resolve(.failure(error), fromUpstream: false)
+    }
+
+    /// Fulfils or rejects the promise with `result`, unless it is already resolved.
+    ///
+    /// - Parameter result: The outcome.
+    public func resolve(_ result: Result<Value, any Error>) {
+        resolve(result, fromUpstream: false)
+    }
+
+    /// Cancels the promise if it is pending: rejects it with `CancellationError`, runs its
+    /// ``onCancel(on:_:)`` handlers, rejects its dependents, and withdraws its interest from
+    /// the promise it waits for (which is cancelled in turn when no other consumer is left).
+    ///
+    /// Does nothing if the promise is already resolved.
+    public func cancel() {
+        resolve(.failure(CancellationError()), fromUpstream: false)
+    }
+
+    /// Resolves the promise. `fromUpstream` says the result came from the promise this one
+    /// waits for, which is then resolved already and needs no withdrawal.
+    func resolve(_ result: Result<Value, any Error>, fromUpstream: Bool) {
+        let settlement: Settlement? = storage.withLock { state in
+            guard state.result == nil else { return nil }
+            return Self.settle(&state, with: result, withdrawingUpstream: !fromUpstream)
+        }
+        guard let settlement else { return }
+        finish(settlement)
+        if let upstream = settlement.upstream {
+            withdrawUpward(from: upstream)
+        }
+    }
+
+    private static func settle(
+        _ state: inout State,
+        with result: Result<Value, any Error>,
+        withdrawingUpstream: Bool
+    ) -> Settlement {
+        var settlement = Settlement()
+        state.result = result
+        if case .failure(let error) = result, error is CancellationError {
+            settlement.runHandlers = true
+        }
+        settlement.handlers = state.cancelHandlers
+        state.cancelHandlers = []
+        if !state.callbacks.isEmpty {
+            state.deliveryScheduled = true
+            settlement.deliver = true
+        }
+        if withdrawingUpstream {
+            settlement.upstream = state.upstream
+        }
+        state.upstream = nil
+        return settlement
+    }
+
+    private func finish(_ settlement: Settlement) {
+        if settlement.runHandlers {
+            for handler in settlement.handlers {
+                handler.run()
+            }
+        }
+        if settlement.deliver {
+            Scheduler.enqueue(self)
+        }
+    }
+
+    // MARK: Plumbing for operators
+
+    /// Registers `callback` as a consumer. Returns `true` if the promise was pending (so the
+    /// caller should link its derived promise upward), `false` if the callback was dispatched
+    /// because the result is already known.
+    @discardableResult
+    func subscribe(_ callback: Callback<Value>) -> Bool {
+        let ready: Result<Value, any Error>? = storage.withLock { state in
+            state.observed = true
+            state.consumers += 1
+            if let result = state.result, !state.deliveryScheduled {
+                return result
+            }
+            state.callbacks.append(callback)
+            return nil
+        }
+        guard let ready else { return true }
+        if callback.context == nil {
+            Scheduler.runImmediately { callback.body(ready) }
+        } else {
+            // Never run before `then` returns: even for the current context, take a fresh hop.
+            switch (callback.passthrough, ready) {
+            case (.success, .success), (.failure, .failure):
+                Scheduler.runImmediately { callback.body(ready) }
+            default:
+                let body = callback.body
+                Scheduler.submit(callback.context!, owner: callback.owner) { body(ready) }
+            }
+        }
+        return false
+    }
+
+    /// Registers a callback running on `context` (`nil`: in the resolving thread's drain).
+    @discardableResult
+    func subscribe(
+        on context: (any ExecutionContext)?,
+        passthrough: Callback<Value>.Passthrough = .none,
+        owner: (any PromiseNode)? = nil,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Bool {
+        subscribe(Callback(context, passthrough: passthrough, owner: owner, body))
+    }
+
+    /// Makes `source` this promise's upstream for cancellation, if this promise is pending.
+    func link(to source: any PromiseNode) {
+        storage.withLock { state in
+            if state.result == nil { state.upstream = source }
+        }
+    }
+
+    /// Resolves this promise like `inner` (a promise returned from a callback).
+    func adopt(_ inner: Promise<Value>) {
+        if inner === self {
+            resolve(
+                .failure(PromiseError(.chainingCycle, "a promise was resolved with itself, so it could never settle")),
+                fromUpstream: true
+            )
+            return
+        }
+        let wasPending = inner.subscribe(on: nil) { [self] result in
+            self.resolve(result, fromUpstream: true)
+        }
+        guard wasPending else { return }
+        let linked = storage.withLock { state in
+            guard state.result == nil else { return false }
+            state.upstream = inner
+            return true
+        }
+        if !linked {
+            withdrawUpward(from: inner)
+        }
+    }
+}
+
+extension Promise: PromiseNode {
+    func deliverCallbacks() {
+        while true {
+            let (callbacks, result) = storage.withLock { state in
+                let callbacks = state.callbacks.take()
+                if callbacks.isEmpty { state.deliveryScheduled = false }
+                return (callbacks, state.result)
+            }
+            guard let result, !callbacks.isEmpty else { return }
+            callbacks.dispatchAll(result)
+        }
+    }
+
+    func withdrawConsumer() -> (any PromiseNode)? {
+        let settlement: Settlement? = storage.withLock { state in
+            guard state.result == nil else { return nil }
+            state.withdrawn += 1
+            guard state.withdrawn >= state.consumers else { return nil }
+            return Self.settle(&state, with: .failure(CancellationError()), withdrawingUpstream: true)
+        }
+        guard let settlement else { return nil }
+        finish(settlement)
+        return settlement.upstream
+    }
+
+    func abandon() {
+        resolve(
+            .failure(PromiseError(.contextInvalidated, "the context that was to run this promise's callback was invalidated and dropped it")),
+            fromUpstream: false
+        )
+    }
+
+    var resolverInfo: (contextID: ObjectIdentifier?, upstream: (any PromiseNode)?, isPending: Bool) {
+        storage.withLock { state in
+            (state.resolvingContextID, state.upstream, state.result == nil)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// An error produced by the promise machinery itself (not by the work behind a promise).
+///
+/// Match on the code:
+///
+/// ```swift
+/// promise.catch { error in
+///     if let error = error as? PromiseError, error.code == .timedOut { … }
+/// }
+/// // or
+/// do { _ = try await promise.get() } catch PromiseError.Code.timedOut { … }
+/// ```
+public struct PromiseError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong. New codes may be added; switch with a `default` case.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Raw: Hashable, Sendable {
+            case timedOut, validationFailure, brokenPromise, deadlock, chainingCycle, invalidArgument, contextInvalidated
+        }
+        private let raw: Raw
+        private init(_ raw: Raw) { self.raw = raw }
+
+        /// The promise was still pending when its `timeout` expired.
+        public static let timedOut = Code(.timedOut)
+        /// A `validate` predicate returned `false`.
+        public static let validationFailure = Code(.validationFailure)
+        /// The promise was deallocated while pending: nothing could ever resolve it.
+        public static let brokenPromise = Code(.brokenPromise)
+        /// A blocking wait would have waited on the context that has to resolve the promise.
+        public static let deadlock = Code(.deadlock)
+        /// A promise was resolved with itself.
+        public static let chainingCycle = Code(.chainingCycle)
+        /// The context that was to run the callback was invalidated (``InvalidatableQueue``).
+        public static let contextInvalidated = Code(.contextInvalidated)
+        /// An operator was called with arguments it cannot work with (for example `race([])`).
+        public static let invalidArgument = Code(.invalidArgument)
+
+        /// A short name for the code, such as `timed out`.
+        public var description: String {
+            switch raw {
+            case .timedOut: "timed out"
+            case .validationFailure: "validation failure"
+            case .brokenPromise: "broken promise"
+            case .deadlock: "deadlock"
+            case .chainingCycle: "chaining cycle"
+            case .invalidArgument: "invalid argument"
+            case .contextInvalidated: "context invalidated"
+            }
+        }
+
+        /// Lets `catch PromiseError.Code.timedOut` match a thrown ``PromiseError``.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? PromiseError)?.code == code
+        }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A sentence that says what happened and what to do about it.
+    public let message: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - message: What happened and what to do about it.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `PromiseError (timed out): <message>`.
+    public var description: String { "PromiseError (\(code)): \(message)" }
+
+    static func timedOut(after interval: Duration) -> PromiseError {
+        PromiseError(.timedOut, "still pending after \(interval); the work behind it was told to stop")
+    }
+
+    static func broken(_ valueType: Any.Type) -> PromiseError {
+        PromiseError(
+            .brokenPromise,
+            "a Promise<\(valueType)> was deallocated while pending, so it can never be resolved; "
+                + "keep the promise (or the fulfill/reject closures) alive until the work finishes"
+        )
+    }
+}

@@ -1,0 +1,69 @@
+public import Dispatch
+
+/// Process-wide settings and diagnostics for promises.
+///
+/// ```swift
+/// Promises.defaultContext = DispatchQueue.main      // google/promises' and PromiseKit's choice
+/// Promises.diagnosticsHandler = { report in log.warning("\(report)") }
+/// ```
+public enum Promises {
+    /// The serial queue that is the default context until you choose another one.
+    ///
+    /// It always runs, unlike the main queue on Linux, which drains only while the main thread
+    /// sits in `dispatchMain()` or a run loop: a command-line tool that never does would hang.
+    public static let defaultQueue = DispatchQueue(label: "swift-promise.default")
+
+    private static let defaultContextStorage = Lock<any ExecutionContext>(defaultQueue)
+    private static let handlerStorage = Lock<@Sendable (PromiseDiagnostic) -> Void>(
+        { report in writeToStandardError("swift-promise: \(report)") }
+    )
+
+    /// Where callbacks run when a chaining method is given no context. Thread-safe to read and
+    /// set; each method reads it once, when it is called.
+    ///
+    /// Defaults to ``defaultQueue``. To run callbacks on the main queue, set it to
+    /// `DispatchQueue.main` and have the main thread call `dispatchMain()`. To run them on a
+    /// libuv loop, set it to a `UVLoop` from the PromiseUV product.
+    public static var defaultContext: any ExecutionContext {
+        get { defaultContextStorage.withLock { $0 } }
+        set { defaultContextStorage.withLock { $0 = newValue } }
+    }
+
+    /// Called for every ``PromiseDiagnostic``: unhandled rejections and broken promises.
+    ///
+    /// The default writes one line to standard error. It is called on the thread that
+    /// deallocates the promise; keep it short and thread-safe.
+    public static var diagnosticsHandler: @Sendable (PromiseDiagnostic) -> Void {
+        get { handlerStorage.withLock { $0 } }
+        set { handlerStorage.withLock { $0 = newValue } }
+    }
+
+    static func report(_ diagnostic: PromiseDiagnostic) {
+        diagnosticsHandler(diagnostic)
+    }
+}
+
+/// Something about a promise that is probably a bug in the program using it.
+public struct PromiseDiagnostic: Sendable, CustomStringConvertible {
+    /// The kind of problem.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        /// A rejected promise was deallocated and nobody had observed its error.
+        public static let unhandledRejection = Kind(name: "unhandled rejection")
+        /// A pending promise with dependents was deallocated; they were rejected with
+        /// ``PromiseError/Code-swift.struct/brokenPromise``.
+        public static let brokenPromise = Kind(name: "broken promise")
+        /// The kind's name.
+        public var description: String { name }
+    }
+
+    /// The kind of problem.
+    public let kind: Kind
+    /// The error involved: the unhandled rejection's reason, or the broken-promise error.
+    public let error: any Error
+    /// The promise's value type, such as `Int`.
+    public let valueType: String
+
+    /// One line: `unhandled rejection of Promise<Int>: <error>`.
+    public var description: String { "\(kind) of Promise<\(valueType)>: \(error)" }
+}

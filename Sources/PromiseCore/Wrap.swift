@@ -1,0 +1,81 @@
+/// Turns an API that takes a completion handler with no arguments into a promise.
+///
+/// `work` runs at once, on the calling thread. Only the first call of the handler counts.
+/// If the handler is released without being called, the promise is rejected with
+/// ``PromiseError/Code-swift.struct/brokenPromise``.
+///
+/// - Parameter work: Calls the API, passing it the handler.
+/// - Returns: A promise fulfilled when the handler is called.
+public func wrap(_ work: (@escaping @Sendable () -> Void) throws -> Void) -> Promise<Void> {
+    let promise = ResolverToken(Promise<Void>.pending())
+    do { try work { promise.fulfill(()) } } catch { promise.reject(error) }
+    return promise.promise
+}
+
+/// Turns an API whose completion handler takes a value into a promise.
+///
+/// - Parameter work: Calls the API, passing it the handler.
+/// - Returns: A promise fulfilled with the value the handler receives.
+public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value) -> Void) throws -> Void) -> Promise<Value> {
+    let promise = ResolverToken(Promise<Value>.pending())
+    do { try work { promise.fulfill($0) } } catch { promise.reject(error) }
+    return promise.promise
+}
+
+/// Turns an API whose completion handler takes an optional error into a promise.
+///
+/// - Parameter work: Calls the API, passing it the handler.
+/// - Returns: A promise fulfilled when the handler gets `nil`, rejected when it gets an error.
+public func wrap(_ work: (@escaping @Sendable ((any Error)?) -> Void) throws -> Void) -> Promise<Void> {
+    let promise = ResolverToken(Promise<Void>.pending())
+    do {
+        try work { error in
+            if let error { promise.reject(error) } else { promise.fulfill(()) }
+        }
+    } catch {
+        promise.reject(error)
+    }
+    return promise.promise
+}
+
+/// Turns an API whose completion handler takes an optional value and an optional error
+/// into a promise.
+///
+/// An error wins over a value. A handler called with neither rejects with
+/// ``PromiseError/Code-swift.struct/invalidArgument``.
+///
+/// - Parameter work: Calls the API, passing it the handler.
+/// - Returns: A promise for the value.
+public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value?, (any Error)?) -> Void) throws -> Void) -> Promise<Value> {
+    let promise = ResolverToken(Promise<Value>.pending())
+    do {
+        try work { value, error in
+            if let error {
+                promise.reject(error)
+            } else if let value {
+                promise.fulfill(value)
+            } else {
+                promise.reject(PromiseError(.invalidArgument, "wrap: the completion handler got neither a value nor an error"))
+            }
+        }
+    } catch {
+        promise.reject(error)
+    }
+    return promise.promise
+}
+
+/// Turns an API whose completion handler takes a `Result` into a promise.
+///
+/// - Parameter work: Calls the API, passing it the handler.
+/// - Returns: A promise resolved with the result.
+public func wrap<Value: Sendable, Failure: Error>(
+    _ work: (@escaping @Sendable (Result<Value, Failure>) -> Void) throws -> Void
+) -> Promise<Value> {
+    let promise = ResolverToken(Promise<Value>.pending())
+    do {
+        try work { result in promise.resolve(result.mapError { $0 as any Error }) }
+    } catch {
+        promise.reject(error)
+    }
+    return promise.promise
+}

@@ -1,0 +1,47 @@
+import PromiseCore
+import Dispatch
+
+/// Starts counting promise work in flight, for ``waitForPromises(timeout:)``.
+///
+/// Counting is off, and costs nothing, until this or ``waitForPromises(timeout:)`` is first
+/// called. Call it before creating the promises a test waits for (in a suite's `init` or an
+/// XCTest `setUp`) so that the first wait also sees timers and work on queues other than the
+/// default one. Once on, it stays on for the life of the process; it costs one atomic
+/// increment and decrement per callback hop and timer.
+public func startTrackingPromises() {
+    Tracking.enable()
+}
+
+/// Waits until no promise work is in flight: every callback that was scheduled, and every
+/// callback those schedule in turn, has run (google/promises' `waitForPromises`).
+///
+/// Pending timers (`delay`, `timeout`, `retry`) count as work in flight. Each call also waits
+/// for `Promises.defaultQueue` to drain, which covers callbacks scheduled on the
+/// default context before counting began; for anything else scheduled before then, call
+/// ``startTrackingPromises()`` first.
+///
+/// Don't call it from a promise context: it blocks the calling thread.
+///
+/// - Parameter timeout: The longest to wait.
+/// - Returns: `true` if everything finished, `false` if `timeout` passed first.
+public func waitForPromises(timeout: Duration) -> Bool {
+    startTrackingPromises()
+    let deadline = DispatchTime.now() + timeout.dispatchIntervalForTesting
+    let drained = DispatchSemaphore(value: 0)
+    Promises.defaultQueue.async { drained.signal() }
+    guard drained.wait(timeout: deadline) == .success else { return false }
+    let tick = DispatchSemaphore(value: 0)
+    while Tracking.pendingCount > 0 {
+        if DispatchTime.now() >= deadline { return false }
+        _ = tick.wait(timeout: .now() + .microseconds(200))
+    }
+    return true
+}
+
+extension Duration {
+    var dispatchIntervalForTesting: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        if seconds >= Int64(Int.max / 1_000_000_000) - 1 { return .never }
+        return .nanoseconds(max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+    }
+}

@@ -1,0 +1,175 @@
+import Dispatch
+import PromiseCore
+import PromiseTesting
+import Testing
+
+@Suite struct CancellationTests {
+    @Test func cancelRejectsWithCancellationErrorAndRunsHandlersOnce() {
+        let promise = Promise<Int>.pending()
+        let handlerRuns = Counter()
+        promise.onCancel { handlerRuns.increment() }
+        promise.cancel()
+        promise.cancel()
+        promise.fulfill(1)
+        #expect(promise.isCancelled)
+        #expect(promise.isRejected)
+        #expect(promise.error is CancellationError)
+        #expect(handlerRuns.value == 1)
+    }
+
+    @Test func onCancelAfterCancellationRunsAtOnceAndIsDroppedAfterFulfilment() {
+        let cancelled = Promise<Int>.pending()
+        cancelled.cancel()
+        let late = Counter()
+        cancelled.onCancel { late.increment() }
+        #expect(late.value == 1)
+
+        let fulfilled = Promise<Int>.pending()
+        let never = Counter()
+        fulfilled.onCancel { never.increment() }
+        fulfilled.fulfill(1)
+        fulfilled.cancel()
+        #expect(never.value == 0)
+        #expect(!fulfilled.isCancelled)
+    }
+
+    @Test func onCancelHandlerCanRunOnAContext() {
+        let context = ManualContext()
+        let promise = Promise<Int>.pending()
+        let runs = Counter()
+        promise.onCancel(on: context) { runs.increment() }
+        promise.cancel()
+        #expect(runs.value == 0)
+        context.runUntilIdle()
+        #expect(runs.value == 1)
+    }
+
+    @Test func cancellationReachesEveryDependent() {
+        let source = Promise<Int>.pending()
+        let first = source.then(on: .inline) { $0 + 1 }
+        let second = first.then(on: .inline) { $0 + 1 }
+        let sibling = source.then(on: .inline) { $0 * 2 }
+        source.cancel()
+        #expect(first.isCancelled && second.isCancelled && sibling.isCancelled)
+    }
+
+    @Test func cancellingTheOnlyConsumerCancelsTheSourceAndStopsItsWork() {
+        let source = Promise<Int>.pending()
+        let stopped = Counter()
+        source.onCancel { stopped.increment() }
+        let parsed = source.then { $0 * 2 }.then { String($0) }
+        parsed.cancel()
+        #expect(source.isCancelled)
+        #expect(stopped.value == 1)
+    }
+
+    @Test func aSourceWithAnotherInterestedConsumerIsNotCancelled() {
+        let source = Promise<Int>.pending()
+        let a = source.then(on: .inline) { $0 + 1 }
+        let b = source.then(on: .inline) { $0 + 2 }
+        a.cancel()
+        #expect(source.isPending)
+        b.cancel()
+        #expect(source.isCancelled)
+    }
+
+    @Test func aCancelledDependentDoesNotRunItsWork() {
+        let context = ManualContext()
+        let runs = Counter()
+        let source = Promise<Int>.pending()
+        let step = source.then(on: context) { value -> Int in
+            runs.increment()
+            return value
+        }
+        source.fulfill(1)
+        step.cancel()
+        context.runUntilIdle()
+        #expect(runs.value == 0)
+        #expect(step.isCancelled)
+    }
+
+    @Test func cancellingAFlattenedPromiseCancelsTheInnerWork() {
+        let context = ManualContext()
+        let inner = Promise<Int>.pending()
+        let innerStopped = Counter()
+        inner.onCancel { innerStopped.increment() }
+        let outer = Promise(1).then(on: context) { _ in inner }
+        context.runUntilIdle()
+        #expect(outer.isPending)
+        outer.cancel()
+        #expect(inner.isCancelled)
+        #expect(innerStopped.value == 1)
+    }
+
+    @Test func upwardCancellationOfALongChainDoesNotOverflowTheStack() {
+        let source = Promise<Int>.pending()
+        var tail = source
+        for _ in 0..<100_000 {
+            tail = tail.then(on: .inline) { $0 + 1 }
+        }
+        tail.cancel()
+        #expect(source.isCancelled)
+    }
+
+    @Test func allWithdrawsFromTheOthersWhenOneRejects() {
+        let slow = Promise<Int>.pending()
+        let failing = Promise<Int>.pending()
+        let combined = all([slow, failing])
+        failing.reject(SampleError(tag: 1))
+        #expect(combined.error as? SampleError == SampleError(tag: 1))
+        #expect(slow.isCancelled)
+    }
+
+    @Test func cancellingAllCancelsItsInputs() {
+        let a = Promise<Int>.pending()
+        let b = Promise<String>.pending()
+        let combined = all(a, b)
+        combined.cancel()
+        #expect(a.isCancelled && b.isCancelled)
+    }
+
+    @Test func raceWithdrawsFromTheLosers() {
+        let winner = Promise<Int>.pending()
+        let loser = Promise<Int>.pending()
+        let heldElsewhere = Promise<Int>.pending()
+        let watcher = heldElsewhere.then(on: .inline) { $0 }
+        let result = race([winner, loser, heldElsewhere])
+        winner.fulfill(1)
+        #expect(result.value == 1)
+        #expect(loser.isCancelled)
+        #expect(heldElsewhere.isPending)
+        heldElsewhere.fulfill(2)
+        #expect(watcher.value == 2)
+    }
+
+    @Test func asyncGetThrowsCancellationAndCancelsThePromiseWhenTheTaskIsCancelled() async {
+        let promise = Promise<Int>.pending()
+        let task = Task { try await promise.get() }
+        while promise.isPending {
+            task.cancel()
+            await Task.yield()
+        }
+        let result = await task.result
+        #expect(result.failureValue is CancellationError)
+        #expect(promise.isCancelled)
+    }
+
+    @Test func cancellingTheAsyncInitializerCancelsItsTask() async throws {
+        let started = Promise<Void>.pending()
+        let sawCancellation = Promise<Bool>.pending()
+        let promise = Promise<Int> {
+            started.fulfill(())
+            do {
+                try await Task.sleep(for: .seconds(30))
+                sawCancellation.fulfill(false)
+            } catch {
+                sawCancellation.fulfill(error is CancellationError)
+            }
+            return 1
+        }
+        try await started.get()
+        promise.cancel()
+        #expect(try await sawCancellation.get())
+        #expect(promise.isCancelled)
+    }
+}

@@ -1,0 +1,263 @@
+import PromiseCore
+import PromiseTesting
+import Testing
+
+@Suite struct CombinatorTests {
+    @Test func allKeepsInputOrderWhateverOrderTheyResolveIn() throws {
+        let inputs = (0..<5).map { _ in Promise<Int>.pending() }
+        let combined = all(inputs)
+        for index in [3, 1, 4, 0, 2] { inputs[index].fulfill(index * 10) }
+        #expect(try awaitPromise(combined) == [0, 10, 20, 30, 40])
+    }
+
+    @Test func allOfNothingFulfilsWithAnEmptyArray() throws {
+        #expect(try awaitPromise(all([Promise<Int>]())) == [])
+    }
+
+    @Test func allRejectsWithTheFirstRejection() {
+        let a = Promise<Int>.pending()
+        let b = Promise<Int>.pending()
+        let combined = all([a, b])
+        b.reject(SampleError(tag: 2))
+        a.reject(SampleError(tag: 1))
+        #expect(combined.error as? SampleError == SampleError(tag: 2))
+    }
+
+    @Test func heterogeneousAllReturnsATuple() throws {
+        let number = Promise<Int>.pending()
+        let text = Promise<String>.pending()
+        let flag = Promise(true)
+        let combined = all(number, text, flag)
+        text.fulfill("b")
+        number.fulfill(1)
+        let (n, t, f) = try awaitPromise(combined)
+        #expect(n == 1 && t == "b" && f)
+    }
+
+    @Test func heterogeneousAllRejects() {
+        let combined = all(Promise(1), Promise<String>(SampleError(tag: 4)))
+        #expect(outcome(of: combined).failureValue as? SampleError == SampleError(tag: 4))
+    }
+
+    @Test func anySettlesWithEveryOutcome() throws {
+        let outcomes = try awaitPromise(any([Promise(1), Promise<Int>(SampleError(tag: 1)), Promise(3)]))
+        #expect(outcomes.count == 3)
+        #expect(try outcomes[0].get() == 1)
+        #expect(outcomes[1].failureValue as? SampleError == SampleError(tag: 1))
+        #expect(try outcomes[2].get() == 3)
+    }
+
+    @Test func anyRejectsOnlyWhenEveryInputRejects() {
+        let combined = any([Promise<Int>(SampleError(tag: 1)), Promise<Int>(SampleError(tag: 2))])
+        #expect(outcome(of: combined).failureValue as? SampleError == SampleError(tag: 1))
+    }
+
+    @Test func raceSettlesLikeTheFirstToSettle() {
+        let a = Promise<Int>.pending()
+        let b = Promise<Int>.pending()
+        let winner = race([a, b])
+        b.reject(SampleError(tag: 9))
+        a.fulfill(1)
+        #expect(winner.error as? SampleError == SampleError(tag: 9))
+    }
+
+    @Test func raceOfNothingRejectsInsteadOfHanging() {
+        let empty = race([Promise<Int>]())
+        #expect((empty.error as? PromiseError)?.code == .invalidArgument)
+    }
+}
+
+@Suite struct RetryTests {
+    @Test func retriesUntilSuccess() throws {
+        let context = ManualContext()
+        let attempts = Counter()
+        let result = retry(on: context, attempts: 3, delay: .seconds(1)) { () -> Promise<Int> in
+            let attempt = attempts.increment()
+            return attempt < 3 ? Promise(SampleError(tag: attempt)) : Promise(attempt)
+        }
+        context.runUntilIdle()
+        #expect(attempts.value == 1)
+        context.advance(by: .seconds(1))
+        #expect(attempts.value == 2)
+        context.advance(by: .seconds(1))
+        #expect(result.value == 3)
+    }
+
+    @Test func givesUpAfterTheLastAttemptWithItsError() {
+        let context = ManualContext()
+        let attempts = Counter()
+        let result = retry(on: context, attempts: 2, delay: .milliseconds(10)) { () -> Promise<Int> in
+            Promise(SampleError(tag: attempts.increment()))
+        }
+        context.advance(by: .seconds(1))
+        #expect(attempts.value == 3)
+        #expect(result.error as? SampleError == SampleError(tag: 3))
+    }
+
+    @Test func theConditionSeesRemainingAttemptsAndCanStop() {
+        let context = ManualContext()
+        let seen = Recorder<Int>()
+        let result = retry(on: context, attempts: 5, delay: .zero, condition: { remaining, error in
+            seen.append(remaining)
+            return (error as? SampleError)?.tag != 2
+        }) { () -> Promise<Int> in
+            Promise(SampleError(tag: seen.count + 1))
+        }
+        context.advance(by: .seconds(1))
+        #expect(seen.events == [5, 4])
+        #expect(result.error as? SampleError == SampleError(tag: 2))
+    }
+
+    @Test func defaultsAreOneRetryAfterOneSecond() {
+        let context = ManualContext()
+        let attempts = Counter()
+        let result = retry(on: context) { () -> Promise<Int> in
+            Promise(SampleError(tag: attempts.increment()))
+        }
+        context.advance(by: .milliseconds(999))
+        #expect(attempts.value == 1)
+        context.advance(by: .milliseconds(1))
+        #expect(attempts.value == 2)
+        #expect(result.error as? SampleError == SampleError(tag: 2))
+    }
+
+    @Test func cancellingStopsTheTimerAndTheAttemptInProgress() {
+        let context = ManualContext()
+        let current = Recorder<Promise<Int>>()
+        let result = retry(on: context, attempts: 3, delay: .seconds(1)) { () -> Promise<Int> in
+            let attempt = Promise<Int>.pending()
+            current.append(attempt)
+            return attempt
+        }
+        context.runUntilIdle()
+        current.events[0].reject(SampleError())
+        context.advance(by: .seconds(1))
+        #expect(current.count == 2)
+        result.cancel()
+        #expect(current.events[1].isCancelled)
+        context.advance(by: .seconds(10))
+        #expect(current.count == 2)
+        #expect(result.isCancelled)
+    }
+
+    @Test func aThrowingAttemptCountsAsARejection() throws {
+        let context = ManualContext()
+        let attempts = Counter()
+        let result = retry(on: context, attempts: 1, delay: .zero) { () -> Promise<Int> in
+            if attempts.increment() == 1 { throw SampleError() }
+            return Promise(2)
+        }
+        context.advance(by: .seconds(1))
+        #expect(result.value == 2)
+    }
+}
+
+@Suite struct WrapTests {
+    func later(_ body: @escaping @Sendable () -> Void) { Promises.defaultQueue.async(execute: body) }
+
+    @Test func wrapsEveryCompletionShape() throws {
+        let plain = wrap { done in later { done() } }
+        let value = wrap { (done: @escaping @Sendable (Int) -> Void) in later { done(4) } }
+        let errorOnly = wrap { (done: @escaping @Sendable ((any Error)?) -> Void) in later { done(SampleError(tag: 5)) } }
+        let pair = wrap { (done: @escaping @Sendable (String?, (any Error)?) -> Void) in later { done("x", nil) } }
+        let neither = wrap { (done: @escaping @Sendable (String?, (any Error)?) -> Void) in later { done(nil, nil) } }
+        let result = wrap { (done: @escaping @Sendable (Result<Int, SampleError>) -> Void) in later { done(.success(6)) } }
+        try awaitPromise(plain)
+        #expect(try awaitPromise(value) == 4)
+        #expect(outcome(of: errorOnly).failureValue as? SampleError == SampleError(tag: 5))
+        #expect(try awaitPromise(pair) == "x")
+        #expect((outcome(of: neither).failureValue as? PromiseError)?.code == .invalidArgument)
+        #expect(try awaitPromise(result) == 6)
+    }
+
+    @Test func onlyTheFirstCompletionCounts() throws {
+        let value = wrap { (done: @escaping @Sendable (Int) -> Void) in
+            done(1)
+            done(2)
+        }
+        #expect(try awaitPromise(value) == 1)
+    }
+
+    @Test func aThrowingWorkClosureRejects() {
+        let value = wrap { (_: @escaping @Sendable (Int) -> Void) in throw SampleError(tag: 8) }
+        #expect(value.error as? SampleError == SampleError(tag: 8))
+    }
+}
+
+@Suite struct MapTests {
+    @Test func runsAtMostTheLimitAtOnceAndKeepsInputOrder() throws {
+        let context = ManualContext()
+        let started = Recorder<Int>()
+        let gates = Recorder<(Int, Promise<Int>)>()
+        let mapped = Promise.map(on: context, Array(0..<10), concurrency: 3) { item in
+            started.append(item)
+            let gate = Promise<Int>.pending()
+            gates.append((item, gate))
+            return gate
+        }
+        context.runUntilIdle()
+        #expect(started.events == [0, 1, 2])
+        for step in 0..<10 {
+            // Finish the newest running item first, to scramble completion order.
+            let running = gates.events.filter { $0.1.isPending }
+            #expect(running.count == min(3, 10 - step))
+            let (item, gate) = running.last!
+            gate.fulfill(item * item)
+            context.runUntilIdle()
+        }
+        #expect(try awaitPromise(mapped) == (0..<10).map { $0 * $0 })
+        #expect(started.events.sorted() == Array(0..<10))
+    }
+
+    @Test func theFirstFailureCancelsTheRestAndStartsNothingMore() {
+        let context = ManualContext()
+        let gates = Recorder<Promise<Int>>()
+        let mapped = Promise.map(on: context, Array(0..<10), concurrency: 2) { _ in
+            let gate = Promise<Int>.pending()
+            gates.append(gate)
+            return gate
+        }
+        context.runUntilIdle()
+        gates.events[0].reject(SampleError(tag: 0))
+        context.runUntilIdle()
+        #expect(mapped.error as? SampleError == SampleError(tag: 0))
+        #expect(gates.events[1].isCancelled)
+        #expect(gates.count == 2)
+    }
+
+    @Test func cancellingTheResultCancelsRunningWork() {
+        let context = ManualContext()
+        let gates = Recorder<Promise<Int>>()
+        let mapped = Promise.map(on: context, [1, 2, 3], concurrency: 2) { _ in
+            let gate = Promise<Int>.pending()
+            gates.append(gate)
+            return gate
+        }
+        context.runUntilIdle()
+        mapped.cancel()
+        context.runUntilIdle()
+        #expect(gates.count == 2)
+        #expect(gates.events.allSatisfy { $0.isCancelled })
+    }
+
+    @Test func rejectsABadLimitAndHandlesNoItems() throws {
+        let bad = Promise.map([1], concurrency: 0) { Promise($0) }
+        #expect((bad.error as? PromiseError)?.code == .invalidArgument)
+        #expect(try awaitPromise(Promise.map([Int](), concurrency: 4) { Promise($0) }) == [])
+    }
+
+    @Test func worksOnARealConcurrentQueue() throws {
+        let queue = DispatchQueueFactory.concurrent()
+        let mapped = Promise.map(on: queue, Array(0..<200), concurrency: 8) { item in
+            Promise(on: queue) { item + 1 }
+        }
+        #expect(try awaitPromise(mapped, timeout: .seconds(10)) == Array(1...200))
+    }
+}
+
+import Dispatch
+enum DispatchQueueFactory {
+    static func concurrent() -> DispatchQueue {
+        DispatchQueue(label: "test.concurrent", attributes: .concurrent)
+    }
+}

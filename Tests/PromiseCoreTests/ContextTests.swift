@@ -1,0 +1,90 @@
+import Dispatch
+import PromiseCore
+import PromiseTesting
+import Testing
+
+@Suite(.serialized) struct ContextTests {
+    @Test func callbacksRunOnTheirContextAndNeverInsideThen() throws {
+        let tagged = TaggedQueue("tagged")
+        let inside = Counter()
+        let onQueue = Recorder<Bool>()
+        let source = Promise(1)
+        let step = source.then(on: tagged.queue) { value -> Int in
+            onQueue.append(tagged.isCurrent)
+            inside.increment()
+            return value
+        }
+        #expect(inside.value == 0 || !Thread.isMainThreadShim)
+        #expect(try awaitPromise(step) == 1)
+        #expect(onQueue.events == [true])
+    }
+
+    @Test func theDefaultContextIsASerialQueueThatRunsWithoutTheMainThread() throws {
+        let order = Recorder<Int>()
+        let steps = (0..<50).map { index in Promise(index).then { order.append($0) } }
+        _ = try awaitPromise(all(steps))
+        #expect(order.events == Array(0..<50))
+    }
+
+    @Test func theDefaultContextCanBeSwitched() throws {
+        let tagged = TaggedQueue("switched-default")
+        let previous = Promises.defaultContext
+        Promises.defaultContext = tagged.queue
+        defer { Promises.defaultContext = previous }
+        let ranThere = try awaitPromise(Promise(1).then { _ in tagged.isCurrent })
+        #expect(ranThere)
+    }
+
+    @Test func threeLinksOnOneSerialQueueShareOneTurn() throws {
+        let context = ManualContext()
+        let head = Promise<Int>.pending()
+        let tail = head.then(on: context) { $0 + 1 }.then(on: context) { $0 + 1 }.then(on: context) { $0 + 1 }
+        head.fulfill(0)
+        #expect(context.pendingCount == 1)
+        #expect(context.runNext())
+        #expect(tail.value == 3)
+        #expect(context.pendingCount == 0)
+    }
+
+    @Test func thenOnAResolvedPromiseStillTakesAHopOnTheCurrentContext() {
+        let context = ManualContext()
+        let order = Recorder<String>()
+        let first = Promise(1).then(on: context) { _ -> Int in
+            let inner = Promise(2).then(on: context) { value in order.append("inner") }
+            order.append("outer returns")
+            withExtendedLifetime(inner) {}
+            return 1
+        }
+        context.runUntilIdle()
+        #expect(first.value == 1)
+        #expect(order.events == ["outer returns", "inner"])
+    }
+
+    @Test func invalidatableQueueDropsWorkAfterInvalidation() throws {
+        let context = InvalidatableQueue(queue: DispatchQueue(label: "invalidatable"))
+        let ran = Counter()
+        let before = Promise(1).then(on: context) { _ in ran.increment() }
+        _ = try awaitPromise(before)
+        context.invalidate()
+        #expect(!context.isValid)
+        let gate = Promise<Int>.pending()
+        let after = gate.then(on: context) { _ in ran.increment() }
+        gate.fulfill(1)
+        let error = try #require(outcome(of: after.then(on: .inline) { $0 }).failureValue as? PromiseError)
+        #expect(error.code == .contextInvalidated)
+        #expect(ran.value == 1)
+    }
+
+    @Test func inlineContextRunsOnTheResolvingThread() {
+        let source = Promise<Int>.pending()
+        let tagged = TaggedQueue("resolver")
+        let onResolver = Recorder<Bool>()
+        let step = source.then(on: .inline) { _ in onResolver.append(tagged.isCurrent) }
+        tagged.queue.sync { source.fulfill(1) }
+        #expect(step.value == 1)
+        #expect(onResolver.events == [true])
+    }
+}
+
+/// Swift Testing runs tests off the main thread; there is no `Thread` without Foundation.
+enum Thread { static let isMainThreadShim = false }

@@ -1,0 +1,117 @@
+import Dispatch
+import PromiseCore
+import PromiseTesting
+import Testing
+
+private struct BrokenMarker: Sendable {}
+private struct UnhandledMarker: Sendable {}
+private struct HandledMarker: Sendable {}
+private struct QuietMarker: Sendable {}
+
+@Suite struct DiagnosticsTests {
+    init() { DiagnosticsProbe.install }
+
+    @Test func aDroppedPendingPromiseBreaksItsDependents() throws {
+        var source: Promise<BrokenMarker>? = Promise<BrokenMarker>.pending()
+        let dependent = source!.then(on: .inline) { _ in 1 }
+        source = nil
+        let error = try #require(outcome(of: dependent).failureValue as? PromiseError)
+        #expect(error.code == .brokenPromise)
+        #expect(error.message.contains("deallocated while pending"))
+        #expect(DiagnosticsProbe.reports(about: BrokenMarker.self).contains { $0.kind == .brokenPromise })
+    }
+
+    @Test func fulfilAndRejectClosuresDroppedUnusedBreakThePromise() throws {
+        let promise = Promise<Int> { _, _ in }
+        let error = try #require(outcome(of: promise.then { $0 }).failureValue as? PromiseError)
+        #expect(error.code == .brokenPromise)
+        #expect(error.message.contains("fulfill and reject closures"))
+    }
+
+    @Test func aCompletionHandlerReleasedUncalledBreaksAWrappedPromise() throws {
+        let wrapped = wrap { (_: @escaping @Sendable (Int) -> Void) in }
+        let error = try #require(wrapped.error as? PromiseError)
+        #expect(error.code == .brokenPromise)
+    }
+
+    @Test func anUnobservedRejectionIsReported() {
+        do {
+            _ = Promise<UnhandledMarker>(SampleError(tag: 77))
+        }
+        let reports = DiagnosticsProbe.reports(about: UnhandledMarker.self)
+        #expect(reports.count == 1)
+        #expect(reports.first?.kind == .unhandledRejection)
+        #expect((reports.first?.error as? SampleError)?.tag == 77)
+        #expect(reports.first?.description.contains("unhandled rejection of Promise<UnhandledMarker>") == true)
+    }
+
+    @Test func aHandledRejectionAndACancellationAreNotReported() {
+        do {
+            let handled = Promise<HandledMarker>(SampleError())
+            _ = outcome(of: handled.catch(on: .inline) { _ in })
+            let cancelled = Promise<QuietMarker>.pending()
+            cancelled.cancel()
+        }
+        #expect(DiagnosticsProbe.reports(about: HandledMarker.self).isEmpty)
+        #expect(DiagnosticsProbe.reports(about: QuietMarker.self).isEmpty)
+    }
+
+    @Test func aPromiseResolvedWithItselfRejects() throws {
+        let source = Promise<Int>.pending()
+        let box = Recorder<Promise<Int>>()
+        let looped = source.then(on: .inline) { _ in box.events[0] }
+        box.append(looped)
+        source.fulfill(1)
+        let error = try #require(looped.error as? PromiseError)
+        #expect(error.code == .chainingCycle)
+    }
+}
+
+@Suite struct AwaitPromiseTests {
+    @Test func waitingOnTheContextThatMustResolveThrowsDeadlock() throws {
+        let queue = DispatchQueue(label: "deadlock")
+        let source = Promise<Int>.pending()
+        let step = source.then(on: queue) { $0 + 1 }
+        let attempt = Promise(0).then(on: queue) { _ -> String in
+            do {
+                _ = try awaitPromise(step)
+                return "returned"
+            } catch let error as PromiseError {
+                return "\(error.code)"
+            }
+        }
+        #expect(try awaitPromise(attempt, timeout: .seconds(5)) == "deadlock")
+        source.fulfill(1)
+        #expect(try awaitPromise(step, timeout: .seconds(5)) == 2)
+    }
+
+    @Test func waitingFromAPlainBlockOnTheDefaultQueueIsCaughtToo() throws {
+        let source = Promise<Int>.pending()
+        let step = source.then { $0 + 1 }
+        let answer = Promise<String>.pending()
+        Promises.defaultQueue.async {
+            do {
+                _ = try awaitPromise(step)
+                answer.fulfill("returned")
+            } catch {
+                answer.fulfill("\(error)")
+            }
+        }
+        #expect(try awaitPromise(answer, timeout: .seconds(5)).contains("deadlock"))
+        source.fulfill(1)
+        #expect(try awaitPromise(step, timeout: .seconds(5)) == 2)
+    }
+
+    @Test func waitingOnAnotherContextIsFine() throws {
+        let other = DispatchQueue(label: "other")
+        let step = Promise(1).then(on: other) { $0 + 1 }
+        let waited = Promise(0).then(on: DispatchQueue(label: "waiter")) { _ in try awaitPromise(step) }
+        #expect(try awaitPromise(waited, timeout: .seconds(5)) == 2)
+    }
+
+    @Test func aTimeoutGivesUp() throws {
+        let pending = Promise<Int>.pending()
+        #expect(throws: PromiseError.self) { try awaitPromise(pending, timeout: .milliseconds(10)) }
+        withExtendedLifetime(pending) {}
+    }
+}

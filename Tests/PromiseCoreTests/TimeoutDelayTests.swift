@@ -1,0 +1,104 @@
+import PromiseCore
+import PromiseTesting
+import Testing
+
+@Suite struct TimeoutDelayTests {
+    @Test func timeoutRejectsAPendingPromiseAndCancelsIt() throws {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let stopped = Counter()
+        source.onCancel { stopped.increment() }
+        let limited = source.timeout(on: context, .seconds(2))
+        context.advance(by: .seconds(1))
+        #expect(limited.isPending)
+        context.advance(by: .seconds(1))
+        let error = try #require(limited.error as? PromiseError)
+        #expect(error.code == .timedOut)
+        #expect(source.isCancelled)
+        #expect(stopped.value == 1)
+    }
+
+    @Test func timeoutPassesAValueThatArrivesInTimeAndStopsItsTimer() {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let limited = source.timeout(on: context, .seconds(2))
+        source.fulfill(9)
+        #expect(limited.value == 9)
+        #expect(context.pendingTimerCount == 0)
+    }
+
+    @Test func timeoutDoesNotCancelASourceOthersStillWaitFor() {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let other = source.then(on: .inline) { $0 }
+        let limited = source.timeout(on: context, .seconds(1))
+        context.advance(by: .seconds(1))
+        #expect((limited.error as? PromiseError)?.code == .timedOut)
+        #expect(source.isPending)
+        source.fulfill(1)
+        #expect(other.value == 1)
+    }
+
+    @Test func cancellingATimeoutStopsTheTimer() {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let limited = source.timeout(on: context, .seconds(1))
+        limited.cancel()
+        #expect(context.pendingTimerCount == 0)
+        #expect(limited.isCancelled)
+        #expect(source.isCancelled)
+    }
+
+    @Test func timeoutOnARealQueueFires() {
+        let source = Promise<Int>.pending()
+        let limited = source.timeout(.milliseconds(20))
+        #expect((outcome(of: limited).failureValue as? PromiseError)?.code == .timedOut)
+        #expect(source.isCancelled)
+    }
+
+    @Test func delayHoldsTheValueBack() {
+        let context = ManualContext()
+        let delayed = Promise(3).delay(on: context, .milliseconds(500))
+        context.advance(by: .milliseconds(499))
+        #expect(delayed.isPending)
+        context.advance(by: .milliseconds(1))
+        #expect(delayed.value == 3)
+    }
+
+    @Test func delayPassesARejectionAtOnce() {
+        let context = ManualContext()
+        let delayed = Promise<Int>(SampleError()).delay(on: context, .seconds(10))
+        #expect(delayed.error is SampleError)
+        #expect(context.pendingTimerCount == 0)
+    }
+
+    @Test func cancellingADelayStopsTheTimer() {
+        let context = ManualContext()
+        let delayed = Promise(3).delay(on: context, .seconds(1))
+        #expect(context.pendingTimerCount == 1)
+        delayed.cancel()
+        #expect(context.pendingTimerCount == 0)
+        context.advance(by: .seconds(2))
+        #expect(delayed.isCancelled)
+    }
+
+    @Test func reduceFoldsInOrder() throws {
+        let order = Recorder<Int>()
+        let total = Promise(0).reduce([1, 2, 3, 4]) { partial, item in
+            order.append(item)
+            return Promise(partial * 10 + item)
+        }
+        #expect(try awaitPromise(total) == 1234)
+        #expect(order.events == [1, 2, 3, 4])
+    }
+
+    @Test func reduceStopsAtTheFirstRejection() {
+        let calls = Counter()
+        let total = Promise(0).reduce([1, 2, 3]) { partial, item in
+            calls.increment()
+            return item == 2 ? Promise<Int>(SampleError(tag: item)) : Promise(partial + item)
+        }
+        #expect(outcome(of: total).failureValue as? SampleError == SampleError(tag: 2))
+        #expect(calls.value == 2)
+    }
+}
