@@ -19,15 +19,22 @@ demo: bootstrap
 ## test: every suite, then PromiseCore and PromiseTesting again under ThreadSanitizer
 test: bootstrap test-core test-tsan
 
+# A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
+TEST_TIMEOUT ?= 900
+run_bounded = timeout --kill-after=30 $(TEST_TIMEOUT) $(1) || { status=$$?; \
+	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then echo "make: '$(2)' did not finish within $(TEST_TIMEOUT) s: a test hangs (raise TEST_TIMEOUT=… only if the machine is just slow)" >&2; fi; \
+	exit $$status; }
+
 test-core:
 	$(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
-	$(SWIFT) test -j $(JOBS) --skip-build
+	@$(call run_bounded,$(SWIFT) test -j $(JOBS) --skip-build,swift test)
 
 ## test-tsan: ThreadSanitizer run; any report fails the run
 test-tsan:
-	TSAN_OPTIONS="halt_on_error=1 abort_on_error=1" \
-	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan \
-	  --filter 'PromiseCoreTests|PromiseTestingTests'
+	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=thread --scratch-path .build-tsan
+	@$(call run_bounded,env TSAN_OPTIONS="halt_on_error=1 abort_on_error=1" \
+	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan --skip-build \
+	  --filter 'PromiseCoreTests|PromiseTestingTests',swift test --sanitize=thread)
 
 ## bench: the Benchmarks/ package (package-benchmark), candidates next to GCD and SwiftNIO
 bench: bootstrap

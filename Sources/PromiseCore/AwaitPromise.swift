@@ -9,12 +9,18 @@ internal import Synchronization
 /// a context (or the default queue) that a pending step of this promise's chain runs on, this
 /// throws ``PromiseError/Code-swift.struct/deadlock`` at once instead of hanging.
 ///
+/// Never call it from Swift concurrency code: it blocks a thread of the cooperative pool
+/// (two threads on a two-core machine), and a promise that needs a `Task` to settle, such as
+/// one made with `Promise { try await … }`, may then never settle. Use
+/// ``Promise/get()`` there; the compiler refuses `awaitPromise` in `async` functions.
+///
 /// - Parameters:
 ///   - promise: The promise to wait for.
 ///   - timeout: The longest to wait; `nil` waits as long as it takes.
 /// - Returns: The value.
 /// - Throws: The rejection reason; ``PromiseError/Code-swift.struct/timedOut`` when
 ///   `timeout` passes first; ``PromiseError/Code-swift.struct/deadlock`` as described above.
+@available(*, noasync, message: "blocks a cooperative thread; use 'try await promise.get()' instead")
 public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration? = nil) throws -> Value {
     if let result = promise.currentResult {
         return try result.get()

@@ -113,7 +113,7 @@ func slowQuery() -> Promise<[String]> {
         #expect(text == "answer: 43")
     }
 
-    @Test func creatingPromises() throws {
+    @Test func creatingPromises() async throws {
         let ready = Promise(42)                          // already fulfilled
         let failed = Promise<Int>(LookupError.notFound)  // already rejected
         let computed = Promise { try parsePort("8080") } // runs on the default context
@@ -130,12 +130,12 @@ func slowQuery() -> Promise<[String]> {
         let fromTask = Promise { try await asyncLookup("answer") }     // runs in a Task
 
         #expect(ready.value == 42)
-        #expect(throws: LookupError.notFound) { try awaitPromise(failed) }
-        #expect(try awaitPromise(computed) == 8080)
+        await #expect(throws: LookupError.notFound) { try await failed.get() }
+        #expect(try await computed.get() == 8080)
         #expect(later.value == "done")
-        #expect(try awaitPromise(bridged) == 42)
-        #expect(try awaitPromise(wrapped) == 42)
-        #expect(try awaitPromise(fromTask) == 42)
+        #expect(try await bridged.get() == 42)
+        #expect(try await wrapped.get() == 42)
+        #expect(try await fromTask.get() == 42)  // never awaitPromise on a Task-backed promise
     }
 
     @Test func whichThenRuns() throws {

@@ -22,7 +22,11 @@ package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
     ) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             guard let hooks = sanitizerHooks else { return try body(&value) }
+            // Taking the address is itself an instrumented inout access, made before the
+            // acquire below: hide it, or it races with the previous holder's accesses.
+            hooks.ignoreBegin(nil, 0)
             let address = withUnsafeMutablePointer(to: &value) { UnsafeMutableRawPointer($0) }
+            hooks.ignoreEnd(nil, 0)
             hooks.acquire(address)
             defer { hooks.release(address) }
             return try body(&value)
@@ -33,17 +37,25 @@ package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
 /// ThreadSanitizer's annotation entry points, found at run time.
 private struct SanitizerHooks: Sendable {
     typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    typealias IgnoreHook = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
     let acquire: Hook
     let release: Hook
+    /// `AnnotateIgnoreWritesBegin` / `End`: accesses between them are not recorded.
+    let ignoreBegin: IgnoreHook
+    let ignoreEnd: IgnoreHook
 }
 
 /// `nil` unless the process runs under ThreadSanitizer.
 private let sanitizerHooks: SanitizerHooks? = {
-    guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release") else {
+    guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release"),
+        let ignoreBegin = dlsym(nil, "AnnotateIgnoreWritesBegin"), let ignoreEnd = dlsym(nil, "AnnotateIgnoreWritesEnd")
+    else {
         return nil
     }
     return SanitizerHooks(
         acquire: unsafeBitCast(acquire, to: SanitizerHooks.Hook.self),
-        release: unsafeBitCast(release, to: SanitizerHooks.Hook.self)
+        release: unsafeBitCast(release, to: SanitizerHooks.Hook.self),
+        ignoreBegin: unsafeBitCast(ignoreBegin, to: SanitizerHooks.IgnoreHook.self),
+        ignoreEnd: unsafeBitCast(ignoreEnd, to: SanitizerHooks.IgnoreHook.self)
     )
 }()
