@@ -20,6 +20,9 @@ extension Promise {
         let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
             if case .failure(let error) = result, policy.handles(error) {
                 body(error)
+                // The error was handled here: the rejection passed on is not "unhandled".
+                child.resolve(result, fromUpstream: true, handled: true)
+                return
             }
             child.resolve(result, fromUpstream: true)
         }

@@ -215,10 +215,13 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Resolves the promise. `fromUpstream` says the result came from the promise this one
-    /// waits for, which is then resolved already and needs no withdrawal.
-    func resolve(_ result: Result<Value, any Error>, fromUpstream: Bool) {
+    /// waits for, which is then resolved already and needs no withdrawal. `handled` says a
+    /// rejection was already seen by a handler (`catch` passing it on), so it is not reported
+    /// as unhandled when nobody observes this promise.
+    func resolve(_ result: Result<Value, any Error>, fromUpstream: Bool, handled: Bool = false) {
         let settlement: Settlement? = storage.withLock { state in
             guard state.result == nil else { return nil }
+            if handled { state.observed = true }
             return Self.settle(&state, with: result, withdrawingUpstream: !fromUpstream)
         }
         guard let settlement else { return }
