@@ -10,6 +10,7 @@ extension Promise {
     ///   - context: Where `body` runs; `nil` means ``Promises/defaultContext``.
     ///   - body: Transforms the value. Throwing rejects the returned promise.
     /// - Returns: A promise for `body`'s result.
+    @inlinable
     public func then<NewValue: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> NewValue
@@ -37,6 +38,7 @@ extension Promise {
     ///   - body: Starts the next step. Throwing rejects the returned promise.
     /// - Returns: A promise resolved like the one `body` returns. Cancelling it cancels that
     ///   promise too (when nothing else waits for it).
+    @inlinable
     public func then<NewValue: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
@@ -68,6 +70,7 @@ extension Promise {
     ///   - body: Uses the value. Throwing rejects the returned promise.
     /// - Returns: A promise fulfilled with the same value once `body` has returned.
     @discardableResult
+    @inlinable
     public func then(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Void

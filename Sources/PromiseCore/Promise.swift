@@ -40,48 +40,65 @@
 /// that nobody observed is reported when it is deallocated. Both go to
 /// ``Promises/diagnosticsHandler``.
 public final class Promise<Value: Sendable>: Sendable {
+    // The hot path is `@inlinable` so that client code specializes it for its value types:
+    // unspecialized generic code pays a runtime metadata lookup for every generic type it
+    // touches (State, Result, tuples), which costs more than the promise work itself.
+
+    @usableFromInline
     struct State {
-        var result: Result<Value, any Error>?
-        var callbacks: CallbackList<Value> = .none
+        @usableFromInline var result: Result<Value, any Error>?
+        @usableFromInline var callbacks: CallbackList<Value> = .none
         /// True while the result is set but callbacks still wait for the drain to deliver them.
-        var deliveryScheduled = false
+        @usableFromInline var deliveryScheduled = false
         /// Whether anything ever registered interest in the result.
-        var observed = false
-        var consumers: Int32 = 0
-        var withdrawn: Int32 = 0
+        @usableFromInline var observed = false
+        @usableFromInline var consumers: Int32 = 0
+        @usableFromInline var withdrawn: Int32 = 0
         /// The promise this one waits for, for upward cancellation. Weak, so a source that
         /// nobody else holds is deallocated (and detected as broken).
-        weak var upstream: (any PromiseNode)?
-        var cancelHandlers: [CancelHandler] = []
+        @usableFromInline weak var upstream: (any PromiseNode)?
+        @usableFromInline var cancelHandlers: [CancelHandler] = []
         /// The context whose callback resolves this promise, for deadlock detection.
-        var resolvingContextID: ObjectIdentifier?
+        @usableFromInline var resolvingContextID: ObjectIdentifier?
+
+        @inlinable
+        init(result: Result<Value, any Error>? = nil, resolvingContextID: ObjectIdentifier? = nil) {
+            self.result = result
+            self.resolvingContextID = resolvingContextID
+        }
     }
 
     /// What happened when a resolution was applied under the lock.
-    private struct Settlement {
+    @usableFromInline
+    struct Settlement {
         /// Taken out of the state in every case, so they are released outside the lock.
-        var handlers: [CancelHandler] = []
-        var runHandlers = false
-        var deliver = false
-        var upstream: (any PromiseNode)?
+        @usableFromInline var handlers: [CancelHandler] = []
+        @usableFromInline var runHandlers = false
+        @usableFromInline var deliver = false
+        @usableFromInline var upstream: (any PromiseNode)?
+
+        @inlinable
+        init() {}
     }
 
+    @usableFromInline
     let storage: Lock<State>
 
-    init(state: State) {
+    @inlinable
+    init(state: sending State) {
         storage = Lock(state)
     }
 
     /// Creates a pending promise, for internal operators.
+    @inlinable
     init(resolvingContextID: ObjectIdentifier?) {
-        var state = State()
-        state.resolvingContextID = resolvingContextID
-        storage = Lock(state)
+        storage = Lock(State(resolvingContextID: resolvingContextID))
     }
 
     /// Creates a promise fulfilled with `value`.
     ///
     /// - Parameter value: The value.
+    @inlinable
     public init(_ value: Value) {
         storage = Lock(State(result: .success(value)))
     }
@@ -91,6 +108,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Give the value type explicitly (`Promise<Int>(error)`): it cannot be inferred from an error.
     ///
     /// - Parameter error: The reason. A `CancellationError` makes a cancelled promise.
+    @inlinable
     public init(_ error: any Error) {
         storage = Lock(State(result: .failure(error)))
     }
@@ -102,23 +120,31 @@ public final class Promise<Value: Sendable>: Sendable {
     /// dependents are rejected with ``PromiseError/Code-swift.struct/brokenPromise``.
     ///
     /// - Returns: A new pending promise.
+    @inlinable
     public static func pending() -> Promise<Value> {
         Promise(state: State())
     }
 
     deinit {
-        let (result, callbacks, observed) = storage.withLock { state in
-            (state.result, state.callbacks.take(), state.observed)
+        // This runs unspecialized for every promise: keep the common path to one lock section
+        // whose result type is not generic (each generic type costs a metadata lookup here).
+        let verdict: DeinitVerdict = storage.withLock { state in
+            guard let result = state.result else { return state.callbacks.isEmpty ? .quiet : .broken }
+            if !state.observed, case .failure(let error) = result { return .unobserved(error) }
+            return .quiet
         }
-        if let result {
-            if case .failure(let error) = result, !observed, !(error is CancellationError),
-                (error as? PromiseError)?.code != .brokenPromise
-            {
+        switch verdict {
+        case .quiet:
+            return
+        case .unobserved(let error):
+            if !(error is CancellationError), (error as? PromiseError)?.code != .brokenPromise {
                 Promises.report(PromiseDiagnostic(kind: .unhandledRejection, error: error, valueType: "\(Value.self)"))
             }
             return
+        case .broken:
+            break
         }
-        guard !callbacks.isEmpty else { return }
+        let callbacks = storage.withLock { $0.callbacks.take() }
         let error = PromiseError.broken(Value.self)
         Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
         Scheduler.runImmediately {
@@ -129,9 +155,11 @@ public final class Promise<Value: Sendable>: Sendable {
     // MARK: State
 
     /// Whether the promise is neither fulfilled nor rejected yet.
+    @inlinable
     public var isPending: Bool { storage.withLock { $0.result == nil } }
 
     /// Whether the promise is fulfilled.
+    @inlinable
     public var isFulfilled: Bool {
         storage.withLock { state in
             if case .success = state.result { return true }
@@ -140,6 +168,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Whether the promise is rejected (cancelled promises are rejected too).
+    @inlinable
     public var isRejected: Bool {
         storage.withLock { state in
             if case .failure = state.result { return true }
@@ -148,6 +177,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Whether the promise was rejected with `CancellationError`.
+    @inlinable
     public var isCancelled: Bool {
         storage.withLock { state in
             if case .failure(let error) = state.result { return error is CancellationError }
@@ -156,6 +186,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// The value, if the promise is fulfilled.
+    @inlinable
     public var value: Value? {
         storage.withLock { state in
             if case .success(let value) = state.result { return value }
@@ -164,6 +195,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// The error, if the promise is rejected. Reading it counts as handling the rejection.
+    @inlinable
     public var error: (any Error)? {
         storage.withLock { state in
             guard case .failure(let error) = state.result else { return nil }
@@ -173,6 +205,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// The result, if resolved; reading it counts as handling a rejection.
+    @inlinable
     var currentResult: Result<Value, any Error>? {
         storage.withLock { state in
             if state.result != nil { state.observed = true }
@@ -187,6 +220,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Callbacks are handed to their contexts after this returns (inline ones run first).
     ///
     /// - Parameter value: The value.
+    @inlinable
     public func fulfill(_ value: Value) {
         resolve(.success(value), fromUpstream: false)
     }
@@ -194,6 +228,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Rejects the promise with `error`, unless it is already resolved.
     ///
     /// - Parameter error: The reason. A `CancellationError` cancels the promise.
+    @inlinable
     public func reject(_ error: any Error) {
         resolve(.failure(error), fromUpstream: false)
     }
@@ -201,6 +236,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Fulfils or rejects the promise with `result`, unless it is already resolved.
     ///
     /// - Parameter result: The outcome.
+    @inlinable
     public func resolve(_ result: Result<Value, any Error>) {
         resolve(result, fromUpstream: false)
     }
@@ -210,6 +246,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// the promise it waits for (which is cancelled in turn when no other consumer is left).
     ///
     /// Does nothing if the promise is already resolved.
+    @inlinable
     public func cancel() {
         resolve(.failure(CancellationError()), fromUpstream: false)
     }
@@ -218,6 +255,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// waits for, which is then resolved already and needs no withdrawal. `handled` says a
     /// rejection was already seen by a handler (`catch` passing it on), so it is not reported
     /// as unhandled when nobody observes this promise.
+    @inlinable
     func resolve(_ result: Result<Value, any Error>, fromUpstream: Bool, handled: Bool = false) {
         let settlement: Settlement? = storage.withLock { state in
             guard state.result == nil else { return nil }
@@ -231,7 +269,8 @@ public final class Promise<Value: Sendable>: Sendable {
         }
     }
 
-    private static func settle(
+    @inlinable
+    static func settle(
         _ state: inout State,
         with result: Result<Value, any Error>,
         withdrawingUpstream: Bool
@@ -254,14 +293,18 @@ public final class Promise<Value: Sendable>: Sendable {
         return settlement
     }
 
-    private func finish(_ settlement: Settlement) {
+    @inlinable
+    func finish(_ settlement: Settlement) {
         if settlement.runHandlers {
             for handler in settlement.handlers {
                 handler.run()
             }
         }
-        if settlement.deliver {
-            Scheduler.enqueue(self)
+        // Deliver now, specialized, unless this thread is already draining (then the drain
+        // loop delivers after the current callback returns, which keeps long chains off the stack).
+        if settlement.deliver, let turn = Scheduler.beginDelivery(of: self) {
+            deliverCallbacks()
+            Scheduler.endDelivery(turn)
         }
     }
 
@@ -270,6 +313,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Registers `callback` as a consumer. Returns `true` if the promise was pending (so the
     /// caller should link its derived promise upward), `false` if the callback was dispatched
     /// because the result is already known.
+    @inlinable
     @discardableResult
     func subscribe(_ callback: Callback<Value>) -> Bool {
         let ready: Result<Value, any Error>? = storage.withLock { state in
@@ -298,6 +342,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Registers a callback running on `context` (`nil`: in the resolving thread's drain).
+    @inlinable
     @discardableResult
     func subscribe(
         on context: (any ExecutionContext)?,
@@ -309,6 +354,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Makes `source` this promise's upstream for cancellation, if this promise is pending.
+    @inlinable
     func link(to source: any PromiseNode) {
         storage.withLock { state in
             if state.result == nil { state.upstream = source }
@@ -316,6 +362,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Resolves this promise like `inner` (a promise returned from a callback).
+    @inlinable
     func adopt(_ inner: Promise<Value>) {
         if inner === self {
             resolve(
@@ -339,7 +386,18 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 }
 
+/// What a deinitializing promise has to do, decided under its lock.
+private enum DeinitVerdict {
+    /// Resolved and observed, or pending with nobody waiting: nothing to report.
+    case quiet
+    /// Rejected and nobody looked at the error.
+    case unobserved(any Error)
+    /// Pending with dependents: they must be rejected as broken.
+    case broken
+}
+
 extension Promise: PromiseNode {
+    @inlinable
     func deliverCallbacks() {
         while true {
             let (callbacks, result) = storage.withLock { state in
@@ -352,6 +410,7 @@ extension Promise: PromiseNode {
         }
     }
 
+    @usableFromInline
     func withdrawConsumer() -> (any PromiseNode)? {
         let settlement: Settlement? = storage.withLock { state in
             guard state.result == nil else { return nil }
@@ -364,6 +423,7 @@ extension Promise: PromiseNode {
         return settlement.upstream
     }
 
+    @usableFromInline
     func abandon() {
         resolve(
             .failure(PromiseError(.contextInvalidated, "the context that was to run this promise's callback was invalidated and dropped it")),
@@ -371,6 +431,7 @@ extension Promise: PromiseNode {
         )
     }
 
+    @usableFromInline
     var resolverInfo: (contextID: ObjectIdentifier?, upstream: (any PromiseNode)?, isPending: Bool) {
         storage.withLock { state in
             (state.resolvingContextID, state.upstream, state.result == nil)

@@ -1,16 +1,19 @@
 /// A callback waiting for a promise's result, with where it runs.
+@usableFromInline
 struct Callback<Value: Sendable>: Sendable {
     /// Which outcome may skip the hop to `context` because the body only forwards it.
+    @usableFromInline
     enum Passthrough: Sendable { case none, success, failure }
 
     /// `nil` runs the body in the resolving thread's drain (inline context, internal plumbing).
-    let context: (any ExecutionContext)?
-    let contextID: ObjectIdentifier?
-    let passthrough: Passthrough
+    @usableFromInline let context: (any ExecutionContext)?
+    @usableFromInline let contextID: ObjectIdentifier?
+    @usableFromInline let passthrough: Passthrough
     /// The promise this callback resolves, rejected if its context drops the callback.
-    let owner: (any PromiseNode)?
-    let body: @Sendable (Result<Value, any Error>) -> Void
+    @usableFromInline let owner: (any PromiseNode)?
+    @usableFromInline let body: @Sendable (Result<Value, any Error>) -> Void
 
+    @inlinable
     init(
         _ context: (any ExecutionContext)?,
         passthrough: Passthrough = .none,
@@ -30,6 +33,7 @@ struct Callback<Value: Sendable>: Sendable {
     }
 
     /// Runs or submits the callback. Must be called from inside a drain on this thread.
+    @inlinable
     func dispatch(_ result: Result<Value, any Error>, turn: Turn) {
         guard let context else {
             body(result)
@@ -52,16 +56,19 @@ struct Callback<Value: Sendable>: Sendable {
 }
 
 /// The callbacks of one promise: the first stored inline, an array only from the second on.
+@usableFromInline
 enum CallbackList<Value: Sendable>: Sendable {
     case none
     case one(Callback<Value>)
     case many([Callback<Value>])
 
+    @inlinable
     var isEmpty: Bool {
         if case .none = self { return true }
         return false
     }
 
+    @inlinable
     mutating func append(_ callback: Callback<Value>) {
         switch self {
         case .none:
@@ -76,6 +83,7 @@ enum CallbackList<Value: Sendable>: Sendable {
     }
 
     /// Returns the callbacks and leaves the list empty.
+    @inlinable
     mutating func take() -> CallbackList<Value> {
         let taken = self
         self = .none
@@ -83,6 +91,7 @@ enum CallbackList<Value: Sendable>: Sendable {
     }
 
     /// Dispatches every callback, in the order they were added.
+    @inlinable
     func dispatchAll(_ result: Result<Value, any Error>) {
         let turn = Turn.current
         switch self {
@@ -99,10 +108,18 @@ enum CallbackList<Value: Sendable>: Sendable {
 }
 
 /// A handler registered with `onCancel`.
+@usableFromInline
 struct CancelHandler: Sendable {
-    let context: (any ExecutionContext)?
-    let body: @Sendable () -> Void
+    @usableFromInline let context: (any ExecutionContext)?
+    @usableFromInline let body: @Sendable () -> Void
 
+    @inlinable
+    init(context: (any ExecutionContext)?, body: @escaping @Sendable () -> Void) {
+        self.context = context
+        self.body = body
+    }
+
+    @usableFromInline
     func run() {
         if let context, !isInline(context) {
             Scheduler.submit(context, body)
@@ -127,6 +144,7 @@ struct WeakNode: Sendable {
 }
 
 /// Withdraws a consumer from `node`, and from each upstream that got cancelled as a result.
+@usableFromInline
 func withdrawUpward(from node: (any PromiseNode)?) {
     var next = node
     while let current = next {
@@ -135,7 +153,7 @@ func withdrawUpward(from node: (any PromiseNode)?) {
 }
 
 /// Whether `context` is the inline context (a metatype comparison, cheaper than a dynamic cast).
-@inline(__always)
+@inlinable
 func isInline(_ context: any ExecutionContext) -> Bool {
     ObjectIdentifier(type(of: context)) == ObjectIdentifier(InlineContext.self)
 }

@@ -1,5 +1,5 @@
 internal import Glibc
-internal import Synchronization
+public import Synchronization
 
 /// `Synchronization.Mutex`, made visible to ThreadSanitizer.
 ///
@@ -8,15 +8,18 @@ internal import Synchronization
 /// reports every contended critical section as a race. This wrapper tells it about each
 /// acquire and release through `__tsan_acquire` / `__tsan_release`, which exist only in a
 /// sanitized process; elsewhere the hooks are `nil` and cost one load and branch.
+@usableFromInline
 package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
-    private let mutex: Mutex<Value>
+    @usableFromInline let mutex: Mutex<Value>
 
     /// Creates a lock protecting `value`.
+    @inlinable
     package init(_ value: consuming sending Value) {
         mutex = Mutex(value)
     }
 
     /// Runs `body` with exclusive access to the protected value.
+    @inlinable
     package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
@@ -35,18 +38,20 @@ package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
 }
 
 /// ThreadSanitizer's annotation entry points, found at run time.
-private struct SanitizerHooks: Sendable {
-    typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
-    typealias IgnoreHook = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
-    let acquire: Hook
-    let release: Hook
+@usableFromInline
+struct SanitizerHooks: Sendable {
+    @usableFromInline typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    @usableFromInline typealias IgnoreHook = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
+    @usableFromInline let acquire: Hook
+    @usableFromInline let release: Hook
     /// `AnnotateIgnoreWritesBegin` / `End`: accesses between them are not recorded.
-    let ignoreBegin: IgnoreHook
-    let ignoreEnd: IgnoreHook
+    @usableFromInline let ignoreBegin: IgnoreHook
+    @usableFromInline let ignoreEnd: IgnoreHook
 }
 
 /// `nil` unless the process runs under ThreadSanitizer.
-private let sanitizerHooks: SanitizerHooks? = {
+@usableFromInline
+let sanitizerHooks: SanitizerHooks? = {
     guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release"),
         let ignoreBegin = dlsym(nil, "AnnotateIgnoreWritesBegin"), let ignoreEnd = dlsym(nil, "AnnotateIgnoreWritesEnd")
     else {

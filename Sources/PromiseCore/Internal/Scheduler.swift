@@ -1,6 +1,7 @@
 internal import Synchronization
 
 /// A promise seen without its value type: what the drain loop and upward cancellation need.
+@usableFromInline
 protocol PromiseNode: AnyObject, Sendable {
     /// Delivers the callbacks that were waiting when this promise was resolved.
     func deliverCallbacks()
@@ -15,9 +16,11 @@ protocol PromiseNode: AnyObject, Sendable {
 }
 
 /// Hands callbacks to their contexts, running same-turn work in a loop instead of recursing.
+@usableFromInline
 enum Scheduler {
     /// Delivers `node`'s callbacks now if this thread is not draining, or after the current
     /// callback returns if it is (which keeps a 100 000-link chain off the stack).
+    @usableFromInline
     static func enqueue(_ node: any PromiseNode) {
         let turn = Turn.current
         if turn.draining {
@@ -30,7 +33,29 @@ enum Scheduler {
         turn.draining = false
     }
 
+    /// Like ``enqueue(_:)``, for a caller that delivers `node` itself: returns `nil` after
+    /// queueing `node` if this thread is draining already; otherwise starts a drain and returns
+    /// the turn, and the caller delivers and then calls ``endDelivery(_:)``.
+    @usableFromInline
+    static func beginDelivery(of node: any PromiseNode) -> Turn? {
+        let turn = Turn.current
+        if turn.draining {
+            turn.queue.append(node)
+            return nil
+        }
+        turn.draining = true
+        return turn
+    }
+
+    /// Finishes a drain started by ``beginDelivery(of:)``.
+    @usableFromInline
+    static func endDelivery(_ turn: Turn) {
+        drain(turn)
+        turn.draining = false
+    }
+
     /// Runs `work` now, as part of a drain on this thread (starting one if needed).
+    @usableFromInline
     static func runImmediately(_ work: () -> Void) {
         let turn = Turn.current
         if turn.draining {
@@ -72,6 +97,8 @@ enum Scheduler {
     }
 
     private static func drain(_ turn: Turn) {
+        // Most drains find nothing queued: leave the array alone then (touching it is not free).
+        guard !turn.queue.isEmpty else { return }
         while turn.head < turn.queue.count {
             let node = turn.queue[turn.head]
             turn.head += 1
@@ -87,6 +114,7 @@ enum Scheduler {
 
     /// Submits `work` to `context` as a turn of its own. If the context drops the work (an
     /// invalidated ``InvalidatableQueue``), `owner` is rejected instead of left pending.
+    @usableFromInline
     static func submit(
         _ context: any ExecutionContext,
         owner: (any PromiseNode)? = nil,

@@ -4,9 +4,10 @@ internal import Glibc
 ///
 /// A `Turn` is owned by exactly one thread (it is reached only through a thread-specific key),
 /// so its fields need no lock.
+@usableFromInline
 final class Turn {
     /// The context whose work this thread is running right now, if the library started that work.
-    var currentContextID: ObjectIdentifier?
+    @usableFromInline var currentContextID: ObjectIdentifier?
     /// True while this thread is inside a drain loop; promises resolved meanwhile queue up in `queue`.
     var draining = false
     /// True while an invalidated context hands back work it will not run (see `Scheduler.abandon`).
@@ -16,6 +17,7 @@ final class Turn {
     var head = 0
 
     /// The calling thread's turn, created on first use and released when the thread exits.
+    @usableFromInline
     static var current: Turn {
         if let raw = pthread_getspecific(turnKey) {
             return Unmanaged<Turn>.fromOpaque(raw).takeUnretainedValue()
