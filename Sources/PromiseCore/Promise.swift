@@ -263,7 +263,7 @@ public final class Promise<Value: Sendable>: Sendable {
             return Self.settle(&state, with: result, withdrawingUpstream: !fromUpstream)
         }
         guard let settlement else { return }
-        finish(settlement)
+        finish(settlement, nested: fromUpstream)
         if let upstream = settlement.upstream {
             withdrawUpward(from: upstream)
         }
@@ -293,16 +293,21 @@ public final class Promise<Value: Sendable>: Sendable {
         return settlement
     }
 
+    /// Runs the cancel handlers and delivers the callbacks of a promise just settled.
+    /// `nested` says the library itself settled it, after any user callback returned (a
+    /// chaining method forwarding a result), so delivery may happen at once, nested in the
+    /// current drain, instead of after it.
     @inlinable
-    func finish(_ settlement: Settlement) {
+    func finish(_ settlement: Settlement, nested: Bool = false) {
         if settlement.runHandlers {
             for handler in settlement.handlers {
                 handler.run()
             }
         }
-        // Deliver now, specialized, unless this thread is already draining (then the drain
-        // loop delivers after the current callback returns, which keeps long chains off the stack).
-        if settlement.deliver, let turn = Scheduler.beginDelivery(of: self) {
+        // Deliver now, from specialized code, unless this thread is already draining: then the
+        // drain loop delivers after the current callback returns (which keeps a long chain off
+        // the stack), or, for a nested settlement, at once up to a small depth.
+        if settlement.deliver, let turn = Scheduler.beginDelivery(of: self, nested: nested) {
             deliverCallbacks()
             Scheduler.endDelivery(turn)
         }

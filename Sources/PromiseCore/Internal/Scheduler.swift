@@ -33,23 +33,41 @@ enum Scheduler {
         turn.draining = false
     }
 
-    /// Like ``enqueue(_:)``, for a caller that delivers `node` itself: returns `nil` after
-    /// queueing `node` if this thread is draining already; otherwise starts a drain and returns
-    /// the turn, and the caller delivers and then calls ``endDelivery(_:)``.
+    /// How deep deliveries may nest inside a drain before they are queued instead.
+    static let nestingLimit = 16
+
+    /// Like ``enqueue(_:)``, for a caller that delivers `node` itself (from code specialized
+    /// for its value type, which is several times cheaper than the queue's generic path).
+    ///
+    /// Returns the turn when the caller should deliver now and then call
+    /// ``endDelivery(_:)``: when this thread is not draining (a drain starts), or when it is
+    /// and `nested` is true and fewer than ``nestingLimit`` deliveries are nested already.
+    /// Otherwise queues `node` for the drain loop and returns `nil`.
+    ///
+    /// `nested` is for settlements the library makes after a user callback has returned:
+    /// delivering them at once never runs a callback inside user code's `fulfill` (A+ 2.2.4).
     @usableFromInline
-    static func beginDelivery(of node: any PromiseNode) -> Turn? {
+    static func beginDelivery(of node: any PromiseNode, nested: Bool) -> Turn? {
         let turn = Turn.current
-        if turn.draining {
-            turn.queue.append(node)
-            return nil
+        if !turn.draining {
+            turn.draining = true
+            return turn
         }
-        turn.draining = true
-        return turn
+        if nested, turn.nesting < nestingLimit {
+            turn.nesting += 1
+            return turn
+        }
+        turn.queue.append(node)
+        return nil
     }
 
-    /// Finishes a drain started by ``beginDelivery(of:)``.
+    /// Finishes a delivery started by ``beginDelivery(of:nested:)``.
     @usableFromInline
     static func endDelivery(_ turn: Turn) {
+        if turn.nesting > 0 {
+            turn.nesting -= 1
+            return
+        }
         drain(turn)
         turn.draining = false
     }

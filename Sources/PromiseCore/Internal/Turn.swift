@@ -12,6 +12,8 @@ final class Turn {
     var draining = false
     /// True while an invalidated context hands back work it will not run (see `Scheduler.abandon`).
     var abandoning = false
+    /// How many deliveries are nested inside the current drain (see `Scheduler.beginDelivery`).
+    var nesting = 0
     /// Promises resolved during the current drain whose callbacks still have to be delivered.
     var queue: [any PromiseNode] = []
     var head = 0
