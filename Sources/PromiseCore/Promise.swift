@@ -1,3 +1,4 @@
+public import Synchronization
 
 /// A value that will be available later, or the error that prevented it.
 ///
@@ -66,6 +67,17 @@ public final class Promise<Value: Sendable>: Sendable {
             self.result = result
             self.resolvingContextID = resolvingContextID
         }
+
+        /// Whether `deinit` would have something to do: dependents to break, or a rejection
+        /// nobody observed to report.
+        @inlinable
+        var needsDeinitWork: Bool {
+            switch result {
+            case nil: return !callbacks.isEmpty
+            case .failure?: return !observed
+            case .success?: return false
+            }
+        }
     }
 
     /// What happened when a resolution was applied under the lock.
@@ -84,14 +96,23 @@ public final class Promise<Value: Sendable>: Sendable {
     @usableFromInline
     let storage: Lock<State>
 
+    /// `State.needsDeinitWork`, mirrored after every change under the lock, so that `deinit`,
+    /// which always runs unspecialized, can return at once in the common case without the
+    /// generic lock (a runtime metadata lookup, more than the rest of a promise's life costs).
+    /// Relaxed is enough: the last release of the promise orders these stores before `deinit`.
+    @usableFromInline
+    let attention: Atomic<Bool>
+
     @inlinable
     init(state: sending State) {
+        attention = Atomic(state.needsDeinitWork)
         storage = Lock(state)
     }
 
     /// Creates a pending promise, for internal operators.
     @inlinable
     init(resolvingContextID: ObjectIdentifier?) {
+        attention = Atomic(false)
         storage = Lock(State(resolvingContextID: resolvingContextID))
     }
 
@@ -100,6 +121,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// - Parameter value: The value.
     @inlinable
     public init(_ value: Value) {
+        attention = Atomic(false)
         storage = Lock(State(result: .success(value)))
     }
 
@@ -110,6 +132,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// - Parameter error: The reason. A `CancellationError` makes a cancelled promise.
     @inlinable
     public init(_ error: any Error) {
+        attention = Atomic(true)
         storage = Lock(State(result: .failure(error)))
     }
 
@@ -126,7 +149,8 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     deinit {
-        // This runs unspecialized for every promise: keep the common path to one lock section
+        guard attention.load(ordering: .relaxed) else { return }
+        // This runs unspecialized: keep the path to one lock section
         // whose result type is not generic (each generic type costs a metadata lookup here).
         let verdict: DeinitVerdict = storage.withLock { state in
             guard let result = state.result else { return state.callbacks.isEmpty ? .quiet : .broken }
@@ -200,6 +224,7 @@ public final class Promise<Value: Sendable>: Sendable {
         storage.withLock { state in
             guard case .failure(let error) = state.result else { return nil }
             state.observed = true
+            attention.store(false, ordering: .relaxed)
             return error
         }
     }
@@ -208,7 +233,10 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     var currentResult: Result<Value, any Error>? {
         storage.withLock { state in
-            if state.result != nil { state.observed = true }
+            if state.result != nil {
+                state.observed = true
+                attention.store(false, ordering: .relaxed)
+            }
             return state.result
         }
     }
@@ -260,7 +288,9 @@ public final class Promise<Value: Sendable>: Sendable {
         let settlement: Settlement? = storage.withLock { state in
             guard state.result == nil else { return nil }
             if handled { state.observed = true }
-            return Self.settle(&state, with: result, withdrawingUpstream: !fromUpstream)
+            let settlement = Self.settle(&state, with: result, withdrawingUpstream: !fromUpstream)
+            attention.store(state.needsDeinitWork, ordering: .relaxed)
+            return settlement
         }
         guard let settlement else { return }
         finish(settlement, nested: fromUpstream)
@@ -325,9 +355,11 @@ public final class Promise<Value: Sendable>: Sendable {
             state.observed = true
             state.consumers += 1
             if let result = state.result, !state.deliveryScheduled {
+                attention.store(false, ordering: .relaxed)
                 return result
             }
             state.callbacks.append(callback)
+            attention.store(state.result == nil, ordering: .relaxed)
             return nil
         }
         guard let ready else { return true }
@@ -421,7 +453,9 @@ extension Promise: PromiseNode {
             guard state.result == nil else { return nil }
             state.withdrawn += 1
             guard state.withdrawn >= state.consumers else { return nil }
-            return Self.settle(&state, with: .failure(CancellationError()), withdrawingUpstream: true)
+            let settlement = Self.settle(&state, with: .failure(CancellationError()), withdrawingUpstream: true)
+            attention.store(state.needsDeinitWork, ordering: .relaxed)
+            return settlement
         }
         guard let settlement else { return nil }
         finish(settlement)
