@@ -18,26 +18,12 @@ protocol PromiseNode: AnyObject, Sendable {
 /// Hands callbacks to their contexts, running same-turn work in a loop instead of recursing.
 @usableFromInline
 enum Scheduler {
-    /// Delivers `node`'s callbacks now if this thread is not draining, or after the current
-    /// callback returns if it is (which keeps a 100 000-link chain off the stack).
-    @usableFromInline
-    static func enqueue(_ node: any PromiseNode) {
-        let turn = Turn.current
-        if turn.draining {
-            turn.queue.append(node)
-            return
-        }
-        turn.draining = true
-        node.deliverCallbacks()
-        drain(turn)
-        turn.draining = false
-    }
-
     /// How deep deliveries may nest inside a drain before they are queued instead.
     static let nestingLimit = 16
 
-    /// Like ``enqueue(_:)``, for a caller that delivers `node` itself (from code specialized
-    /// for its value type, which is several times cheaper than the queue's generic path).
+    /// Starts delivering `node`'s callbacks, which the caller then does itself (from code
+    /// specialized for its value type, several times cheaper than the queue's generic path).
+    /// Long chains stay off the stack: what cannot be delivered now waits in the drain queue.
     ///
     /// Returns the turn when the caller should deliver now and then call
     /// ``endDelivery(_:)``: when this thread is not draining (a drain starts), or when it is
