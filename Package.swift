@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "PromiseCore", targets: ["PromiseCore"]),
         .library(name: "PromiseTesting", targets: ["PromiseTesting"]),
+        .library(name: "PromiseFS", targets: ["PromiseFS"]),
     ],
     dependencies: [
         // Only for `make docs` (the generate-documentation command plugin). No target depends
@@ -24,9 +25,15 @@ let package = Package(
     targets: [
         .target(name: "PromiseCore", swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
+        .target(name: "PromiseFS", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
         .testTarget(
             name: "PromiseCoreTests",
             dependencies: ["PromiseCore", "PromiseTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseFSTests",
+            dependencies: ["PromiseFS"],
             swiftSettings: strictSettings
         ),
         .testTarget(

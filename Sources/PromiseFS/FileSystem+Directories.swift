@@ -1,0 +1,67 @@
+extension FileSystem {
+    /// The entries of a directory, sorted by path, without `.` and `..`.
+    ///
+    /// - Parameters:
+    ///   - path: The directory.
+    ///   - recursive: Also list subdirectories' entries (as `sub/name`). Symbolic links are
+    ///     listed, never followed.
+    /// - Returns: A promise for the entries. Cancelling stops a recursive walk between entries.
+    public func listDirectory(_ path: String, recursive: Bool = false) -> Promise<[DirectoryEntry]> {
+        pool.run("list", path: path) { cancelled in try Tree.list(path, recursive: recursive, cancelled: cancelled) }
+    }
+
+    /// Creates a directory.
+    ///
+    /// - Parameters:
+    ///   - path: The directory.
+    ///   - recursive: Also create missing parents, and succeed if the directory exists.
+    ///   - mode: Permission bits for what is created (the process umask applies).
+    /// - Returns: A promise fulfilled once the directory exists.
+    public func createDirectory(_ path: String, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
+        pool.run("mkdir", path: path) { _ in try Tree.createDirectory(path, recursive: recursive, mode: mode) }
+    }
+
+    /// Removes a file, a symbolic link (not what it points to) or a directory.
+    ///
+    /// - Parameters:
+    ///   - path: What to remove.
+    ///   - recursive: Remove a non-empty directory and everything in it. The walk never
+    ///     follows a symbolic link, so nothing outside the tree is touched.
+    /// - Returns: A promise fulfilled once it is gone. Cancelling stops a recursive removal
+    ///   between entries (what was removed stays removed).
+    public func remove(_ path: String, recursive: Bool = false) -> Promise<Void> {
+        pool.run("remove", path: path) { cancelled in try Tree.remove(path, recursive: recursive, cancelled: cancelled) }
+    }
+
+    /// Moves (renames) `from` to `to`, replacing a file at `to`. Across file systems, where
+    /// `rename` cannot work, copies then removes the original.
+    ///
+    /// - Parameters:
+    ///   - from: What to move.
+    ///   - to: The new path.
+    /// - Returns: A promise fulfilled once it has moved.
+    public func move(_ from: String, to: String) -> Promise<Void> {
+        pool.run("rename", path: from) { cancelled in try Tree.move(from, to: to, cancelled: cancelled) }
+    }
+
+    /// Copies a file, a symbolic link (as a link) or, with `recursive`, a directory tree, to
+    /// a path that must not exist yet. Regular files and directories keep their permission bits.
+    ///
+    /// - Parameters:
+    ///   - from: What to copy.
+    ///   - to: The new path.
+    ///   - recursive: Copy a directory and everything in it.
+    /// - Returns: A promise fulfilled once the copy is complete. Cancelling stops between chunks.
+    public func copy(_ from: String, to: String, recursive: Bool = false) -> Promise<Void> {
+        pool.run("copy", path: from) { cancelled in try Tree.copy(from, to: to, recursive: recursive, cancelled: cancelled) }
+    }
+
+    /// Creates a new, empty directory (mode 0700) with a unique name in `$TMPDIR` (or `/tmp`).
+    ///
+    /// - Parameter prefix: The start of its name.
+    /// - Returns: A promise for its path. Removing it is up to you.
+    public func createTemporaryDirectory(prefix: String = "promisefs") -> Promise<String> {
+        let template = "\(Sys.temporaryDirectory)/\(prefix)."
+        return pool.run("mkdtemp", path: template) { _ in try Sys.makeTemporaryDirectory(template) }
+    }
+}

@@ -1,0 +1,208 @@
+/// Promise-returning file operations, each one job on a ``FileIOPool``.
+///
+/// ```swift
+/// let fs = FileSystem()
+/// fs.readText("config.json")
+///     .then { text in try parse(text) }
+///     .then { config in fs.writeFile("config.json", render(config)) }   // atomic by default
+///     .catch { error in print(error) }   // e.g. "no such file or directory opening config.json for reading"
+/// ```
+///
+/// Every operation resolves its promise from a pool thread; chain with `then(on:)` to choose
+/// where your callbacks run (without `on:`, ``Promises/defaultContext``). Cancelling a
+/// promise before its job starts means the job never runs.
+///
+/// Safety defaults: every descriptor is opened `O_CLOEXEC`, `EINTR` is retried and short reads
+/// and writes are looped, new files get mode 0644 unless you give one, whole-file reads take a
+/// size cap, and whole-file writes are atomic unless you ask otherwise.
+public struct FileSystem: Sendable {
+    /// The pool whose threads run the operations.
+    public let pool: FileIOPool
+
+    /// Creates a file system front end on `pool`.
+    ///
+    /// - Parameter pool: The threads to run operations on; ``FileIOPool/shared`` by default.
+    public init(pool: FileIOPool = .shared) {
+        self.pool = pool
+    }
+
+    /// The default cap of ``readFile(_:maxSize:)``: 256 MiB.
+    public static let defaultMaxReadSize = 256 << 20
+
+    // MARK: Whole files
+
+    /// Reads a whole file: open, read, close in one job.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - maxSize: The largest file to accept; a larger one rejects with
+    ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
+    /// - Returns: A promise for the bytes.
+    public func readFile(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
+        pool.run("open", path: path) { _ in
+            let fd = try Sys.open(path, Sys.readOnly, activity: "opening \(path) for reading")
+            defer { Sys.close(fd) }
+            let info = try Sys.fstat(fd, path: path)
+            if info.kind == .directory {
+                throw FSError(.isADirectory, operation: "read", path: path, activity: "reading \(path)")
+            }
+            if info.size > Int64(maxSize) {
+                throw FSError(.tooLarge, operation: "read", path: path,
+                              activity: "reading \(path) (\(info.size) bytes; the cap is \(maxSize))")
+            }
+            return try Sys.readToEnd(fd, path: path, maxSize: maxSize, sizeHint: Int(info.size))
+        }
+    }
+
+    /// Reads a whole file as UTF-8 text. Invalid UTF-8 rejects with
+    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - maxSize: The largest file to accept, in bytes.
+    /// - Returns: A promise for the text.
+    public func readText(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<String> {
+        readFile(path, maxSize: maxSize).then(on: .inline) { bytes in
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw FSError(.invalidUTF8, operation: "read", path: path, activity: "decoding \(path) as UTF-8")
+            }
+            return text
+        }
+    }
+
+    /// Writes a whole file; atomically and durably unless `options` says otherwise.
+    ///
+    /// An atomic write creates a temporary file (mode 0600) in the target's directory, writes
+    /// every byte, gives it the replaced file's permission bits (or `options.mode`, or 0644),
+    /// flushes it, renames it over the target and flushes the directory. On any error the
+    /// temporary file is removed and the target is untouched.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - bytes: The new contents.
+    ///   - options: How to write; ``WriteOptions/atomic`` by default.
+    /// - Returns: A promise fulfilled once the file is written.
+    public func writeFile(
+        _ path: String,
+        _ bytes: some Collection<UInt8> & Sendable,
+        options: WriteOptions = .atomic
+    ) -> Promise<Void> {
+        pool.run("write", path: path) { _ in
+            if options.atomic {
+                try FileWriter.replaceAtomically(path, bytes, options: options)
+            } else {
+                try FileWriter.writeInPlace(path, bytes, options: options)
+            }
+        }
+    }
+
+    /// Writes UTF-8 text to a whole file; see ``writeFile(_:_:options:)``.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - text: The new contents.
+    ///   - options: How to write; ``WriteOptions/atomic`` by default.
+    /// - Returns: A promise fulfilled once the file is written.
+    public func writeText(_ path: String, _ text: String, options: WriteOptions = .atomic) -> Promise<Void> {
+        writeFile(path, Array(text.utf8), options: options)
+    }
+
+    /// Appends bytes to a file, creating it (mode 0644, or `mode`) if needed.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - bytes: What to append.
+    ///   - mode: Permission bits if the file is created.
+    ///   - durable: Flush to disk before fulfilling.
+    /// - Returns: A promise fulfilled once the bytes are written.
+    public func appendFile(
+        _ path: String,
+        _ bytes: some Collection<UInt8> & Sendable,
+        mode: UInt32 = 0o644,
+        durable: Bool = false
+    ) -> Promise<Void> {
+        pool.run("append", path: path) { _ in
+            let fd = try Sys.open(path, Sys.appendFlags, mode: mode, activity: "opening \(path) for appending")
+            defer { Sys.close(fd) }
+            try Sys.write(fd, bytes, offset: nil, path: path)
+            if durable { try Sys.fsync(fd, path: path) }
+        }
+    }
+
+    // MARK: Attributes
+
+    /// The attributes of the file at `path`, following symbolic links.
+    ///
+    /// - Parameter path: The path.
+    /// - Returns: A promise for the attributes.
+    public func stat(_ path: String) -> Promise<FileInfo> {
+        pool.run("stat", path: path) { _ in try Sys.stat(path, followingLinks: true) }
+    }
+
+    /// The attributes of `path` itself: a symbolic link is reported as a link.
+    ///
+    /// - Parameter path: The path.
+    /// - Returns: A promise for the attributes.
+    public func lstat(_ path: String) -> Promise<FileInfo> {
+        pool.run("lstat", path: path) { _ in try Sys.stat(path, followingLinks: false) }
+    }
+
+    /// Whether something exists at `path` (a dangling symbolic link counts).
+    ///
+    /// - Parameter path: The path.
+    /// - Returns: A promise for the answer; other errors (`EACCES` on a parent) reject.
+    public func exists(_ path: String) -> Promise<Bool> {
+        pool.run("lstat", path: path) { _ in try Sys.lstatIfPresent(path) != nil }
+    }
+
+    /// Sets the permission bits of `path` (following symbolic links).
+    ///
+    /// - Parameters:
+    ///   - path: The path.
+    ///   - permissions: The bits, such as `0o640`.
+    /// - Returns: A promise fulfilled once they are set.
+    public func setPermissions(_ path: String, _ permissions: UInt32) -> Promise<Void> {
+        pool.run("chmod", path: path) { _ in try Sys.chmod(path, permissions) }
+    }
+
+    // MARK: Links
+
+    /// The target a symbolic link points to.
+    ///
+    /// - Parameter path: The link.
+    /// - Returns: A promise for the target, as stored in the link.
+    public func readLink(_ path: String) -> Promise<String> {
+        pool.run("readlink", path: path) { _ in try Sys.readLink(path) }
+    }
+
+    /// Creates a symbolic link at `path` pointing to `target`.
+    ///
+    /// - Parameters:
+    ///   - path: Where to create the link.
+    ///   - target: What it points to (stored as given; it need not exist).
+    /// - Returns: A promise fulfilled once the link exists.
+    public func symlink(_ path: String, to target: String) -> Promise<Void> {
+        pool.run("symlink", path: path) { _ in try Sys.symlink(target: target, at: path) }
+    }
+}
+
+extension FileSystem {
+    /// Opens a file for positional, sequential or chunked I/O.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - options: How to open it; ``OpenOptions/read`` by default.
+    /// - Returns: A promise for the open file. Close it with ``FSFile/close()``.
+    public func open(_ path: String, options: OpenOptions = .read) -> Promise<FSFile> {
+        let pool = pool
+        return pool.run("open", path: path) { _ in
+            let flags = Sys.flags(
+                read: options.read, write: options.write, create: options.create,
+                truncate: options.truncate, append: options.append, exclusive: options.exclusive
+            )
+            let purpose = options.write ? (options.read ? "for reading and writing" : "for writing") : "for reading"
+            let fd = try Sys.open(path, flags, mode: options.mode, activity: "opening \(path) \(purpose)")
+            return FSFile(fd: fd, path: path, pool: pool)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// Whole-file writes: the atomic replace and the in-place write.
+enum FileWriter {
+    /// Temp file in the target's directory, write all, keep the old mode, fsync, rename,
+    /// fsync the directory. The target holds the old contents or the new, never a mix.
+    static func replaceAtomically(_ path: String, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
+        let (directory, name) = split(path)
+        let existing = try Sys.lstatIfPresent(path)
+        if let existing {
+            if options.exclusive {
+                throw FSError(.fileExists, operation: "write", path: path, activity: "creating \(path)")
+            }
+            if existing.kind == .directory {
+                throw FSError(.isADirectory, operation: "write", path: path, activity: "writing \(path)")
+            }
+        }
+        let (fd, temporary) = try Sys.makeTemporaryFile("\(directory)/.\(name).tmp-", target: path)
+        var renamed = false
+        defer {
+            Sys.close(fd)
+            if !renamed { try? Sys.unlink(temporary) }
+        }
+        try Sys.write(fd, bytes, offset: nil, path: temporary)
+        let mode = existing.map { $0.kind == .regular ? $0.permissions : (options.mode ?? 0o644) } ?? (options.mode ?? 0o644)
+        try Sys.fchmod(fd, mode, path: temporary)
+        if options.durable { try Sys.fsync(fd, path: temporary) }
+        if options.exclusive, try Sys.lstatIfPresent(path) != nil {
+            throw FSError(.fileExists, operation: "write", path: path, activity: "creating \(path)")
+        }
+        try Sys.rename(temporary, path)
+        renamed = true
+        if options.durable {
+            let dirFD = try Sys.openDirectory(directory)
+            defer { Sys.close(dirFD) }
+            try Sys.fsync(dirFD, path: directory)
+        }
+    }
+
+    /// Truncates (or creates) the file and writes into it.
+    static func writeInPlace(_ path: String, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
+        let flags = Sys.writeTruncateFlags | (options.exclusive ? Sys.exclusiveCreate : 0)
+        let fd = try Sys.open(path, flags, mode: options.mode ?? 0o644, activity: "opening \(path) for writing")
+        defer { Sys.close(fd) }
+        try Sys.write(fd, bytes, offset: nil, path: path)
+        if options.durable { try Sys.fsync(fd, path: path) }
+    }
+
+    /// The directory part (`.` when there is none) and the last component of `path`.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
+        let directory = trimmed[..<slash]
+        return (directory.isEmpty ? "/" : String(directory), String(trimmed[trimmed.index(after: slash)...]))
+    }
+}

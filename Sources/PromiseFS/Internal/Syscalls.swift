@@ -1,0 +1,379 @@
+internal import Glibc
+
+/// Every system call PromiseFS makes, in one place: `EINTR` retried, short reads and writes
+/// looped, every descriptor opened `O_CLOEXEC`, and `-1` turned into an ``FSError`` naming
+/// the operation and the path.
+enum Sys {
+    /// The error for the `errno` the last call left.
+    static func failure(_ operation: String, _ path: String, _ activity: String? = nil) -> FSError {
+        FSError(FSError.Code(rawValue: errno), operation: operation, path: path, activity: activity)
+    }
+
+    /// Calls `body` until it does not fail with `EINTR`.
+    @inline(__always)
+    static func retrying<T: BinaryInteger>(_ body: () -> T) -> T {
+        while true {
+            let result = body()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    // MARK: Descriptors
+
+    static let readOnly = O_RDONLY
+    static let appendFlags = O_WRONLY | O_APPEND | O_CREAT
+    static let writeTruncateFlags = O_WRONLY | O_CREAT | O_TRUNC
+    static let exclusiveCreate = O_EXCL
+    static let directoryFlags = O_RDONLY | O_DIRECTORY
+
+    /// Open flags for ``FSFile``.
+    static func flags(read: Bool, write: Bool, create: Bool, truncate: Bool, append: Bool, exclusive: Bool) -> Int32 {
+        var flags: Int32 = read && write ? O_RDWR : (write ? O_WRONLY : O_RDONLY)
+        if create { flags |= O_CREAT }
+        if truncate { flags |= O_TRUNC }
+        if append { flags |= O_APPEND }
+        if exclusive { flags |= O_EXCL }
+        return flags
+    }
+
+    static func open(_ path: String, _ flags: Int32, mode: UInt32 = 0o644, activity: String) throws(FSError) -> Int32 {
+        let fd = retrying { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) }
+        guard fd >= 0 else { throw failure("open", path, activity) }
+        return fd
+    }
+
+    /// Opens `name` relative to the directory `dirFD`, never following a final symbolic link.
+    static func openNoFollow(_ dirFD: Int32, _ name: String, _ flags: Int32, path: String) throws(FSError) -> Int32 {
+        let fd = retrying { Glibc.openat(dirFD, name, flags | O_CLOEXEC | O_NOFOLLOW, 0) }
+        guard fd >= 0 else { throw failure("open", path, "opening \(path)") }
+        return fd
+    }
+
+    /// Closes `fd`. On Linux the descriptor is gone even when `close` reports `EINTR`, so it
+    /// is never retried.
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// Reads the rest of `fd`, failing with ``FSError/Code-swift.struct/tooLarge`` past
+    /// `maxSize` bytes (it reads at most one byte more to tell).
+    static func readToEnd(_ fd: Int32, path: String, maxSize: Int, sizeHint: Int) throws(FSError) -> [UInt8] {
+        let limit = maxSize + 1
+        var result: [UInt8] = []
+        var capacity = min(max(sizeHint + 1, 4096), limit)
+        while true {
+            let (chunk, atEnd) = try fill(fd, capacity: capacity, offset: nil, path: path)
+            if result.isEmpty { result = chunk } else { result.append(contentsOf: chunk) }
+            if result.count > maxSize {
+                throw FSError(.tooLarge, operation: "read", path: path, activity: "reading \(path) (the cap is \(maxSize) bytes)")
+            }
+            if atEnd { return result }
+            capacity = min(capacity * 2, 1 << 24, limit - result.count)
+        }
+    }
+
+    /// Reads up to `count` bytes at `offset` (or at the current position when `offset` is nil),
+    /// looping over short reads until `count` bytes or the end of the file.
+    static func read(_ fd: Int32, count: Int, offset: Int64?, path: String) throws(FSError) -> [UInt8] {
+        try fill(fd, capacity: count, offset: offset, path: path).bytes
+    }
+
+    /// Reads into a new array of `capacity` bytes until it is full or the file ends; one copy,
+    /// no zero-filling.
+    private static func fill(_ fd: Int32, capacity: Int, offset: Int64?, path: String) throws(FSError) -> (bytes: [UInt8], atEnd: Bool) {
+        var readError: Int32 = 0
+        var atEnd = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(capacity, 0)) { buffer, filled in
+            filled = 0
+            while filled < capacity {
+                let n = retrying {
+                    if let offset {
+                        return Glibc.pread(fd, buffer.baseAddress! + filled, capacity - filled, off_t(offset) + off_t(filled))
+                    }
+                    return Glibc.read(fd, buffer.baseAddress! + filled, capacity - filled)
+                }
+                if n < 0 { readError = errno; return }
+                if n == 0 { atEnd = true; return }
+                filled += n
+            }
+        }
+        if readError != 0 {
+            throw FSError(FSError.Code(rawValue: readError), operation: "read", path: path, activity: "reading \(path)")
+        }
+        return (bytes, atEnd)
+    }
+
+    /// Writes all of `bytes` at `offset` (or at the current position), looping over short writes.
+    static func write(_ fd: Int32, _ bytes: some Collection<UInt8>, offset: Int64?, path: String) throws(FSError) {
+        var writeError: Int32 = 0
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            writeError = writeAll(fd, UnsafeRawBufferPointer(buffer), offset: offset)
+        }
+        if done == nil {
+            let copy = Array(bytes)
+            copy.withUnsafeBytes { writeError = writeAll(fd, $0, offset: offset) }
+        }
+        if writeError != 0 {
+            throw FSError(FSError.Code(rawValue: writeError), operation: "write", path: path, activity: "writing \(path)")
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, offset: Int64?) -> Int32 {
+        var written = 0
+        while written < buffer.count {
+            let n = retrying {
+                if let offset {
+                    return Glibc.pwrite(fd, buffer.baseAddress! + written, buffer.count - written, off_t(offset) + off_t(written))
+                }
+                return Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+            }
+            if n < 0 { return errno }
+            written += n
+        }
+        return 0
+    }
+
+    static func fsync(_ fd: Int32, path: String) throws(FSError) {
+        guard retrying({ Glibc.fsync(fd) }) == 0 else { throw failure("fsync", path, "flushing \(path) to disk") }
+    }
+
+    static func ftruncate(_ fd: Int32, _ size: Int64, path: String) throws(FSError) {
+        guard retrying({ Glibc.ftruncate(fd, off_t(size)) }) == 0 else {
+            throw failure("truncate", path, "truncating \(path) to \(size) bytes")
+        }
+    }
+
+    static func seek(_ fd: Int32, to offset: Int64, path: String) throws(FSError) {
+        guard Glibc.lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw failure("seek", path, "seeking in \(path)") }
+    }
+
+    // MARK: Metadata
+
+    static func stat(_ path: String, followingLinks: Bool) throws(FSError) -> FileInfo {
+        var info = Glibc.stat()
+        let flags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
+        let status = retrying { Glibc.fstatat(AT_FDCWD, path, &info, flags) }
+        guard status == 0 else { throw failure(followingLinks ? "stat" : "lstat", path, "reading the attributes of \(path)") }
+        return FileInfo(info)
+    }
+
+    static func fstat(_ fd: Int32, path: String) throws(FSError) -> FileInfo {
+        var info = Glibc.stat()
+        guard retrying({ Glibc.fstat(fd, &info) }) == 0 else { throw failure("fstat", path, "reading the attributes of \(path)") }
+        return FileInfo(info)
+    }
+
+    /// `lstat` that reports a missing path as `nil` instead of an error.
+    static func lstatIfPresent(_ path: String) throws(FSError) -> FileInfo? {
+        var info = Glibc.stat()
+        if retrying({ Glibc.lstat(path, &info) }) == 0 { return FileInfo(info) }
+        if errno == ENOENT { return nil }
+        throw failure("lstat", path, "reading the attributes of \(path)")
+    }
+
+    static func chmod(_ path: String, _ mode: UInt32) throws(FSError) {
+        guard retrying({ Glibc.chmod(path, mode_t(mode)) }) == 0 else {
+            throw failure("chmod", path, "changing the permissions of \(path)")
+        }
+    }
+
+    static func fchmod(_ fd: Int32, _ mode: UInt32, path: String) throws(FSError) {
+        guard retrying({ Glibc.fchmod(fd, mode_t(mode)) }) == 0 else {
+            throw failure("chmod", path, "changing the permissions of \(path)")
+        }
+    }
+
+    // MARK: Names
+
+    static func rename(_ from: String, _ to: String) throws(FSError) {
+        _ = try rename(from, to, crossDeviceIsFine: false)
+    }
+
+    /// Renames; returns `false` instead of failing with `EXDEV` when `crossDeviceIsFine`.
+    static func rename(_ from: String, _ to: String, crossDeviceIsFine: Bool) throws(FSError) -> Bool {
+        if retrying({ Glibc.rename(from, to) }) == 0 { return true }
+        if crossDeviceIsFine && errno == EXDEV { return false }
+        throw failure("rename", from, "renaming \(from) to \(to)")
+    }
+
+    static func unlink(_ path: String) throws(FSError) {
+        guard retrying({ Glibc.unlink(path) }) == 0 else { throw failure("unlink", path, "removing \(path)") }
+    }
+
+    static func rmdir(_ path: String) throws(FSError) {
+        guard retrying({ Glibc.rmdir(path) }) == 0 else { throw failure("rmdir", path, "removing the directory \(path)") }
+    }
+
+    /// Removes `name` in the directory `dirFD` (a directory when `directory` is true).
+    static func unlinkAt(_ dirFD: Int32, _ name: String, directory: Bool, path: String) throws(FSError) {
+        guard retrying({ Glibc.unlinkat(dirFD, name, directory ? AT_REMOVEDIR : 0) }) == 0 else {
+            throw failure("unlink", path, directory ? "removing the directory \(path)" : "removing \(path)")
+        }
+    }
+
+    static func mkdir(_ path: String, _ mode: UInt32) throws(FSError) {
+        _ = try mkdir(path, mode, existingIsFine: false)
+    }
+
+    /// Creates a directory; returns `false` instead of failing with `EEXIST` when `existingIsFine`.
+    static func mkdir(_ path: String, _ mode: UInt32, existingIsFine: Bool) throws(FSError) -> Bool {
+        if retrying({ Glibc.mkdir(path, mode_t(mode)) }) == 0 { return true }
+        if existingIsFine && errno == EEXIST { return false }
+        throw failure("mkdir", path, "creating the directory \(path)")
+    }
+
+    static func symlink(target: String, at path: String) throws(FSError) {
+        guard retrying({ Glibc.symlink(target, path) }) == 0 else {
+            throw failure("symlink", path, "creating the symbolic link \(path) to \(target)")
+        }
+    }
+
+    static func readLink(_ path: String) throws(FSError) -> String {
+        var capacity = 256
+        while true {
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let n = retrying { Glibc.readlink(path, &buffer, capacity) }
+            guard n >= 0 else { throw failure("readlink", path, "reading the symbolic link \(path)") }
+            if n < capacity {
+                return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            capacity *= 4
+        }
+    }
+
+    /// `prefix` followed by 12 random letters and digits.
+    static func uniqueName(_ prefix: String) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return prefix + String((0..<12).map { _ in alphabet.randomElement(using: &generator)! })
+    }
+
+    /// Creates a new file named `prefix` + a random suffix, mode 0600, `O_EXCL | O_CLOEXEC`
+    /// (mkostemp's job, without its `_GNU_SOURCE`); returns its descriptor and path.
+    static func makeTemporaryFile(_ prefix: String, target: String) throws(FSError) -> (fd: Int32, path: String) {
+        while true {
+            let path = uniqueName(prefix)
+            let fd = retrying { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+            if fd >= 0 { return (fd, path) }
+            if errno != EEXIST { throw failure("open", target, "creating a temporary file next to \(target)") }
+        }
+    }
+
+    /// Creates a new directory named `prefix` + a random suffix, mode 0700; returns its path.
+    static func makeTemporaryDirectory(_ prefix: String) throws(FSError) -> String {
+        while true {
+            let path = uniqueName(prefix)
+            if retrying({ Glibc.mkdir(path, 0o700) }) == 0 { return path }
+            if errno != EEXIST { throw failure("mkdir", path, "creating the temporary directory \(path)") }
+        }
+    }
+
+    /// The directory for temporary files: `$TMPDIR`, or `/tmp`.
+    static var temporaryDirectory: String {
+        if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
+        return "/tmp"
+    }
+
+    // MARK: Directories
+
+    /// The entries of the directory open as `fd` (which this takes over and closes), without
+    /// `.` and `..`, with their kinds where the file system reports them.
+    static func entries(ofDirectoryFD fd: Int32, path: String) throws(FSError) -> [(name: String, kind: FileKind?)] {
+        guard let dir = Glibc.fdopendir(fd) else {
+            let error = failure("opendir", path, "listing \(path)")
+            close(fd)
+            throw error
+        }
+        defer { Glibc.closedir(dir) }
+        var result: [(name: String, kind: FileKind?)] = []
+        while true {
+            errno = 0
+            guard let entry = Glibc.readdir(dir) else {
+                if errno != 0 { throw failure("readdir", path, "listing \(path)") }
+                return result
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            result.append((name, FileKind(directoryEntryType: entry.pointee.d_type)))
+        }
+    }
+
+    /// Opens the directory at `path` for listing.
+    static func openDirectory(_ path: String, followingLinks: Bool = true) throws(FSError) -> Int32 {
+        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
+        let fd = retrying { Glibc.open(path, flags, 0) }
+        guard fd >= 0 else { throw failure("open", path, "opening the directory \(path)") }
+        return fd
+    }
+
+    /// A second descriptor of `fd` (close-on-exec); on failure `fd` is closed too, since the
+    /// caller was about to hand it over.
+    static func duplicate(consumingOnFailure fd: Int32, path: String) throws(FSError) -> Int32 {
+        let copy = Glibc.fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else {
+            let error = failure("dup", path, "listing \(path)")
+            close(fd)
+            throw error
+        }
+        return copy
+    }
+
+    /// Kind of `name` in the directory `dirFD`, not following symbolic links.
+    static func kind(at dirFD: Int32, _ name: String, path: String) throws(FSError) -> FileKind {
+        var info = Glibc.stat()
+        guard retrying({ Glibc.fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+            throw failure("lstat", path, "reading the attributes of \(path)")
+        }
+        return FileInfo(info).kind
+    }
+}
+
+extension FileInfo {
+    init(_ info: Glibc.stat) {
+        self.init(
+            size: Int64(info.st_size),
+            kind: FileKind(mode: UInt32(info.st_mode)),
+            permissions: UInt32(info.st_mode) & 0o7777,
+            modificationTime: FileTime(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec)),
+            accessTime: FileTime(seconds: Int64(info.st_atim.tv_sec), nanoseconds: Int64(info.st_atim.tv_nsec)),
+            statusChangeTime: FileTime(seconds: Int64(info.st_ctim.tv_sec), nanoseconds: Int64(info.st_ctim.tv_nsec)),
+            inode: UInt64(info.st_ino),
+            device: UInt64(info.st_dev),
+            linkCount: UInt64(info.st_nlink),
+            ownerID: UInt32(info.st_uid),
+            groupID: UInt32(info.st_gid)
+        )
+    }
+}
+
+extension FileKind {
+    init(mode: UInt32) {
+        switch mode & 0o170000 {
+        case 0o100000: self = .regular
+        case 0o040000: self = .directory
+        case 0o120000: self = .symbolicLink
+        case 0o020000: self = .characterDevice
+        case 0o060000: self = .blockDevice
+        case 0o010000: self = .fifo
+        case 0o140000: self = .socket
+        default: self = .unknown
+        }
+    }
+
+    /// The kind a `readdir` entry reports, or `nil` when the file system does not say.
+    init?(directoryEntryType type: UInt8) {
+        switch type {
+        case 8: self = .regular
+        case 4: self = .directory
+        case 10: self = .symbolicLink
+        case 2: self = .characterDevice
+        case 6: self = .blockDevice
+        case 1: self = .fifo
+        case 12: self = .socket
+        default: return nil
+        }
+    }
+}

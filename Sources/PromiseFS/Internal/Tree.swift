@@ -1,0 +1,137 @@
+/// Directory trees: listing, removal, copying. Walks go through directory descriptors with
+/// `O_NOFOLLOW`, so a symbolic link inside a tree is listed, removed or copied as a link and
+/// never followed out of the tree.
+enum Tree {
+    static func list(_ path: String, recursive: Bool, cancelled: CancelFlag) throws -> [DirectoryEntry] {
+        var result: [DirectoryEntry] = []
+        let fd = try Sys.openDirectory(path)
+        try list(fd: fd, path: path, prefix: "", recursive: recursive, into: &result, cancelled: cancelled)
+        result.sort { $0.relativePath < $1.relativePath }
+        return result
+    }
+
+    /// Lists the directory open as `fd` (taken over and closed).
+    private static func list(
+        fd: Int32, path: String, prefix: String, recursive: Bool,
+        into result: inout [DirectoryEntry], cancelled: CancelFlag
+    ) throws {
+        // A second descriptor of the same directory: the first is consumed by the listing.
+        let walker = try Sys.duplicate(consumingOnFailure: fd, path: path)
+        defer { Sys.close(walker) }
+        for (name, reported) in try Sys.entries(ofDirectoryFD: fd, path: path) {
+            try cancelled.check()
+            let childPath = "\(path)/\(name)"
+            let kind = try reported ?? Sys.kind(at: walker, name, path: childPath)
+            result.append(DirectoryEntry(relativePath: prefix + name, kind: kind))
+            if recursive, kind == .directory {
+                let child = try Sys.openNoFollow(walker, name, Sys.directoryFlags, path: childPath)
+                try list(fd: child, path: childPath, prefix: "\(prefix)\(name)/", recursive: true, into: &result, cancelled: cancelled)
+            }
+        }
+    }
+
+    /// Removes `path`; a directory only when `recursive` is true (or it is empty).
+    static func remove(_ path: String, recursive: Bool, cancelled: CancelFlag) throws {
+        guard let info = try Sys.lstatIfPresent(path) else {
+            throw FSError(.noSuchFileOrDirectory, operation: "remove", path: path, activity: "removing \(path)")
+        }
+        guard info.kind == .directory else { return try Sys.unlink(path) }
+        if recursive {
+            let fd = try Sys.openDirectory(path, followingLinks: false)
+            try emptyDirectory(fd: fd, path: path, cancelled: cancelled)
+        }
+        try Sys.rmdir(path)
+    }
+
+    /// Removes everything inside the directory open as `fd` (taken over and closed).
+    private static func emptyDirectory(fd: Int32, path: String, cancelled: CancelFlag) throws {
+        let walker = try Sys.duplicate(consumingOnFailure: fd, path: path)
+        defer { Sys.close(walker) }
+        for (name, reported) in try Sys.entries(ofDirectoryFD: fd, path: path) {
+            try cancelled.check()
+            let childPath = "\(path)/\(name)"
+            let kind = try reported ?? Sys.kind(at: walker, name, path: childPath)
+            if kind == .directory {
+                let child = try Sys.openNoFollow(walker, name, Sys.directoryFlags, path: childPath)
+                try emptyDirectory(fd: child, path: childPath, cancelled: cancelled)
+            }
+            try Sys.unlinkAt(walker, name, directory: kind == .directory, path: childPath)
+        }
+    }
+
+    static func createDirectory(_ path: String, recursive: Bool, mode: UInt32) throws {
+        guard recursive else { return try Sys.mkdir(path, mode) }
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += prefix.isEmpty || prefix.hasSuffix("/") ? String(component) : "/\(component)"
+            if let info = try Sys.lstatIfPresent(prefix) {
+                if info.kind == .directory { continue }
+                if info.kind == .symbolicLink, (try? Sys.stat(prefix, followingLinks: true))?.kind == .directory { continue }
+                throw FSError(.notADirectory, operation: "mkdir", path: path,
+                              activity: "creating the directory \(path) (\(prefix) is not a directory)")
+            }
+            // `false`: made by someone else meanwhile, which is as good.
+            _ = try Sys.mkdir(prefix, mode, existingIsFine: true)
+        }
+    }
+
+    /// Copies `from` to `to`, which must not exist. Regular files keep their permission bits,
+    /// symbolic links are copied as links, directories only when `recursive` is true.
+    static func copy(_ from: String, to: String, recursive: Bool, cancelled: CancelFlag) throws {
+        let info = try Sys.stat(from, followingLinks: false)
+        switch info.kind {
+        case .regular:
+            try copyFile(from, to: to, mode: info.permissions, cancelled: cancelled)
+        case .symbolicLink:
+            try Sys.symlink(target: Sys.readLink(from), at: to)
+        case .directory:
+            guard recursive else {
+                throw FSError(.isADirectory, operation: "copy", path: from,
+                              activity: "copying \(from) (a directory; pass recursive: true)")
+            }
+            try Sys.mkdir(to, 0o700)
+            for entry in try list(from, recursive: false, cancelled: cancelled) {
+                try cancelled.check()
+                try copy("\(from)/\(entry.relativePath)", to: "\(to)/\(entry.relativePath)", recursive: true, cancelled: cancelled)
+            }
+            try Sys.chmod(to, info.permissions)
+        default:
+            throw FSError(.invalidArgument, operation: "copy", path: from,
+                          activity: "copying \(from) (a \(info.kind), which only regular files, links and directories can be)")
+        }
+    }
+
+    static let copyChunk = 1 << 20
+
+    private static func copyFile(_ from: String, to: String, mode: UInt32, cancelled: CancelFlag) throws {
+        let source = try Sys.open(from, Sys.readOnly, activity: "opening \(from) for reading")
+        defer { Sys.close(source) }
+        let target = try Sys.open(to, Sys.writeTruncateFlags | Sys.exclusiveCreate, mode: 0o600, activity: "creating \(to)")
+        var finished = false
+        defer {
+            Sys.close(target)
+            if !finished { try? Sys.unlink(to) }
+        }
+        while true {
+            try cancelled.check()
+            let chunk = try Sys.read(source, count: copyChunk, offset: nil, path: from)
+            if chunk.isEmpty { break }
+            try Sys.write(target, chunk, offset: nil, path: to)
+        }
+        try Sys.fchmod(target, mode, path: to)
+        finished = true
+    }
+
+    /// Renames, or copies and removes when the two paths are on different file systems.
+    static func move(_ from: String, to: String, cancelled: CancelFlag) throws {
+        if try !Sys.rename(from, to, crossDeviceIsFine: true) {
+            do {
+                try copy(from, to: to, recursive: true, cancelled: cancelled)
+            } catch {
+                try? remove(to, recursive: true, cancelled: CancelFlag())
+                throw error
+            }
+            try remove(from, recursive: true, cancelled: cancelled)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import PromiseFS
+import Testing
+
+@Suite struct FSErrorTests {
+    @Test func describesWhatFailedInOneLine() {
+        let error = FSError(.permissionDenied, operation: "open", path: "/etc/shadow", activity: "opening /etc/shadow for reading")
+        #expect(error.description == "permission denied opening /etc/shadow for reading")
+        #expect(FSError(.init(rawValue: 9999), operation: "open", path: "/x").description == "errno 9999 open /x")
+    }
+
+    @Test func codesMatchInCatchClauses() {
+        func classify(_ error: any Error) -> String {
+            switch error {
+            case FSError.Code.noSuchFileOrDirectory: return "missing"
+            case FSError.Code.permissionDenied: return "denied"
+            default: return "other"
+            }
+        }
+        #expect(classify(FSError(.noSuchFileOrDirectory, operation: "open", path: "/a")) == "missing")
+        #expect(classify(FSError(.permissionDenied, operation: "open", path: "/a")) == "denied")
+        #expect(classify(CancellationError()) == "other")
+    }
+}
