@@ -33,7 +33,14 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseFSTests",
+            dependencies: ["PromiseFS", "promisefs-helper"],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseFSTests (a writer to kill, a size limit, a non-root reader).
+        .executableTarget(
+            name: "promisefs-helper",
             dependencies: ["PromiseFS"],
+            path: "Tests/PromiseFSHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(

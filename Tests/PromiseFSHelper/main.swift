@@ -1,0 +1,64 @@
+// promisefs-helper: runs PromiseFS in a process of its own, for the tests that must kill a
+// writer, limit its file size, or drop root. Not a product; the PromiseFS tests spawn it.
+//
+//   promisefs-helper rewrite PATH SIZE        rewrite PATH atomically forever; generation g
+//                                             fills all SIZE bytes with g % 251
+//   promisefs-helper fsize PATH LIMIT SIZE    under RLIMIT_FSIZE = LIMIT, write SIZE bytes
+//                                             atomically over PATH; print the error
+//   promisefs-helper nobody-read PATH         drop to uid/gid 65534, read PATH; print the error
+import Glibc
+import PromiseFS
+
+let arguments = CommandLine.arguments
+let fs = FileSystem()
+
+func say(_ line: String) {
+    print(line)
+    fflush(nil)  // every stream: no global `stdout` access in Swift 6 mode
+}
+
+func fail(_ line: String) -> Never {
+    say(line)
+    exit(2)
+}
+
+guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read PATH …") }
+let path = arguments[2]
+
+switch arguments[1] {
+case "rewrite":
+    guard arguments.count == 4, let size = Int(arguments[3]) else { fail("usage: rewrite PATH SIZE") }
+    var generation = 0
+    say("ready")
+    while true {
+        generation += 1
+        do {
+            try awaitPromise(fs.writeFile(path, [UInt8](repeating: UInt8(generation % 251), count: size)))
+        } catch {
+            fail("write failed: \(error)")
+        }
+    }
+case "fsize":
+    guard arguments.count == 5, let limit = Int(arguments[3]), let size = Int(arguments[4]) else {
+        fail("usage: fsize PATH LIMIT SIZE")
+    }
+    signal(SIGXFSZ, SIG_IGN)  // get EFBIG instead of being killed
+    var rule = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
+    guard setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &rule) == 0 else { fail("setrlimit failed") }
+    do {
+        try awaitPromise(fs.writeFile(path, [UInt8](repeating: 1, count: size)))
+        say("written")
+    } catch {
+        say("\(error)")
+    }
+case "nobody-read":
+    guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop to uid 65534 (not root?)") }
+    do {
+        _ = try awaitPromise(fs.readFile(path))
+        say("read")
+    } catch {
+        say("\(error)")
+    }
+default:
+    fail("unknown command \(arguments[1])")
+}

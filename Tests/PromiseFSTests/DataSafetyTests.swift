@@ -1,0 +1,128 @@
+import Glibc
+import PromiseFS
+import Testing
+
+/// A `promisefs-helper` process (built next to the test binary).
+struct Helper {
+    let pid: pid_t
+    let outputPath: String
+
+    static var executable: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        precondition(n > 0, "cannot read /proc/self/exe")
+        let me = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return me[..<me.lastIndex(of: "/")!] + "/promisefs-helper"
+    }
+
+    /// Starts the helper with `arguments`, its standard output going to `outputPath`.
+    init(_ arguments: [String], outputPath: String) throws {
+        self.outputPath = outputPath
+        let executable = Self.executable
+        guard access(executable, X_OK) == 0 else {
+            throw FSError(.noSuchFileOrDirectory, operation: "spawn", path: executable,
+                          activity: "starting \(executable) (build the tests with `swift build --build-tests`)")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard status == 0 else { throw FSError(FSError.Code(rawValue: status), operation: "spawn", path: executable) }
+        self.pid = pid
+    }
+
+    var output: String { plainRead(outputPath) ?? "" }
+
+    /// Waits for the helper to exit; its exit status, or 128 + the signal that ended it.
+    @discardableResult
+    func wait() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
+
+@Suite struct DataSafetyTests {
+    let fs = FileSystem()
+
+    @Test func anAtomicWriteKilledWithSIGKILLLeavesTheOldOrTheNewContentNeverAMix() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let size = 2_000_000
+        let target = dir("state.bin")
+        for round in 0..<6 {
+            let helper = try Helper(["rewrite", target, "\(size)"], outputPath: dir("out-\(round)"))
+            while !helper.output.hasPrefix("ready") { try await Task.sleep(for: .milliseconds(1)) }
+            try await Task.sleep(for: .milliseconds(20 + 15 * round))
+            kill(helper.pid, SIGKILL)
+            #expect(helper.wait() == 128 + SIGKILL, "the writer must still have been writing: \(helper.output)")
+            guard let info = try? await fs.stat(target).get() else { continue }  // killed before the first rename
+            let bytes = try await fs.readFile(target).get()
+            #expect(info.size == Int64(size) && bytes.count == size, "round \(round): a torn file of \(bytes.count) bytes")
+            #expect(Set(bytes).count == 1, "round \(round): bytes of several generations in one file")
+        }
+        // Only temporary files may be left over from the kills, never a damaged target.
+        let debris = plainList(dir.path).filter { $0.hasPrefix(".state.bin.tmp-") }
+        #expect(!debris.isEmpty, "no kill landed in the middle of a write, so this run proved nothing")
+        for name in debris { unlink(dir(name)) }
+        #expect(plainList(dir.path).filter { $0.hasPrefix("state") } == ["state.bin"])
+    }
+
+    @Test func runningOutOfFileSizeGivesAClearErrorAndKeepsTheOldFile() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        plainWrite(dir("config"), "old and intact")
+        let helper = try Helper(["fsize", dir("config"), "65536", "1000000"], outputPath: dir("out"))
+        #expect(helper.wait() == 0)
+        #expect(helper.output.hasPrefix("file too large writing \(dir(".config.tmp-"))"), "\(helper.output)")
+        #expect(plainRead(dir("config")) == "old and intact")
+        #expect(plainList(dir.path) == ["config", "out"], "no temporary file may be left behind")
+    }
+
+    @Test func aNonRootReaderGetsPermissionDenied() async throws {
+        guard getuid() == 0 else {
+            // As a normal user, permission bits alone refuse the read in-process.
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            plainWrite(dir("secret"), "x", mode: 0o000)
+            #expect(await fsError(fs.readFile(dir("secret")))?.code == .permissionDenied)
+            return
+        }
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        chmod(dir.path, 0o755)
+        plainWrite(dir("secret"), "root only", mode: 0o600)
+        let helper = try Helper(["nobody-read", dir("secret")], outputPath: "/tmp/promisefs-nobody-\(getpid())")
+        defer { unlink(helper.outputPath) }
+        #expect(helper.wait() == 0)
+        #expect(helper.output == "permission denied opening \(dir("secret")) for reading\n")
+    }
+
+    @Test func aOneGibibyteFileReadInChunksKeepsMemoryFlat() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let size: Int64 = 1 << 30
+        let file = try await fs.open(dir("huge"), options: OpenOptions(write: true, create: true)).get()
+        try await file.truncate(to: size).get()  // sparse: no disk space, real reads
+        let before = residentBytes()
+        let peak = Counter()
+        let total = try await file.forEachChunk(size: 1 << 20, on: .inline) { chunk in
+            peak.max(residentBytes())
+            precondition(chunk.count == 1 << 20)
+        }.get()
+        try await file.close().get()
+        #expect(total == size)
+        #expect(peak.value - before < 256 << 20, "resident memory grew by \((peak.value - before) >> 20) MiB reading 1 GiB")
+    }
+}
+
+/// This process's resident memory, from /proc/self/statm.
+func residentBytes() -> Int {
+    let fields = (plainRead("/proc/self/statm") ?? "").split(separator: " ")
+    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
