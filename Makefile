@@ -40,13 +40,15 @@ test-tsan:
 bench: bootstrap
 	cd Benchmarks && ./ratios.sh
 
-## docs: DocC catalogs of PromiseCore and PromiseTesting into .build-docs/ (swift-docc-plugin; warnings fail)
+## docs: DocC catalogs of PromiseCore, PromiseTesting and PromiseFS into .build-docs/ (swift-docc-plugin; warnings fail)
 docs: bootstrap
 	mkdir -p .build-docs
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseCore --output-path .build-docs/PromiseCore --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseTesting --output-path .build-docs/PromiseTesting --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseFS --output-path .build-docs/PromiseFS --warnings-as-errors
 
 clean:
 	rm -rf .build .build-tsan .build-docs Examples/.build Benchmarks/.build

@@ -190,7 +190,7 @@ public final class FSFile: Sendable {
     ///
     /// - Parameters:
     ///   - size: The chunk size in bytes.
-    ///   - context: Where `body` runs; `nil` means ``Promises/defaultContext``.
+    ///   - context: Where `body` runs; `nil` means `Promises.defaultContext`.
     ///   - body: Handles a chunk; throwing stops the reading and rejects the result.
     /// - Returns: A promise for the number of bytes read. Cancelling it stops between chunks
     ///   and cancels the read in flight.

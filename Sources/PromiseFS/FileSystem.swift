@@ -9,7 +9,7 @@
 /// ```
 ///
 /// Every operation resolves its promise from a pool thread; chain with `then(on:)` to choose
-/// where your callbacks run (without `on:`, ``Promises/defaultContext``). Cancelling a
+/// where your callbacks run (without `on:`, `Promises.defaultContext`). Cancelling a
 /// promise before its job starts means the job never runs.
 ///
 /// Safety defaults: every descriptor is opened `O_CLOEXEC`, `EINTR` is retried and short reads
@@ -80,7 +80,7 @@ public struct FileSystem: Sendable {
     /// - Parameters:
     ///   - path: The file.
     ///   - bytes: The new contents.
-    ///   - options: How to write; ``WriteOptions/atomic`` by default.
+    ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
     public func writeFile(
         _ path: String,
@@ -101,7 +101,7 @@ public struct FileSystem: Sendable {
     /// - Parameters:
     ///   - path: The file.
     ///   - text: The new contents.
-    ///   - options: How to write; ``WriteOptions/atomic`` by default.
+    ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
     public func writeText(_ path: String, _ text: String, options: WriteOptions = .atomic) -> Promise<Void> {
         writeFile(path, Array(text.utf8), options: options)
@@ -191,7 +191,7 @@ extension FileSystem {
     ///
     /// - Parameters:
     ///   - path: The file.
-    ///   - options: How to open it; ``OpenOptions/read`` by default.
+    ///   - options: How to open it; ``OpenOptions/read-swift.type.property`` by default.
     /// - Returns: A promise for the open file. Close it with ``FSFile/close()``.
     public func open(_ path: String, options: OpenOptions = .read) -> Promise<FSFile> {
         let pool = pool

@@ -1,0 +1,38 @@
+import PromiseFS
+import Testing
+
+/// The README's PromiseFS tour, as written there (with `dir` a fresh temporary directory).
+@Suite struct ReadmeExamplesTests {
+    @Test func promiseFSTour() async throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.cleanUp() }
+        let dir = temporary.path
+
+        // README: begin
+        let fs = FileSystem()                                    // jobs run on FileIOPool.shared
+        let report = "\(dir)/report.txt"
+
+        let lines = fs.writeText(report, "total: 42\nok\n")     // atomic and durable by default
+            .then { fs.readText(report) }                        // Promise<String>
+            .then { text in text.split(separator: "\n").count }  // Promise<Int>
+
+        let missing = fs.readFile("\(dir)/nope").recover { error in
+            print(error)   // no such file or directory opening /tmp/…/nope for reading
+            return []
+        }
+
+        let count = try await lines.get()                        // 2, once written and read back
+        let file = try await fs.open(report).get()
+        var size = 0
+        for try await chunk in file.chunks(size: 1 << 20) {     // one chunk in memory at a time
+            size += chunk.count
+        }
+        try await file.close().get()
+        // README: end
+
+        #expect(count == 2)
+        #expect(try await missing.get().isEmpty)
+        #expect(size == 13)
+        #expect(try await fs.listDirectory(dir).get().map(\.relativePath) == ["report.txt"])
+    }
+}
