@@ -37,6 +37,15 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // PromiseFS beside raw read(2)/write(2); Benchmarks/fs-ratios.sh adds Node's fs/promises.
+        // A plain executable: each workload takes seconds and moves a gibibyte, which does
+        // not fit package-benchmark's many-iterations model.
+        .executableTarget(
+            name: "PromiseFSBench",
+            dependencies: [.product(name: "PromiseFS", package: "swift-promise")],
+            path: "Sources/PromiseFSBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Release-binary size cost of PromiseCore: same program with and without it.
         .executableTarget(
             name: "SizeProbe",

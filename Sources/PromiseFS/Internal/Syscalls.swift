@@ -1,4 +1,5 @@
 internal import Glibc
+internal import Synchronization
 
 /// Every system call PromiseFS makes, in one place: `EINTR` retried, short reads and writes
 /// looped, every descriptor opened `O_CLOEXEC`, and `-1` turned into an ``FSError`` naming
@@ -242,11 +243,26 @@ enum Sys {
         }
     }
 
-    /// `prefix` followed by 12 random letters and digits.
+    /// `prefix` followed by 13 letters and digits: a per-process random part and a counter.
+    /// Uniqueness, not secrecy, is what matters (creation uses `O_EXCL` and retries), so one
+    /// random draw per process is enough, and no name costs a system call.
     static func uniqueName(_ prefix: String) -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return prefix + String((0..<12).map { _ in alphabet.randomElement(using: &generator)! })
+        let serial = nameCounter.add(1, ordering: .relaxed).newValue
+        return prefix + base36(processNonce, width: 7) + base36(UInt64(serial) % 78_364_164_096, width: 7)
+    }
+
+    private static let processNonce = UInt64.random(in: 0..<78_364_164_096)  // 36^7
+    private static let nameCounter = Atomic<Int>(0)
+
+    private static func base36(_ value: UInt64, width: Int) -> String {
+        let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+        var value = value
+        var out = [UInt8](repeating: 0, count: width)
+        for index in stride(from: width - 1, through: 0, by: -1) {
+            out[index] = digits[Int(value % 36)]
+            value /= 36
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Creates a new file named `prefix` + a random suffix, mode 0600, `O_EXCL | O_CLOEXEC`
