@@ -107,7 +107,7 @@ for index in 0..<smallCount { rawWrite("\(dir)/small/\(index)", small, sync: fal
 
 var samples: [String: [Double]] = [:]
 @MainActor
-func measure(_ name: String, _ body: () throws -> Void) rethrows {
+func measure(_ name: String, _ body: () throws -> Void) throws {
     let start = now()
     try body()
     samples[name, default: []].append(now() - start)
@@ -115,60 +115,66 @@ func measure(_ name: String, _ body: () throws -> Void) rethrows {
 
 // MARK: Rounds
 
+/// Runs one workload's candidate and baseline, alternating which goes first each round so
+/// that page-cache and writeback effects of the one before fall on both alike.
+@MainActor
+func pair(_ workload: String, round: Int, promiseFS: () throws -> Void, raw: () throws -> Void) throws {
+    if round % 2 == 1 {
+        try measure("\(workload)\tPromiseFS", promiseFS)
+        try measure("\(workload)\traw", raw)
+    } else {
+        try measure("\(workload)\traw", raw)
+        try measure("\(workload)\tPromiseFS", promiseFS)
+    }
+}
+
 for round in 1...rounds {
     FileHandleLessLog.say("round \(round)/\(rounds)")
-    try measure("large-write\tPromiseFS") {
+    try pair("large-write", round: round, promiseFS: {
         try awaitPromise(fs.writeFile(large, largeBytes))
-    }
-    measure("large-write\traw") { rawWrite(large + ".raw", largeBytes, sync: true) }
-
-    try measure("large-read\tPromiseFS") {
+    }, raw: {
+        rawWrite(large + ".raw", largeBytes, sync: true)
+    })
+    try pair("large-read", round: round, promiseFS: {
         let bytes = try awaitPromise(fs.readFile(large, maxSize: Int.max / 2))
         check(bytes.count == largeBytes.count, "large read size")
-    }
-    measure("large-read\traw") { check(rawRead(large) == largeBytes.count, "raw read size") }
-
-    try measure("chunk-read\tPromiseFS") {
+    }, raw: {
+        check(rawRead(large) == largeBytes.count, "raw read size")
+    })
+    try pair("chunk-read", round: round, promiseFS: {
         let file = try awaitPromise(fs.open(large))
         let total = try awaitPromise(file.forEachChunk(size: 1 << 20, on: .inline) { _ in })
         try awaitPromise(file.close())
         check(total == Int64(largeBytes.count), "chunked read size")
-    }
-    measure("chunk-read\traw") { check(rawChunkRead(large) == largeBytes.count, "raw chunk size") }
-
-    try measure("small-read\tPromiseFS") {
+    }, raw: {
+        check(rawChunkRead(large) == largeBytes.count, "raw chunk size")
+    })
+    try pair("small-read", round: round, promiseFS: {
         let reads = (0..<smallCount).map { fs.readFile("\(dir)/small/\($0)") }
         let total = try awaitPromise(all(reads)).reduce(0) { $0 + $1.count }
         check(total == smallCount * 4096, "small read total")
-    }
-    measure("small-read\traw") {
+    }, raw: {
         var total = 0
         for index in 0..<smallCount { total += rawRead("\(dir)/small/\(index)") }
         check(total == smallCount * 4096, "raw small read total")
-    }
-
-    try measure("small-write\tPromiseFS") {
+    })
+    try pair("small-write", round: round, promiseFS: {
         let options = WriteOptions(durable: false)
         let writes = (0..<smallCount).map { fs.writeFile("\(dir)/pfs/\($0)", small, options: options) }
         _ = try awaitPromise(all(writes))
-    }
-    measure("small-write\traw") {
+    }, raw: {
         for index in 0..<smallCount { rawAtomicWrite("\(dir)/raw/\(index)", small) }
-    }
-
-    try measure("small-write-in-place\tPromiseFS") {
+    })
+    try pair("small-write-in-place", round: round, promiseFS: {
         let writes = (0..<smallCount).map { fs.writeFile("\(dir)/pfs/i\($0)", small, options: .inPlace) }
         _ = try awaitPromise(all(writes))
-    }
-    measure("small-write-in-place\traw") {
+    }, raw: {
         for index in 0..<smallCount { rawWrite("\(dir)/raw/i\(index)", small, sync: false) }
-    }
-
-    try measure("durable-write\tPromiseFS") {
+    })
+    try pair("durable-write", round: round, promiseFS: {
         let writes = (0..<durableCount).map { fs.writeFile("\(dir)/pfs/d\($0)", small) }
         _ = try awaitPromise(all(writes))
-    }
-    measure("durable-write\traw") {
+    }, raw: {
         // The same steps by hand: temp, write, fsync, rename, fsync the directory.
         for index in 0..<durableCount {
             let path = "\(dir)/raw/d\(index)"
@@ -178,7 +184,7 @@ for round in 1...rounds {
             fsync(dirFD)
             close(dirFD)
         }
-    }
+    })
 }
 
 for (name, values) in samples.sorted(by: { $0.key < $1.key }) {
