@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan bench docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan bench bench-fs docs clean
 
 all: build
 
@@ -36,9 +36,14 @@ test-tsan:
 	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan --skip-build \
 	  --filter 'PromiseCoreTests|PromiseTestingTests',swift test --sanitize=thread)
 
-## bench: the Benchmarks/ package (package-benchmark), candidates next to GCD and SwiftNIO
+## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS
 bench: bootstrap
 	cd Benchmarks && ./ratios.sh
+	cd Benchmarks && ./fs-ratios.sh
+
+## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files; ~2 min)
+bench-fs: bootstrap
+	cd Benchmarks && ./fs-ratios.sh
 
 ## docs: DocC catalogs of PromiseCore, PromiseTesting and PromiseFS into .build-docs/ (swift-docc-plugin; warnings fail)
 docs: bootstrap

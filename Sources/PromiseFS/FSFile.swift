@@ -168,6 +168,7 @@ public final class FSFile: Sendable {
             /// - Throws: An ``FSError``, or `CancellationError` if the task is cancelled.
             public mutating func next() async throws -> [UInt8]? {
                 guard !finished else { return nil }
+                try Task.checkCancellation()  // stop between chunks, even if the next read would be quick
                 let chunk = try await file.read(count: size).get()
                 if chunk.isEmpty {
                     finished = true

@@ -113,3 +113,46 @@ final class Counter: Sendable {
     func max(_ n: Int) { storage.withLock { $0 = Swift.max($0, n) } }
     var value: Int { storage.withLock { $0 } }
 }
+
+@Suite struct DescriptorTests {
+    let fs = FileSystem()
+
+    @Test func descriptorsAreCloseOnExec() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir("watched")
+        plainWrite(path, "x")
+        let file = try await fs.open(path).get()
+        defer { _ = file.close() }
+        // Find our descriptor through /proc and read its open flags.
+        var flags: Int?
+        for name in plainList("/proc/self/fd") {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let n = readlink("/proc/self/fd/\(name)", &buffer, buffer.count - 1)
+            guard n > 0, String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == path else { continue }
+            let info = plainRead("/proc/self/fdinfo/\(name)") ?? ""
+            let line = info.split(separator: "\n").first { $0.hasPrefix("flags:") }
+            flags = line.flatMap { Int($0.dropFirst("flags:".count).trimmingPrefix(while: { $0 == " " || $0 == "\t" }), radix: 8) }
+        }
+        let found = try #require(flags, "the open file's descriptor was not found in /proc/self/fd")
+        #expect(found & 0o2000000 != 0, "O_CLOEXEC is not set: flags \(String(found, radix: 8))")
+    }
+
+    @Test func cancellingTheTaskStopsAChunkedRead() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        try await fs.writeFile(dir("f"), [UInt8](repeating: 1, count: 1 << 20), options: .inPlace).get()
+        let file = try await fs.open(dir("f")).get()
+        let chunksSeen = Counter()
+        let reader = Task {
+            for try await _ in file.chunks(size: 1024) {
+                chunksSeen.add(1)
+                if chunksSeen.value == 3 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        let result = await reader.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(chunksSeen.value == 3)
+        try await file.close().get()
+    }
+}
