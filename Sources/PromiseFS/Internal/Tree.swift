@@ -10,10 +10,12 @@ enum Tree {
         return result
     }
 
-    /// Lists the directory open as `fd` (taken over and closed).
-    private static func list(
-        fd: Int32, path: String, prefix: String, recursive: Bool,
-        into result: inout [DirectoryEntry], cancelled: CancelFlag
+    /// Calls `visit` for each entry of the directory open as `fd` (taken over and closed),
+    /// with the entry's kind (never following a link) and a descriptor of the directory to
+    /// open or remove the entry relative to.
+    private static func forEachEntry(
+        ofDirectoryFD fd: Int32, path: String, cancelled: CancelFlag,
+        _ visit: (_ name: String, _ childPath: String, _ kind: FileKind, _ directoryFD: Int32) throws -> Void
     ) throws {
         // A second descriptor of the same directory: the first is consumed by the listing.
         let walker = try Sys.duplicate(consumingOnFailure: fd, path: path)
@@ -21,10 +23,19 @@ enum Tree {
         for (name, reported) in try Sys.entries(ofDirectoryFD: fd, path: path) {
             try cancelled.check()
             let childPath = "\(path)/\(name)"
-            let kind = try reported ?? Sys.kind(at: walker, name, path: childPath)
+            try visit(name, childPath, try reported ?? Sys.kind(at: walker, name, path: childPath), walker)
+        }
+    }
+
+    /// Lists the directory open as `fd` (taken over and closed).
+    private static func list(
+        fd: Int32, path: String, prefix: String, recursive: Bool,
+        into result: inout [DirectoryEntry], cancelled: CancelFlag
+    ) throws {
+        try forEachEntry(ofDirectoryFD: fd, path: path, cancelled: cancelled) { name, childPath, kind, directoryFD in
             result.append(DirectoryEntry(relativePath: prefix + name, kind: kind))
             if recursive, kind == .directory {
-                let child = try Sys.openNoFollow(walker, name, Sys.directoryFlags, path: childPath)
+                let child = try Sys.openNoFollow(directoryFD, name, Sys.directoryFlags, path: childPath)
                 try list(fd: child, path: childPath, prefix: "\(prefix)\(name)/", recursive: true, into: &result, cancelled: cancelled)
             }
         }
@@ -45,17 +56,12 @@ enum Tree {
 
     /// Removes everything inside the directory open as `fd` (taken over and closed).
     private static func emptyDirectory(fd: Int32, path: String, cancelled: CancelFlag) throws {
-        let walker = try Sys.duplicate(consumingOnFailure: fd, path: path)
-        defer { Sys.close(walker) }
-        for (name, reported) in try Sys.entries(ofDirectoryFD: fd, path: path) {
-            try cancelled.check()
-            let childPath = "\(path)/\(name)"
-            let kind = try reported ?? Sys.kind(at: walker, name, path: childPath)
+        try forEachEntry(ofDirectoryFD: fd, path: path, cancelled: cancelled) { name, childPath, kind, directoryFD in
             if kind == .directory {
-                let child = try Sys.openNoFollow(walker, name, Sys.directoryFlags, path: childPath)
+                let child = try Sys.openNoFollow(directoryFD, name, Sys.directoryFlags, path: childPath)
                 try emptyDirectory(fd: child, path: childPath, cancelled: cancelled)
             }
-            try Sys.unlinkAt(walker, name, directory: kind == .directory, path: childPath)
+            try Sys.unlinkAt(directoryFD, name, directory: kind == .directory, path: childPath)
         }
     }
 
