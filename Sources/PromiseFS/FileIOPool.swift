@@ -62,6 +62,12 @@ public final class FileIOPool: Sendable {
     /// - Returns: A promise fulfilled once every thread has ended. Calling it again returns
     ///   the same outcome.
     public func shutdown() -> Promise<Void> {
+        guard self !== FileIOPool.shared else {
+            return Promise(FSError(
+                .poolUnavailable, operation: "shutdown", path: "",
+                activity: "shutting down FileIOPool.shared, which every FileSystem() without a pool uses; shut down a pool of your own instead"
+            ))
+        }
         let (promise, wake): (Promise<Void>, Int) = state.withLock { state in
             if let stopped = state.stopped { return (stopped, 0) }
             let stopped = Promise<Void>.pending()

@@ -75,7 +75,8 @@ public struct FileSystem: Sendable {
     /// An atomic write creates a temporary file (mode 0600) in the target's directory, writes
     /// every byte, gives it the replaced file's permission bits (or `options.mode`, or 0644),
     /// flushes it, renames it over the target and flushes the directory. On any error the
-    /// temporary file is removed and the target is untouched.
+    /// temporary file is removed and the target is untouched. A symbolic link at `path` is
+    /// replaced by the new file, not written through: pass the link's target to update that.
     ///
     /// - Parameters:
     ///   - path: The file.

@@ -99,6 +99,31 @@ import Testing
         }
     }
 
+    @Test func aCrossDeviceMoveReplacesAtomicallyAndAFailedOneLeavesTheTargetAlone() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let shm = "/dev/shm/promisefs-move-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        mkdir(shm, 0o755)
+        defer { _ = system("rm -rf '\(shm)'") }
+        plainWrite(dir("new"), "new contents")
+        plainWrite("\(shm)/target", "old contents")
+        try await fs.move(dir("new"), to: "\(shm)/target").get()
+        #expect(plainRead("\(shm)/target") == "new contents")
+        #expect(plainList(shm) == ["target"] && plainList(dir.path).isEmpty)
+
+        // A tree that cannot be copied (it holds a FIFO): the target and the source stay.
+        mkdir(dir("tree"), 0o755)
+        plainWrite(dir("tree/a"), "a")
+        mkfifo(dir("tree/pipe"), 0o600)
+        mkdir("\(shm)/tree", 0o755)
+        plainWrite("\(shm)/tree/keep", "keep")
+        let error = await fsError(fs.move(dir("tree"), to: "\(shm)/tree"))
+        #expect(error?.code == .invalidArgument)
+        #expect(plainList("\(shm)/tree") == ["keep"])
+        #expect(plainList(shm) == ["target", "tree"], "staging files must be cleaned up")
+        #expect(plainList(dir("tree")) == ["a", "pipe"])
+    }
+
     @Test func attributesLinksAndPermissions() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -51,6 +51,12 @@ import Testing
         #expect(afterShutdown?.description.contains("shut down") == true)
     }
 
+    @Test func theSharedPoolRefusesToShutDown() async throws {
+        let error = await fsError(FileIOPool.shared.shutdown())
+        #expect(error?.code == .poolUnavailable)
+        #expect(try await FileSystem().exists("/").get())
+    }
+
     @Test func aJobCancelledBeforeItStartsNeverRuns() async throws {
         let pool = FileIOPool(threads: 1, queueLimit: 10)
         let fs = FileSystem(pool: pool)

@@ -23,10 +23,13 @@ enum FileWriter {
         let mode = existing.map { $0.kind == .regular ? $0.permissions : (options.mode ?? 0o644) } ?? (options.mode ?? 0o644)
         try Sys.fchmod(fd, mode, path: temporary)
         if options.durable { try Sys.fsync(fd, path: temporary) }
-        if options.exclusive, try Sys.lstatIfPresent(path) != nil {
-            throw FSError(.fileExists, operation: "write", path: path, activity: "creating \(path)")
+        if options.exclusive {
+            // link(2) refuses an existing name atomically, where a check before rename would race.
+            try Sys.link(temporary, path)
+            try? Sys.unlink(temporary)
+        } else {
+            try Sys.rename(temporary, path)
         }
-        try Sys.rename(temporary, path)
         renamed = true
         if options.durable {
             let dirFD = try Sys.openDirectory(directory)

@@ -198,6 +198,11 @@ enum Sys {
         throw failure("rename", from, "renaming \(from) to \(to)")
     }
 
+    /// Gives `existing` a second name `path`; fails with `EEXIST` if `path` exists, atomically.
+    static func link(_ existing: String, _ path: String) throws(FSError) {
+        guard retrying({ Glibc.link(existing, path) }) == 0 else { throw failure("link", path, "creating \(path)") }
+    }
+
     static func unlink(_ path: String) throws(FSError) {
         guard retrying({ Glibc.unlink(path) }) == 0 else { throw failure("unlink", path, "removing \(path)") }
     }

@@ -129,15 +129,23 @@ enum Tree {
     }
 
     /// Renames, or copies and removes when the two paths are on different file systems.
+    ///
+    /// The copy goes to a staging name next to `to` and is renamed into place, so `to` is
+    /// replaced atomically as with a plain rename, and a failed copy removes only its own
+    /// staging files, never what was at `to`.
     static func move(_ from: String, to: String, cancelled: CancelFlag) throws {
-        if try !Sys.rename(from, to, crossDeviceIsFine: true) {
-            do {
-                try copy(from, to: to, recursive: true, cancelled: cancelled)
-            } catch {
-                try? remove(to, recursive: true, cancelled: CancelFlag())
-                throw error
+        guard try !Sys.rename(from, to, crossDeviceIsFine: true) else { return }
+        let (directory, name) = FileWriter.split(to)
+        let staging = Sys.uniqueName("\(directory)/.\(name).move-")
+        do {
+            try copy(from, to: staging, recursive: true, cancelled: cancelled)
+            try Sys.rename(staging, to)
+        } catch {
+            if (try? Sys.lstatIfPresent(staging)) != nil {
+                try? remove(staging, recursive: true, cancelled: CancelFlag())
             }
-            try remove(from, recursive: true, cancelled: cancelled)
+            throw error
         }
+        try remove(from, recursive: true, cancelled: cancelled)
     }
 }
