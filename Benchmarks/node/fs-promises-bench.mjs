@@ -21,12 +21,28 @@ async function measure(name, body) {
   (samples[name] ??= []).push(performance.now() - start);
 }
 
-// writeFile truncates in place; the durable variants add what PromiseFS does by default.
+// Node's writeFile truncates in place. The atomic variants do what PromiseFS's default does,
+// with fs/promises calls: temporary file, (sync,) rename, (sync the directory).
 async function writeDurable(path, bytes) {
   const handle = await fs.open(path, 'w');
   await handle.writeFile(bytes);
   await handle.sync();
   await handle.close();
+}
+
+async function writeAtomic(path, bytes) {
+  const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  await fs.writeFile(temporary, bytes, { flag: 'wx', mode: 0o644 });
+  await fs.rename(temporary, path);
+}
+
+async function writeAtomicDurable(path, bytes, dirPath) {
+  const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  await writeDurable(temporary, bytes);
+  await fs.rename(temporary, path);
+  const directory = await fs.open(dirPath, 'r');
+  await directory.sync();
+  await directory.close();
 }
 
 for (let round = 0; round < rounds; round++) {
@@ -51,15 +67,12 @@ for (let round = 0; round < rounds; round++) {
     const all = await Promise.all(Array.from({ length: smallCount }, (_, i) => fs.readFile(`${dir}/small/${i}`)));
     if (all.reduce((n, b) => n + b.length, 0) !== smallCount * 4096) throw new Error('short small reads');
   });
-  // Node's writeFile writes in place: the same work as PromiseFS's .inPlace; listed under
-  // both rows (PromiseFS's default, atomic, does a rename more).
-  const start = performance.now();
-  await Promise.all(Array.from({ length: smallCount }, (_, i) => fs.writeFile(`${dir}/node/${i}`, small)));
-  const elapsed = performance.now() - start;
-  (samples['small-write'] ??= []).push(elapsed);
-  (samples['small-write-in-place'] ??= []).push(elapsed);
+  await measure('small-write', () =>
+    Promise.all(Array.from({ length: smallCount }, (_, i) => writeAtomic(`${dir}/node/${i}`, small))));
+  await measure('small-write-in-place', () =>
+    Promise.all(Array.from({ length: smallCount }, (_, i) => fs.writeFile(`${dir}/node/i${i}`, small))));
   await measure('durable-write', () =>
-    Promise.all(Array.from({ length: durableCount }, (_, i) => writeDurable(`${dir}/node/d${i}`, small))));
+    Promise.all(Array.from({ length: durableCount }, (_, i) => writeAtomicDurable(`${dir}/node/d${i}`, small, `${dir}/node`))));
 }
 
 for (const [name, values] of Object.entries(samples)) {
