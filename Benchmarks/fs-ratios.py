@@ -14,7 +14,7 @@ for path in sys.argv[1:3]:
         workload, impl, median, low, high = line.rstrip("\n").split("\t")
         rows[workload][impl] = (float(median), float(low), float(high))
 large_mib = int(sys.argv[3])
-order = ["large-write", "large-read", "chunk-read", "small-read", "small-write", "small-write-in-place", "durable-write"]
+order = ["large-write", "large-write-in-place", "large-read", "chunk-read", "small-read", "small-write", "small-write-in-place", "durable-write"]
 print(f"| workload | PromiseFS | raw C | Node fs/promises | vs raw | vs Node |")
 print(f"|---|---|---|---|---|---|")
 for workload in order:

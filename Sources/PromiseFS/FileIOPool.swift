@@ -14,6 +14,9 @@ internal import Synchronization
 /// ```swift
 /// let archive = FileSystem(pool: FileIOPool(threads: 2, queueLimit: 1_000))
 /// ```
+///
+/// A pool's threads keep it alive until ``shutdown()``: shut down the pools you create once
+/// you are done with them, as with an event loop group.
 public final class FileIOPool: Sendable {
     /// The process-wide pool: 4 threads, 65 536 queued jobs at most. Never shut down.
     public static let shared = FileIOPool(threads: 4, queueLimit: 65_536)

@@ -6,6 +6,7 @@
 // minute hits both. Prints one line per workload: name, median, min and max milliseconds,
 // tab-separated, for Benchmarks/fs-ratios.py. Workloads (issue 6):
 //   large-write  LARGE_MIB (default 1024) MiB written and fsynced
+//   large-write-in-place  the same, truncating and writing in place (still fsynced)
 //   large-read   the same file read whole (page cache warm)
 //   chunk-read   the same file read in 1 MiB chunks
 //   small-read   10 000 files of 4 KiB read (PromiseFS: all started at once)
@@ -132,6 +133,11 @@ for round in 1...rounds {
     FileHandleLessLog.say("round \(round)/\(rounds)")
     try pair("large-write", round: round, promiseFS: {
         try awaitPromise(fs.writeFile(large, largeBytes))
+    }, raw: {
+        rawWrite(large + ".raw", largeBytes, sync: true)
+    })
+    try pair("large-write-in-place", round: round, promiseFS: {
+        try awaitPromise(fs.writeFile(large + ".inplace", largeBytes, options: WriteOptions(atomic: false)))
     }, raw: {
         rawWrite(large + ".raw", largeBytes, sync: true)
     })
