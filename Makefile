@@ -41,7 +41,7 @@ bench: bootstrap
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
 
-## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files; ~2 min)
+## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files, 3 rounds; ~3 min)
 bench-fs: bootstrap
 	cd Benchmarks && ./fs-ratios.sh
 

@@ -46,7 +46,8 @@ async function writeAtomicDurable(path, bytes, dirPath) {
 }
 
 for (let round = 0; round < rounds; round++) {
-  await measure('large-write', () => writeDurable(large, largeBytes));
+  await measure('large-write', () => writeAtomicDurable(large, largeBytes, dir));
+  await measure('large-write-in-place', () => writeDurable(`${large}.inplace`, largeBytes));
   await measure('large-read', async () => {
     const bytes = await fs.readFile(large);
     if (bytes.length !== largeBytes.length) throw new Error('short read');
