@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PromiseCore", targets: ["PromiseCore"]),
         .library(name: "PromiseTesting", targets: ["PromiseTesting"]),
         .library(name: "PromiseFS", targets: ["PromiseFS"]),
+        .library(name: "PromiseSQLite", targets: ["PromiseSQLite"]),
     ],
     dependencies: [
         // Only for `make docs` (the generate-documentation command plugin). No target depends
@@ -26,6 +27,17 @@ let package = Package(
         .target(name: "PromiseCore", swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
         .target(name: "PromiseFS", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
+        // The system SQLite (Debian 12: 3.40.1): module.modulemap and shim.h only.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "PromiseSQLite",
+            dependencies: ["PromiseCore", "CSQLite"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PromiseCoreTests",
             dependencies: ["PromiseCore", "PromiseTesting"],
@@ -41,6 +53,19 @@ let package = Package(
             name: "promisefs-helper",
             dependencies: ["PromiseFS"],
             path: "Tests/PromiseFSHelper",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseSQLiteTests",
+            dependencies: ["PromiseSQLite", "promisesqlite-helper"],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseSQLiteTests: a writer killed with SIGKILL mid-transaction, a
+        // second process holding the write lock.
+        .executableTarget(
+            name: "promisesqlite-helper",
+            dependencies: ["PromiseSQLite"],
+            path: "Tests/PromiseSQLiteHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(

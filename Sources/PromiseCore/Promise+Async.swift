@@ -29,6 +29,7 @@ extension Promise {
     ///
     /// - Returns: The value.
     /// - Throws: The rejection reason, or `CancellationError`.
+    @discardableResult
     public func get() async throws -> Value {
         if let result = currentResult {
             return try result.get()

@@ -153,15 +153,3 @@ public final class FileIOPool: Sendable {
         return promise
     }
 }
-
-/// Set when the promise of a job is cancelled; the job checks it between steps.
-final class CancelFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    func set() { flag.store(true, ordering: .releasing) }
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-
-    /// Throws `CancellationError` if set.
-    func check() throws(CancellationError) {
-        if isSet { throw CancellationError() }
-    }
-}

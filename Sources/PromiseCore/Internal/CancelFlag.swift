@@ -1,0 +1,21 @@
+internal import Synchronization
+
+/// Set when the promise of an adapter's job is cancelled; the job checks it between steps
+/// (PromiseFS between chunks, PromiseSQLite before each statement and row).
+package final class CancelFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    /// A flag that is not set.
+    package init() {}
+
+    /// Sets the flag; it stays set.
+    package func set() { flag.store(true, ordering: .releasing) }
+
+    /// Whether the flag is set.
+    package var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    /// Throws `CancellationError` if the flag is set.
+    package func check() throws(CancellationError) {
+        if isSet { throw CancellationError() }
+    }
+}

@@ -1,0 +1,237 @@
+internal import CSQLite
+
+/// One open `sqlite3*` and its statement cache. Created, used and closed on its owner thread
+/// only (``ConnectionOwner``); never shared.
+final class Connection {
+    let db: OpaquePointer
+    let path: String
+    private var cache: StatementCache
+    private var savepointDepth = 0
+    private var closed = false
+
+    private init(db: OpaquePointer, path: String, cacheCapacity: Int) {
+        self.db = db
+        self.path = path
+        cache = StatementCache(capacity: cacheCapacity)
+    }
+
+    /// Opens `path` (`":memory:"` for a private in-memory database) and applies `configuration`.
+    static func open(path: String, configuration: SQLiteConfiguration) throws -> Connection {
+        guard !path.utf8.contains(0) else {
+            throw SQLiteError(.cannotOpen, message: "the path contains a NUL byte, so it cannot name a file")
+        }
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= configuration.access.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if configuration.access.create { flags |= SQLITE_OPEN_CREATE }
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let error = sqliteError(status, handle, sql: nil)
+            sqlite3_close_v2(handle)
+            throw SQLiteError(error.code, message: "cannot open '\(path)': \(error.message)")
+        }
+        let connection = Connection(db: handle, path: path, cacheCapacity: configuration.statementCacheCapacity)
+        do {
+            try connection.configure(configuration)
+        } catch {
+            connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    private func configure(_ configuration: SQLiteConfiguration) throws {
+        sqlite3_extended_result_codes(db, 1)
+        // Safe defaults, pinned rather than inherited from how the distribution built SQLite.
+        for (option, value) in [
+            (SQLITE_DBCONFIG_DEFENSIVE, Int32(1)),
+            (SQLITE_DBCONFIG_DQS_DML, 0),
+            (SQLITE_DBCONFIG_DQS_DDL, 0),
+            (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0),
+            (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0),
+        ] {
+            var current: Int32 = -1
+            try sqliteCheck(csqlite_db_config_flag(db, option, value, &current), db)
+        }
+        let milliseconds = configuration.busyTimeout.components.seconds * 1000
+            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        try sqliteCheck(sqlite3_busy_timeout(db, Int32(clamping: max(0, milliseconds))), db)
+        if let mode = configuration.journalMode, !configuration.access.readOnly {
+            var applied = ""
+            try run("PRAGMA journal_mode = \(mode.name)", .none, cancel: nil) { statement in
+                while try statement.step() {
+                    if case .text(let text) = statement.value(at: 0) { applied = text }
+                }
+            }
+            if path != ":memory:", !path.isEmpty, applied.uppercased() != mode.name {
+                throw SQLiteError(
+                    .error,
+                    message: "journal_mode \(mode.name) was not applied to '\(path)' (SQLite kept \(applied)); WAL needs a local file system with shared memory"
+                )
+            }
+        }
+        try execute("PRAGMA synchronous = \(configuration.synchronous.name)", .none, cancel: nil)
+        try execute("PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")", .none, cancel: nil)
+    }
+
+    /// Finalizes every statement and closes the handle. Later calls do nothing.
+    @discardableResult
+    func close() -> Int32 {
+        guard !closed else { return SQLITE_OK }
+        closed = true
+        cache.removeAll()
+        // _v2: if a statement escaped finalization, the handle closes once it is finalized.
+        return sqlite3_close_v2(db)
+    }
+
+    /// Whether no transaction is open.
+    var isAutocommit: Bool { sqlite3_get_autocommit(db) != 0 }
+
+    // MARK: Statements
+
+    /// Runs `body` with the statement for `sql`, bound to `bindings`; resets it afterwards.
+    ///
+    /// `cancel` is checked first, so a cancelled transaction stops before its next statement.
+    func run<R>(
+        _ sql: String,
+        _ bindings: SQLiteBindings,
+        cancel: CancelFlag?,
+        _ body: (Statement) throws -> R
+    ) throws -> R {
+        try cancel?.check()
+        let cached = cache.statement(for: sql)
+        let statement = try cached ?? prepare(sql)
+        statement.inUse = true
+        defer {
+            statement.reset()
+            statement.inUse = false
+            if cached == nil {
+                cache.insert(statement)
+            }
+        }
+        try statement.bind(bindings)
+        return try body(statement)
+    }
+
+    /// Runs one statement to completion.
+    @discardableResult
+    func execute(_ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> SQLiteChanges {
+        try run(sql, bindings, cancel: cancel) { statement in
+            while try statement.step() {}
+            return SQLiteChanges(changes: Int(sqlite3_changes64(db)), lastInsertRowID: sqlite3_last_insert_rowid(db))
+        }
+    }
+
+    /// Steps through the rows of one statement, calling `body` with the statement on each row.
+    func forEachRow(
+        _ sql: String,
+        _ bindings: SQLiteBindings,
+        cancel: CancelFlag?,
+        _ body: (Statement) throws -> Void
+    ) throws {
+        try run(sql, bindings, cancel: cancel) { statement in
+            while try statement.step() {
+                try cancel?.check()
+                try body(statement)
+            }
+        }
+    }
+
+    /// Runs every statement of `sql` in order, without bindings.
+    func executeScript(_ sql: String, cancel: CancelFlag?) throws {
+        var text = sql
+        try text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
+            try base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { start in
+                var next = start
+                let end = start + bytes.count
+                while next < end {
+                    try cancel?.check()
+                    var handle: OpaquePointer?
+                    var tail: UnsafePointer<CChar>?
+                    let status = sqlite3_prepare_v2(db, next, Int32(end - next), &handle, &tail)
+                    let statementText = String(decoding: UnsafeRawBufferPointer(start: next, count: (tail ?? end) - next), as: UTF8.self)
+                    try sqliteCheck(status, db, sql: statementText)
+                    guard let handle else { break } // only whitespace or comments left
+                    let statement = Statement(handle: handle, sql: statementText, db: db)
+                    while try statement.step() {}
+                    statement.finalize()
+                    next = tail ?? end
+                }
+            }
+        }
+    }
+
+    /// Prepares the one statement in `sql`; more than one is an error.
+    private func prepare(_ sql: String) throws -> Statement {
+        var text = sql
+        return try text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                throw SQLiteError(.invalidUse, message: "the SQL is empty", sql: sql)
+            }
+            return try base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { start in
+                var handle: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let flags = UInt32(SQLITE_PREPARE_PERSISTENT)
+                try sqliteCheck(sqlite3_prepare_v3(db, start, Int32(bytes.count), flags, &handle, &tail), db, sql: sql)
+                guard let handle else {
+                    throw SQLiteError(.invalidUse, message: "the SQL holds no statement, only whitespace or comments", sql: sql)
+                }
+                let statement = Statement(handle: handle, sql: sql, db: db)
+                if let tail, tail < start + bytes.count {
+                    var rest: OpaquePointer?
+                    let restStatus = sqlite3_prepare_v2(db, tail, Int32(start + bytes.count - tail), &rest, nil)
+                    if let rest { sqlite3_finalize(rest) }
+                    if restStatus != SQLITE_OK || rest != nil {
+                        statement.finalize()
+                        throw SQLiteError(
+                            .invalidUse,
+                            message: "the SQL holds more than one statement; run scripts with executeScript, or split them",
+                            sql: sql
+                        )
+                    }
+                }
+                return statement
+            }
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction (a savepoint when one is already open): commits when it
+    /// returns, rolls back when it throws or `cancel` is set.
+    func transaction<T>(_ kind: SQLiteTransactionKind, cancel: CancelFlag?, _ body: () throws -> T) throws -> T {
+        try cancel?.check()
+        guard isAutocommit else { return try savepoint(cancel: cancel, body) }
+        try execute("BEGIN \(kind.keyword)", .none, cancel: nil)
+        do {
+            let value = try body()
+            try cancel?.check()
+            try execute("COMMIT", .none, cancel: nil)
+            return value
+        } catch {
+            // An interrupted or failed statement may already have rolled the transaction back.
+            if !isAutocommit { _ = try? execute("ROLLBACK", .none, cancel: nil) }
+            throw error
+        }
+    }
+
+    private func savepoint<T>(cancel: CancelFlag?, _ body: () throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "promise_sqlite_\(savepointDepth)"
+        try execute("SAVEPOINT \(name)", .none, cancel: nil)
+        do {
+            let value = try body()
+            try cancel?.check()
+            try execute("RELEASE \(name)", .none, cancel: nil)
+            return value
+        } catch {
+            if !isAutocommit {
+                _ = try? execute("ROLLBACK TO \(name)", .none, cancel: nil)
+                _ = try? execute("RELEASE \(name)", .none, cancel: nil)
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,198 @@
+internal import CSQLite
+import Dispatch
+internal import Synchronization
+
+/// The thread that owns one connection: it opens the `sqlite3*`, runs every job on it in
+/// submission order, and closes it. Other threads only enqueue jobs and, to cancel a running
+/// job, call `sqlite3_interrupt` under the same lock that close takes, so an interrupt never
+/// races the close.
+///
+/// Jobs queued while the thread works are taken together on its next turn: one wake-up runs a
+/// whole batch (Node's async SQLite and GRDB work the same way).
+final class ConnectionOwner: Sendable {
+    /// A connection handle another thread may pass to `sqlite3_interrupt`.
+    ///
+    /// `@unchecked Sendable`: only read under `state`'s lock, and cleared under it before the
+    /// connection closes, so no thread interrupts a closed handle.
+    private struct InterruptTarget: @unchecked Sendable {
+        let db: OpaquePointer
+    }
+
+    private struct Job: Sendable {
+        let id: UInt64
+        /// Runs the work with the open connection, or with the reason it could not be opened.
+        let run: (@Sendable (Connection?, SQLiteError?) -> Void)?
+    }
+
+    private struct State {
+        var jobs: [Job] = []
+        var sleeping = false
+        var accepting = true
+        var refusal = SQLiteError(.closed, message: "the database was closed; open a new SQLiteDatabase")
+        var nextID: UInt64 = 1
+        var running: UInt64 = 0
+        var interruptTarget: InterruptTarget?
+        var closed: Promise<Void>?
+    }
+
+    private let state = Lock(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let load = Atomic<Int>(0)
+    let path: String
+
+    /// Starts the thread, which opens `path` before running any job.
+    init(path: String, configuration: SQLiteConfiguration) {
+        self.path = path
+        let started = WorkerThread.start(name: configuration.threadName) { [self] in
+            main(configuration)
+        }
+        if !started {
+            state.withLock { state in
+                state.accepting = false
+                state.refusal = SQLiteError(.closed, message: "could not start a thread for '\(path)' (pthread_create failed)")
+                state.closed = Promise(())
+            }
+        }
+    }
+
+    /// Jobs queued or running: how busy this connection is, for a pool choosing a reader.
+    var pendingJobs: Int { load.load(ordering: .relaxed) }
+
+    // MARK: Submitting
+
+    /// Runs `body` on the connection thread and resolves the returned promise with its result.
+    ///
+    /// A job cancelled while queued never starts; one cancelled while running is interrupted
+    /// (`sqlite3_interrupt`) and its promise stays rejected with `CancellationError`.
+    func submit<T: Sendable>(_ body: @escaping @Sendable (Connection, CancelFlag) throws -> T) -> Promise<T> {
+        let promise = Promise<T>.pending()
+        let flag = CancelFlag()
+        let queued = enqueue { connection, openError in
+            guard !flag.isSet else { return }
+            guard let connection else {
+                promise.reject(openError ?? SQLiteError(.closed, message: "the database is not open"))
+                return
+            }
+            do {
+                promise.fulfill(try body(connection, flag))
+            } catch {
+                promise.reject(flag.isSet ? CancellationError() : error)
+            }
+        }
+        switch queued {
+        case .success(let id):
+            promise.onCancel { [weak self] in
+                flag.set()
+                self?.interrupt(job: id)
+            }
+        case .failure(let refusal):
+            promise.reject(refusal)
+        }
+        return promise
+    }
+
+    private func enqueue(_ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
+        let (outcome, wakeNeeded): (Result<UInt64, SQLiteError>, Bool) = state.withLock { state in
+            guard state.accepting else { return (.failure(state.refusal), false) }
+            let id = state.nextID
+            state.nextID += 1
+            state.jobs.append(Job(id: id, run: run))
+            let sleeping = state.sleeping
+            state.sleeping = false
+            return (.success(id), sleeping)
+        }
+        if case .success = outcome { load.add(1, ordering: .relaxed) }
+        if wakeNeeded { wake.signal() }
+        return outcome
+    }
+
+    /// Interrupts the running statement if job `id` is the one running.
+    private func interrupt(job id: UInt64) {
+        state.withLock { state in
+            guard state.running == id, let target = state.interruptTarget else { return }
+            sqlite3_interrupt(target.db)
+        }
+    }
+
+    /// Refuses new jobs, lets the queued ones run, then closes the connection.
+    ///
+    /// - Returns: A promise fulfilled once the connection is closed; the same one on every call.
+    func close() -> Promise<Void> {
+        let (promise, wakeNeeded): (Promise<Void>, Bool) = state.withLock { state in
+            if let closed = state.closed { return (closed, false) }
+            let closed = Promise<Void>.pending()
+            state.closed = closed
+            state.jobs.append(Job(id: 0, run: nil))
+            state.accepting = false
+            state.refusal = SQLiteError(.closed, message: "the database was closed; open a new SQLiteDatabase")
+            let sleeping = state.sleeping
+            state.sleeping = false
+            return (closed, sleeping)
+        }
+        if wakeNeeded { wake.signal() }
+        return promise
+    }
+
+    // MARK: The thread
+
+    private func main(_ configuration: SQLiteConfiguration) {
+        var connection: Connection?
+        var openError: SQLiteError?
+        do {
+            let opened = try Connection.open(path: path, configuration: configuration)
+            state.withLock { $0.interruptTarget = InterruptTarget(db: opened.db) }
+            connection = opened
+        } catch let error as SQLiteError {
+            openError = error
+        } catch {
+            openError = SQLiteError(.cannotOpen, message: "cannot open '\(path)': \(error)")
+        }
+        if let openError {
+            state.withLock { state in
+                state.refusal = SQLiteError(openError.code, message: openError.message)
+            }
+        }
+
+        var batch = [Job]()
+        while true {
+            let hasWork: Bool = state.withLock { state in
+                if state.jobs.isEmpty {
+                    state.sleeping = true
+                    return false
+                }
+                swap(&batch, &state.jobs)
+                return true
+            }
+            guard hasWork else {
+                wake.wait()
+                continue
+            }
+            for job in batch {
+                guard let run = job.run else {
+                    finish(connection)
+                    return
+                }
+                state.withLock { $0.running = job.id }
+                run(connection, openError)
+                state.withLock { $0.running = 0 }
+                load.subtract(1, ordering: .relaxed)
+            }
+            batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+        }
+    }
+
+    /// The close job: no interrupt can reach the handle from here on.
+    private func finish(_ connection: Connection?) {
+        let closed: Promise<Void>? = state.withLock { state in
+            state.interruptTarget = nil
+            state.running = 0
+            return state.closed
+        }
+        let status = connection?.close() ?? SQLITE_OK
+        if status == SQLITE_OK {
+            closed?.fulfill(())
+        } else {
+            closed?.reject(SQLiteError(SQLiteError.Code(rawValue: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
+        }
+    }
+}

@@ -1,0 +1,184 @@
+internal import CSQLite
+
+/// One prepared statement. Owned by its connection's thread: created, stepped, reset and
+/// finalized there only.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    private let db: OpaquePointer
+    private var cachedColumns: SQLiteColumns?
+    private var finalized = false
+    /// Set while a run of this statement is in progress, so the cache neither hands it out
+    /// twice nor evicts it.
+    var inUse = false
+
+    init(handle: OpaquePointer, sql: String, db: OpaquePointer) {
+        self.handle = handle
+        self.sql = sql
+        self.db = db
+    }
+
+    deinit {
+        finalize()
+    }
+
+    /// Releases the statement; later calls do nothing.
+    func finalize() {
+        guard !finalized else { return }
+        finalized = true
+        sqlite3_finalize(handle)
+    }
+
+    /// Clears the previous run: resets the statement (so it no longer counts as running, which
+    /// also ends a stale `sqlite3_interrupt`) and unbinds its parameters.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `bindings` to the parameters; every parameter must get a value.
+    func bind(_ bindings: SQLiteBindings) throws(SQLiteError) {
+        let parameterCount = Int(sqlite3_bind_parameter_count(handle))
+        switch bindings.storage {
+        case .positional(let values):
+            guard values.count == parameterCount else {
+                throw SQLiteError(
+                    .invalidBinding,
+                    message: "the statement has \(parameterCount) parameter\(parameterCount == 1 ? "" : "s") but \(values.count) value\(values.count == 1 ? " was" : "s were") given",
+                    sql: sql
+                )
+            }
+            for (offset, value) in values.enumerated() {
+                try bind(value, at: Int32(offset + 1), name: nil)
+            }
+        case .named(let values):
+            var bound = [Bool](repeating: false, count: parameterCount + 1)
+            for (name, value) in values {
+                let index = parameterIndex(of: name)
+                guard index > 0 else {
+                    throw SQLiteError(.invalidBinding, message: "the statement has no parameter named '\(name)'", sql: sql)
+                }
+                try bind(value, at: index, name: name)
+                bound[Int(index)] = true
+            }
+            if parameterCount > 0, let missing = (1...parameterCount).first(where: { !bound[$0] }) {
+                let name = sqlite3_bind_parameter_name(handle, Int32(missing)).map { String(cString: $0) } ?? "?\(missing)"
+                throw SQLiteError(.invalidBinding, message: "no value was given for parameter \(name)", sql: sql)
+            }
+        }
+    }
+
+    /// The index of `:name`, `@name` or `$name` (or of `name` spelled with its prefix); 0 if none.
+    private func parameterIndex(of name: String) -> Int32 {
+        if let first = name.utf8.first, first == UInt8(ascii: ":") || first == UInt8(ascii: "@") || first == UInt8(ascii: "$") {
+            return sqlite3_bind_parameter_index(handle, name)
+        }
+        for prefix in [":", "@", "$"] {
+            let index = sqlite3_bind_parameter_index(handle, prefix + name)
+            if index > 0 { return index }
+        }
+        return 0
+    }
+
+    private func bind(_ value: SQLiteValue, at index: Int32, name: String?) throws(SQLiteError) {
+        let status: Int32
+        switch value {
+        case .null:
+            status = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            status = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            guard !real.isNaN else {
+                throw SQLiteError(
+                    .invalidBinding,
+                    message: "parameter \(name ?? String(index)) is NaN, which SQLite would store as NULL; bind nil if NULL is meant",
+                    sql: sql
+                )
+            }
+            status = sqlite3_bind_double(handle, index, real)
+        case .text(var text):
+            status = text.withUTF8 { bytes in
+                // A nil pointer would bind NULL, not the empty string.
+                guard let base = bytes.baseAddress else {
+                    return sqlite3_bind_text(handle, index, "", 0, csqlite_static())
+                }
+                return sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+            }
+        case .blob(let bytes):
+            status = bytes.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress, raw.count > 0 else {
+                    // A nil pointer would bind NULL, not the empty blob.
+                    return sqlite3_bind_zeroblob(handle, index, 0)
+                }
+                return sqlite3_bind_blob64(handle, index, base, UInt64(raw.count), csqlite_transient())
+            }
+        }
+        try sqliteCheck(status, db, sql: sql)
+    }
+
+    /// Advances to the next row: `true` when there is one, `false` when the statement is done.
+    @inline(__always)
+    func step() throws(SQLiteError) -> Bool {
+        let status = sqlite3_step(handle)
+        if status == SQLITE_ROW { return true }
+        if status == SQLITE_DONE { return false }
+        throw sqliteError(status, db, sql: sql)
+    }
+
+    /// The result columns' names (cached; rebuilt if a schema change altered them).
+    var columns: SQLiteColumns {
+        let count = Int(sqlite3_column_count(handle))
+        if let cachedColumns, cachedColumns.names.count == count { return cachedColumns }
+        let names = (0..<count).map { index in
+            sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? "column\(index)"
+        }
+        let columns = SQLiteColumns(names)
+        cachedColumns = columns
+        return columns
+    }
+
+    /// The current row's value in column `index`.
+    @inline(__always)
+    func value(at index: Int) -> SQLiteValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob([UInt8](UnsafeRawBufferPointer(start: bytes, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    /// The current row, copied out of the statement.
+    func row() -> SQLiteRow {
+        let columns = self.columns
+        var values = [SQLiteValue]()
+        values.reserveCapacity(columns.names.count)
+        for index in 0..<columns.names.count {
+            values.append(value(at: index))
+        }
+        return SQLiteRow(columns: columns, values: values)
+    }
+
+    /// Whether the statement only reads (`sqlite3_stmt_readonly`).
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+}
+
+/// Reads the columns of a statement's current row, for ``RowDecoder``.
+struct StatementColumns: ColumnSource {
+    let statement: Statement
+    let columns: SQLiteColumns
+
+    @inline(__always)
+    func value(at index: Int) -> SQLiteValue { statement.value(at: index) }
+}

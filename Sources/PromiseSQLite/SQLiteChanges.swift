@@ -1,0 +1,42 @@
+/// What a write did: how many rows it changed and the row id of the last insert.
+public struct SQLiteChanges: Hashable, Sendable, CustomStringConvertible {
+    /// Rows inserted, updated or deleted by the statement (`sqlite3_changes64`); triggers and
+    /// foreign-key actions not counted.
+    public let changes: Int
+    /// The connection's most recent successful `INSERT` row id (`sqlite3_last_insert_rowid`);
+    /// unchanged by statements that insert nothing, 0 before the first insert.
+    public let lastInsertRowID: Int64
+
+    /// Creates a value.
+    ///
+    /// - Parameters:
+    ///   - changes: Rows changed.
+    ///   - lastInsertRowID: The last insert row id.
+    public init(changes: Int, lastInsertRowID: Int64) {
+        self.changes = changes
+        self.lastInsertRowID = lastInsertRowID
+    }
+
+    /// `3 changes, last insert row id 42`.
+    public var description: String {
+        "\(changes) change\(changes == 1 ? "" : "s"), last insert row id \(lastInsertRowID)"
+    }
+}
+
+/// How a transaction takes its locks (`BEGIN DEFERRED | IMMEDIATE | EXCLUSIVE`).
+public struct SQLiteTransactionKind: Hashable, Sendable, CustomStringConvertible {
+    let keyword: String
+
+    /// Takes no lock until the first statement needs one. A deferred transaction that reads
+    /// and then writes fails with ``SQLiteError/Code-swift.struct/busy`` at once, without
+    /// waiting, when another connection wrote meanwhile: use it for reads only.
+    public static let deferred = SQLiteTransactionKind(keyword: "DEFERRED")
+    /// Takes the write lock at `BEGIN`, waiting up to the busy timeout: the default, and the
+    /// right kind for any transaction that may write.
+    public static let immediate = SQLiteTransactionKind(keyword: "IMMEDIATE")
+    /// Like ``immediate``; in rollback-journal modes it also keeps readers out.
+    public static let exclusive = SQLiteTransactionKind(keyword: "EXCLUSIVE")
+
+    /// `DEFERRED`, `IMMEDIATE` or `EXCLUSIVE`.
+    public var description: String { keyword }
+}

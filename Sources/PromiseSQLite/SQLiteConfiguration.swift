@@ -1,0 +1,93 @@
+/// How a connection is opened and set up. The defaults are the safe ones; each is documented
+/// with what changing it costs.
+///
+/// ```swift
+/// var configuration = SQLiteConfiguration()
+/// configuration.journalMode = .wal
+/// configuration.synchronous = .normal   // faster commits; the last ones may roll back on power loss
+/// let db = SQLiteDatabase(path: "app.sqlite", configuration: configuration)
+/// ```
+public struct SQLiteConfiguration: Sendable {
+    /// Whether the database is opened for reading only, and whether a missing file is created.
+    public var access: Access = .readWriteCreate
+
+    /// The journal mode to set when opening; `nil` keeps the file's own (a new file starts in
+    /// `DELETE` mode). ``JournalMode/wal`` is recommended for most programs: readers and the
+    /// writer no longer block each other and commits are cheaper. See <doc:Durability>.
+    public var journalMode: JournalMode? = nil
+
+    /// How hard SQLite works to make a commit survive power loss. ``Synchronous/full`` by
+    /// default; see <doc:Durability> for the measured cost of each level.
+    public var synchronous: Synchronous = .full
+
+    /// How long a statement waits for another connection's lock before failing with
+    /// ``SQLiteError/Code-swift.struct/busy``. Default 5 seconds.
+    public var busyTimeout: Duration = .seconds(5)
+
+    /// Whether `FOREIGN KEY` constraints are enforced (`PRAGMA foreign_keys`). On by default.
+    public var foreignKeys = true
+
+    /// How many prepared statements the connection keeps for reuse, least recently used evicted
+    /// first. 0 turns the cache off. Default 64.
+    public var statementCacheCapacity = 64
+
+    /// The name of the connection's thread, shown by `top -H` and debuggers (15 bytes kept).
+    public var threadName = "sqlite"
+
+    /// The safe defaults: read-write, created if missing, `synchronous` FULL, foreign keys on,
+    /// a 5-second busy timeout.
+    public init() {}
+
+    /// Whether a connection may write, and whether opening creates a missing file.
+    public struct Access: Hashable, Sendable {
+        let readOnly: Bool
+        let create: Bool
+
+        /// Reads and writes; a missing file is created. The default.
+        public static let readWriteCreate = Access(readOnly: false, create: true)
+        /// Reads and writes; a missing file is an error.
+        public static let readWrite = Access(readOnly: false, create: false)
+        /// Reads only: every write fails with ``SQLiteError/Code-swift.struct/readOnly``.
+        public static let readOnly = Access(readOnly: true, create: false)
+    }
+
+    /// An SQLite journal mode (`PRAGMA journal_mode`).
+    public struct JournalMode: Hashable, Sendable, CustomStringConvertible {
+        /// The pragma's value.
+        public let name: String
+
+        /// Write-ahead log: readers never block the writer nor the writer readers; one writer at
+        /// a time. Needs shared memory, so not on network file systems.
+        public static let wal = JournalMode(name: "WAL")
+        /// Rollback journal, deleted after each transaction: SQLite's default.
+        public static let delete = JournalMode(name: "DELETE")
+        /// Rollback journal, truncated instead of deleted.
+        public static let truncate = JournalMode(name: "TRUNCATE")
+        /// Rollback journal, kept and its header zeroed.
+        public static let persist = JournalMode(name: "PERSIST")
+
+        /// The pragma's value, such as `WAL`.
+        public var description: String { name }
+    }
+
+    /// An SQLite synchronous level (`PRAGMA synchronous`).
+    public struct Synchronous: Hashable, Sendable, CustomStringConvertible {
+        /// The pragma's value.
+        public let name: String
+
+        /// No `fsync`: fastest, and a power loss can corrupt the database.
+        public static let off = Synchronous(name: "OFF")
+        /// In WAL mode, commits are not synced, checkpoints are: a power loss may roll back the
+        /// last commits but never corrupts the database. In rollback-journal modes, a small
+        /// window of corruption risk remains on old file systems.
+        public static let normal = Synchronous(name: "NORMAL")
+        /// Every commit is synced before it returns: a committed transaction survives power loss.
+        /// The default.
+        public static let full = Synchronous(name: "FULL")
+        /// ``full``, plus the journal's directory is synced after a rollback journal is deleted.
+        public static let extra = Synchronous(name: "EXTRA")
+
+        /// The pragma's value, such as `FULL`.
+        public var description: String { name }
+    }
+}

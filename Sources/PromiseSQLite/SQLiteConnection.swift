@@ -1,0 +1,176 @@
+/// Synchronous access to a database inside ``SQLiteDatabase/transaction(_:_:)`` and
+/// ``SQLiteDatabase/read(_:)``: the closure runs on the connection's own thread, and each call
+/// runs one statement there, at once.
+///
+/// A connection is valid only while the closure it was passed to runs; calls after that throw
+/// ``SQLiteError/Code-swift.struct/invalidUse``. Each call first checks whether the promise of
+/// the surrounding operation was cancelled and throws `CancellationError` if so, so a cancelled
+/// transaction stops at its next statement and rolls back.
+public final class SQLiteConnection {
+    private let connection: Connection
+    private let cancel: CancelFlag
+    private var valid = true
+
+    init(_ connection: Connection, cancel: CancelFlag) {
+        self.connection = connection
+        self.cancel = cancel
+    }
+
+    /// Ends this connection's validity (the closure returned).
+    func invalidate() { valid = false }
+
+    private func checked() throws -> Connection {
+        guard valid else {
+            throw SQLiteError(.invalidUse, message: "an SQLiteConnection was used after its closure returned; keep it inside the closure")
+        }
+        return connection
+    }
+
+    /// Runs one statement.
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement; `?` or `:name` marks a parameter.
+    ///   - bindings: The parameters' values.
+    /// - Returns: How many rows changed, and the last insert row id.
+    /// - Throws: ``SQLiteError``, or `CancellationError` when the operation was cancelled.
+    @discardableResult
+    public func execute(_ sql: String, _ bindings: SQLiteBindings = .none) throws -> SQLiteChanges {
+        try checked().execute(sql, bindings, cancel: cancel)
+    }
+
+    /// Runs every statement in `sql`, in order, without parameters (a schema, a migration).
+    ///
+    /// - Parameter sql: The statements, separated by `;`.
+    /// - Throws: ``SQLiteError`` naming the statement that failed; the statements before it
+    ///   stay applied unless a transaction around them rolls back.
+    public func executeScript(_ sql: String) throws {
+        try checked().executeScript(sql, cancel: cancel)
+    }
+
+    /// Runs one query and returns all its rows.
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - bindings: The parameters' values.
+    /// - Returns: The rows.
+    /// - Throws: ``SQLiteError``, or `CancellationError`.
+    public func query(_ sql: String, _ bindings: SQLiteBindings = .none) throws -> [SQLiteRow] {
+        var rows = [SQLiteRow]()
+        try checked().forEachRow(sql, bindings, cancel: cancel) { rows.append($0.row()) }
+        return rows
+    }
+
+    /// Runs one query and decodes each row into `T` (see ``SQLiteRow/decode(_:)``).
+    ///
+    /// - Parameters:
+    ///   - type: The type of each row.
+    ///   - sql: One SQL statement.
+    ///   - bindings: The parameters' values.
+    /// - Returns: The decoded rows.
+    /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
+    public func query<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> [T] {
+        try connection.decodeAll(T.self, sql, bindings, cancel: cancel, valid: valid)
+    }
+
+    /// Runs one query and returns its first row, or `nil` when it has none.
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - bindings: The parameters' values.
+    /// - Returns: The first row, or `nil`.
+    /// - Throws: ``SQLiteError``, or `CancellationError`.
+    public func queryFirst(_ sql: String, _ bindings: SQLiteBindings = .none) throws -> SQLiteRow? {
+        try checked().run(sql, bindings, cancel: cancel) { try $0.step() ? $0.row() : nil }
+    }
+
+    /// Runs one query and decodes its first row into `T`, or returns `nil` when it has none.
+    ///
+    /// - Parameters:
+    ///   - type: The type of the row.
+    ///   - sql: One SQL statement.
+    ///   - bindings: The parameters' values.
+    /// - Returns: The decoded row, or `nil`.
+    /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
+    public func queryFirst<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> T? {
+        try checked().decodeFirst(T.self, sql, bindings, cancel: cancel)
+    }
+
+    /// Runs one query and returns the first column of its first row: `SELECT count(*) …`.
+    ///
+    /// - Parameters:
+    ///   - type: The column's type; `nil` is returned for no row and for `NULL`.
+    ///   - sql: One SQL statement.
+    ///   - bindings: The parameters' values.
+    /// - Returns: The value, or `nil`.
+    /// - Throws: ``SQLiteError`` (``SQLiteError/Code-swift.struct/mismatch`` when the value
+    ///   does not convert to `T`), or `CancellationError`.
+    public func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> T? {
+        try checked().scalar(T.self, sql, bindings, cancel: cancel)
+    }
+
+    /// Calls `body` with each row as it is read, without collecting them: for results too large
+    /// to hold in memory.
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - bindings: The parameters' values.
+    ///   - body: Called once per row, on the connection's thread; throwing stops the query.
+    /// - Throws: What `body` throws, ``SQLiteError``, or `CancellationError`.
+    public func forEachRow(_ sql: String, _ bindings: SQLiteBindings = .none, _ body: (SQLiteRow) throws -> Void) throws {
+        try checked().forEachRow(sql, bindings, cancel: cancel) { try body($0.row()) }
+    }
+
+    /// Runs `body` in a savepoint nested in the current transaction (or in a new immediate
+    /// transaction when none is open): released when `body` returns, rolled back to when it
+    /// throws, leaving the outer transaction usable.
+    ///
+    /// - Parameter body: The statements to run together.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, after rolling back.
+    @discardableResult
+    public func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try checked().transaction(.immediate, cancel: cancel) { try body(self) }
+    }
+
+    /// Whether a transaction is open on this connection.
+    public var isInTransaction: Bool { !connection.isAutocommit }
+}
+
+extension Connection {
+    /// Decodes every row of `sql` into `T` straight from the statement, without an
+    /// intermediate ``SQLiteRow``.
+    func decodeAll<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?, valid: Bool = true) throws -> [T] {
+        guard valid else {
+            throw SQLiteError(.invalidUse, message: "an SQLiteConnection was used after its closure returned; keep it inside the closure")
+        }
+        var values = [T]()
+        try forEachRow(sql, bindings, cancel: cancel) { statement in
+            let source = StatementColumns(statement: statement, columns: statement.columns)
+            values.append(try decodeRow(T.self, source))
+        }
+        return values
+    }
+
+    /// Decodes the first row of `sql` into `T`, or returns `nil` when there is none.
+    func decodeFirst<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> T? {
+        try run(sql, bindings, cancel: cancel) { statement in
+            guard try statement.step() else { return nil }
+            let source = StatementColumns(statement: statement, columns: statement.columns)
+            return try decodeRow(T.self, source)
+        }
+    }
+
+    /// The first column of the first row, or `nil` for no row or `NULL`.
+    func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> T? {
+        try run(sql, bindings, cancel: cancel) { statement in
+            guard try statement.step() else { return nil }
+            guard statement.columns.names.count > 0 else {
+                throw SQLiteError(.range, message: "the statement returns no columns", sql: sql)
+            }
+            let value = statement.value(at: 0)
+            if value.isNull { return nil }
+            if let converted = T.fromSQLiteValue(value) { return converted }
+            throw SQLiteError(.mismatch, message: mismatchMessage(value, column: statement.columns.names[0], index: 0, type: T.self), sql: sql)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// The error of every PromiseSQLite operation: SQLite's result code and message, and the SQL
+/// that failed.
+///
+/// ```swift
+/// do {
+///     _ = try await db.execute("INSERT INTO users(email) VALUES (?)", ["ada@example.com"]).get()
+/// } catch SQLiteError.Code.constraint {
+///     // matches every constraint code: unique, foreign key, not null, check …
+/// }
+/// ```
+///
+/// Bound values are never part of the error or its description, so logging an error does not
+/// log the data that was being written.
+public struct SQLiteError: Error, Hashable, CustomStringConvertible {
+    /// The code: an extended SQLite result code, or a condition PromiseSQLite detects itself.
+    public let code: Code
+    /// SQLite's own message (`sqlite3_errmsg`), or PromiseSQLite's explanation.
+    public let message: String
+    /// The SQL text of the statement that failed, when there was one.
+    public let sql: String?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The code.
+    ///   - message: What went wrong, in words a person can act on.
+    ///   - sql: The statement that failed, if any.
+    public init(_ code: Code, message: String, sql: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// One line: `SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT INTO users …`.
+    public var description: String {
+        var line = code.rawValue >= 0
+            ? "SQLite error \(code.rawValue) (\(code)): \(message)"
+            : "SQLite error (\(code)): \(message)"
+        if let sql {
+            let flat = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
+            line += " — " + (flat.count > 200 ? flat.prefix(200) + "…" : flat)
+        }
+        return line
+    }
+}

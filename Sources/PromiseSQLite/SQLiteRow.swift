@@ -1,0 +1,102 @@
+/// One result row, read by column index or name.
+///
+/// ```swift
+/// let row = try await db.queryFirst("SELECT id, name FROM users WHERE id = ?", [1]).get()
+/// let name: String = try row!.get("name")
+/// let id = try row!.get(0, as: Int.self)
+/// ```
+public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertible {
+    /// The result's columns.
+    public let columns: SQLiteColumns
+    /// The values, in column order.
+    public let values: [SQLiteValue]
+
+    init(columns: SQLiteColumns, values: [SQLiteValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The first column's index: 0.
+    public var startIndex: Int { 0 }
+    /// One past the last column's index.
+    public var endIndex: Int { values.count }
+
+    /// The value in column `index`.
+    ///
+    /// - Parameter index: The column index, from 0.
+    public subscript(index: Int) -> SQLiteValue { values[index] }
+
+    /// The value in the column called `name`, or `nil` when there is no such column.
+    ///
+    /// - Parameter name: The column name (case-insensitive, as in SQL).
+    public subscript(name: String) -> SQLiteValue? {
+        columns.index(of: name).map { values[$0] }
+    }
+
+    /// The value in column `index`, converted to `T`.
+    ///
+    /// - Parameters:
+    ///   - index: The column index, from 0.
+    ///   - type: The type to read; write `String?` to accept `NULL`.
+    /// - Returns: The converted value.
+    /// - Throws: ``SQLiteError`` (``SQLiteError/Code-swift.struct/range``) when there is no
+    ///   such column, or (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
+    ///   convert to `T`.
+    public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLiteError) -> T {
+        guard values.indices.contains(index) else {
+            throw SQLiteError(.range, message: "no column \(index): the row has \(values.count) (\(columns))")
+        }
+        return try convert(values[index], column: index)
+    }
+
+    /// The value in the column called `name`, converted to `T`.
+    ///
+    /// - Parameters:
+    ///   - name: The column name (case-insensitive, as in SQL).
+    ///   - type: The type to read; write `String?` to accept `NULL`.
+    /// - Returns: The converted value.
+    /// - Throws: ``SQLiteError`` (``SQLiteError/Code-swift.struct/range``) when there is no
+    ///   such column, or (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
+    ///   convert to `T`.
+    public func get<T: SQLiteValueConvertible>(_ name: String, as type: T.Type = T.self) throws(SQLiteError) -> T {
+        guard let index = columns.index(of: name) else {
+            throw SQLiteError(.range, message: "no column named '\(name)'; the columns are \(columns)")
+        }
+        return try convert(values[index], column: index)
+    }
+
+    /// Decodes the row into `T`: a keyed type's properties are columns by name, a single
+    /// value (`Int`, `String`, a `RawRepresentable` enum) is the first column.
+    ///
+    /// - Parameter type: The type to decode.
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError` naming the column that did not fit.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try decodeRow(T.self, RowColumns(row: self))
+    }
+
+    private func convert<T: SQLiteValueConvertible>(_ value: SQLiteValue, column: Int) throws(SQLiteError) -> T {
+        if let converted = T.fromSQLiteValue(value) { return converted }
+        throw SQLiteError(.mismatch, message: mismatchMessage(value, column: columns.names[column], index: column, type: T.self))
+    }
+
+    /// The row as `(id: 1, name: 'Ada')`.
+    public var description: String {
+        "(" + zip(columns.names, values).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
+    }
+}
+
+/// "column 'age' (1) holds text, which does not convert to Int": the storage class, never the
+/// value, so errors do not leak data into logs.
+func mismatchMessage(_ value: SQLiteValue, column: String, index: Int, type: Any.Type) -> String {
+    "column '\(column)' (\(index)) holds \(value.isNull ? "NULL" : value.storageClass), which does not convert to \(type)"
+}
+
+/// Reads the columns of a materialized row, for ``RowDecoder``.
+struct RowColumns: ColumnSource {
+    let row: SQLiteRow
+    var columns: SQLiteColumns { row.columns }
+
+    @inline(__always)
+    func value(at index: Int) -> SQLiteValue { row.values[index] }
+}

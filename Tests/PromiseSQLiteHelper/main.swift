@@ -1,0 +1,60 @@
+// A second process for PromiseSQLiteTests: a writer to kill with SIGKILL mid-transaction, and a
+// process that holds the write lock. Prints progress lines on standard output, unbuffered.
+import Glibc
+import PromiseSQLite
+
+/// Writes one line straight to descriptor 1, so a SIGKILL loses nothing already said.
+func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    say("usage: promisesqlite-helper crash-writer PATH | hold-lock PATH MILLISECONDS")
+    exit(2)
+}
+let path = arguments[2]
+
+do {
+    switch arguments[1] {
+    case "crash-writer":
+        // Batches of 20 000 rows, each batch one transaction that also bumps a running total:
+        // after a crash every batch must be complete or absent, and the total must match.
+        let db = try awaitPromise(SQLiteDatabase.open(path: path))
+        try awaitPromise(db.executeScript("""
+            CREATE TABLE IF NOT EXISTS items(batch INTEGER NOT NULL, n INTEGER NOT NULL, payload TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS totals(id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL, batches INTEGER NOT NULL);
+            INSERT OR IGNORE INTO totals VALUES (1, 0, 0);
+            """))
+        var batch = try awaitPromise(db.scalar(Int.self, "SELECT coalesce(max(batch), 0) FROM items")) ?? 0
+        while true {
+            batch += 1
+            let current = batch
+            _ = try awaitPromise(db.transaction { db in
+                for n in 0..<20_000 {
+                    try db.execute("INSERT INTO items VALUES (?, ?, ?)", [current, n, "payload \(current)-\(n)"])
+                }
+                try db.execute("UPDATE totals SET rows = rows + 20000, batches = batches + 1")
+            })
+            say("committed \(batch)")
+        }
+    case "hold-lock":
+        let milliseconds = arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000
+        let db = try awaitPromise(SQLiteDatabase.open(path: path))
+        _ = try awaitPromise(db.execute("CREATE TABLE IF NOT EXISTS t(who TEXT)"))
+        try awaitPromise(db.transaction { db in
+            try db.execute("INSERT INTO t VALUES ('helper')")
+            say("locked")
+            usleep(useconds_t(milliseconds * 1000))
+        })
+        say("released")
+        try awaitPromise(db.close())
+    default:
+        say("unknown command \(arguments[1])")
+        exit(2)
+    }
+} catch {
+    say("error: \(error)")
+    exit(1)
+}

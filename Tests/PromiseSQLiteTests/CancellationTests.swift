@@ -1,0 +1,77 @@
+import PromiseSQLite
+import Testing
+
+/// A query that runs for minutes unless interrupted: a recursive CTE counting to 10^10.
+private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) FROM c"
+
+@Suite struct CancellationTests {
+    @Test func cancellingARunningQueryInterruptsIt() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let started = ContinuousClock.now
+        let query = db.scalar(Int.self, runaway)
+        try await Task.sleep(for: .milliseconds(100))
+        query.cancel()
+        #expect(await isCancelled(query))
+        // The connection is free again at once: the interrupt stopped the statement.
+        #expect(try await db.scalar(Int.self, "SELECT 42").get() == 42)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func aTimeoutInterruptsARunawayQuery() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let started = ContinuousClock.now
+        do {
+            _ = try await db.scalar(Int.self, runaway).timeout(.milliseconds(200)).get()
+            Issue.record("the runaway query must time out")
+        } catch PromiseError.Code.timedOut {}
+        #expect(try await db.scalar(Int.self, "SELECT 7").get() == 7)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func anInterruptDoesNotLeakIntoTheNextOperation() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(a)").get()
+        for _ in 0..<20 {
+            let query = db.scalar(Int.self, runaway)
+            let next = db.execute("INSERT INTO t VALUES (1)")
+            try await Task.sleep(for: .milliseconds(5))
+            query.cancel()
+            try await next.get()
+        }
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 20)
+    }
+
+    @Test func aCancelledQueuedOperationNeverStarts() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(a)").get()
+        let entered = Gate()
+        let proceed = Gate()
+        let blocker = db.transaction { _ in
+            entered.open()
+            proceed.wait()
+        }
+        await Task.detached { entered.wait() }.value
+        let queued = db.execute("INSERT INTO t VALUES (1)")
+        let kept = db.execute("INSERT INTO t VALUES (2)")
+        queued.cancel()
+        proceed.open()
+        try await blocker.get()
+        try await kept.get()
+        #expect(await isCancelled(queued))
+        #expect(try await db.query(Int.self, "SELECT a FROM t").get() == [2])
+    }
+
+    @Test func taskCancellationReachesTheQuery() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let task = Task { try await db.scalar(Int.self, runaway).get() }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await db.scalar(Int.self, "SELECT 1").get() == 1)
+    }
+}

@@ -1,0 +1,64 @@
+import Glibc
+import PromiseSQLite
+import Testing
+
+@Suite struct CrashSafetyTests {
+    @Test(arguments: [SQLiteConfiguration.JournalMode.delete, .wal])
+    func aWriterKilledMidTransactionLeavesEveryCommittedBatchAndNoPartialOne(mode: SQLiteConfiguration.JournalMode) async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir("crash.sqlite")
+        if mode == .wal {
+            var wal = SQLiteConfiguration()
+            wal.journalMode = .wal
+            try await SQLiteDatabase.open(path: path, configuration: wal).get().close().get()
+        }
+        var batchesBefore = 0
+        for round in 0..<3 {
+            let helper = HelperProcess(["crash-writer", path], outputPath: dir("out-\(round)"))
+            try await helper.waitFor("committed 2")
+            // Somewhere inside a later transaction (each takes tens of milliseconds).
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
+            kill(helper.pid, SIGKILL)
+            #expect(helper.wait() == 128 + SIGKILL, "the writer must still have been writing: \(helper.output)")
+            let acknowledged = helper.output.split(separator: "\n").filter { $0.hasPrefix("committed ") }.count
+
+            let db = try await SQLiteDatabase.open(path: path).get()
+            #expect(try await db.scalar(String.self, "PRAGMA integrity_check").get() == "ok")
+            let totals = try #require(try await db.queryFirst("SELECT rows, batches FROM totals").get())
+            let rows = try await db.scalar(Int.self, "SELECT count(*) FROM items").get()
+            #expect(try totals.get("rows", as: Int.self) == rows, "the running total matches the rows: no half transaction")
+            let incomplete = try await db.scalar(Int.self, "SELECT count(*) FROM (SELECT batch FROM items GROUP BY batch HAVING count(*) != 20000)").get()
+            #expect(incomplete == 0, "every batch is complete or absent")
+            // Every batch the writer saw committed survived.
+            let batches = try await db.scalar(Int.self, "SELECT count(DISTINCT batch) FROM items").get() ?? 0
+            #expect(batches >= batchesBefore + acknowledged)
+            #expect(try totals.get("batches", as: Int.self) == batches)
+            batchesBefore = batches
+            try await db.close().get()
+        }
+    }
+
+    @Test func anotherProcessHoldingTheWriteLockGivesAClearBusyErrorAndLosesNothing() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir("locked.sqlite")
+        let helper = HelperProcess(["hold-lock", path, "1500"], outputPath: dir("out"))
+        try await helper.waitFor("locked")
+
+        var impatient = SQLiteConfiguration()
+        impatient.busyTimeout = .milliseconds(200)
+        let db = try await SQLiteDatabase.open(path: path, configuration: impatient).get()
+        defer { db.close() }
+        let error = await sqliteError(db.execute("INSERT INTO t VALUES ('test')"))
+        #expect(SQLiteError.Code.busy.matches(error?.code ?? .error), "\(String(describing: error))")
+
+        // A patient connection waits for the helper's commit and then writes.
+        let patient = try await SQLiteDatabase.open(path: path).get()
+        defer { patient.close() }
+        try await patient.execute("INSERT INTO t VALUES ('test')").get()
+        #expect(helper.wait() == 0)
+        #expect(helper.output.contains("released"))
+        #expect(try await patient.query(String.self, "SELECT who FROM t ORDER BY rowid").get() == ["helper", "test"])
+    }
+}

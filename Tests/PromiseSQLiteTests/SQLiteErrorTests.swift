@@ -1,0 +1,155 @@
+import Glibc
+import PromiseSQLite
+import Testing
+
+@Suite struct SQLiteErrorTests {
+    private func usersDatabase() async throws -> SQLiteDatabase {
+        let db = SQLiteDatabase.inMemory()
+        try await db.executeScript("""
+            CREATE TABLE teams(id INTEGER PRIMARY KEY);
+            CREATE TABLE users(
+                id INTEGER PRIMARY KEY,
+                email TEXT NOT NULL UNIQUE,
+                team INTEGER REFERENCES teams(id),
+                age INTEGER CHECK (age >= 0)
+            );
+            INSERT INTO teams(id) VALUES (1);
+            INSERT INTO users(email, team) VALUES ('ada@example.com', 1);
+            """).get()
+        return db
+    }
+
+    @Test func aUniqueViolationHasTheExtendedCodeMessageAndSQL() async throws {
+        let db = try await usersDatabase()
+        defer { db.close() }
+        let sql = "INSERT INTO users(email) VALUES (?)"
+        let error = try #require(await sqliteError(db.execute(sql, ["ada@example.com"])))
+        #expect(error.code == .constraintUnique)
+        #expect(error.code.rawValue == 2067)
+        #expect(error.message == "UNIQUE constraint failed: users.email")
+        #expect(error.sql == sql)
+        #expect(error.description == "SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT INTO users(email) VALUES (?)")
+        #expect(!error.description.contains("ada@example.com"), "bound values stay out of errors")
+    }
+
+    @Test func aPrimaryCodeMatchesItsExtendedCodesInCatch() async throws {
+        let db = try await usersDatabase()
+        defer { db.close() }
+        var matched: [String] = []
+        for (sql, bindings) in [
+            ("INSERT INTO users(email) VALUES (?)", ["ada@example.com"] as SQLiteBindings),
+            ("INSERT INTO users(email, team) VALUES ('b@example.com', ?)", [99]),
+            ("INSERT INTO users(email) VALUES (NULL)", .none),
+            ("INSERT INTO users(email, age) VALUES ('c@example.com', -1)", .none),
+        ] {
+            do {
+                try await db.execute(sql, bindings).get()
+                Issue.record("\(sql) must fail")
+            } catch SQLiteError.Code.constraintUnique {
+                matched.append("unique")
+            } catch SQLiteError.Code.constraint {
+                matched.append("constraint")
+            }
+        }
+        #expect(matched == ["unique", "constraint", "constraint", "constraint"])
+        #expect(SQLiteError.Code.constraint.matches(.constraintForeignKey))
+        #expect(SQLiteError.Code.constraint.matches(.constraintNotNull))
+        #expect(!SQLiteError.Code.constraintUnique.matches(.constraintNotNull))
+        #expect(!SQLiteError.Code.busy.matches(.constraintUnique))
+        #expect(SQLiteError.Code.constraintForeignKey.description == "constraint foreign key")
+    }
+
+    @Test func foreignKeysAreEnforcedByDefault() async throws {
+        let db = try await usersDatabase()
+        defer { db.close() }
+        let error = await sqliteError(db.execute("INSERT INTO users(email, team) VALUES ('x@example.com', 42)"))
+        #expect(error?.code == .constraintForeignKey)
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM users").get() == 1, "nothing was lost or added")
+    }
+
+    @Test func aSyntaxErrorCarriesTheSQL() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let error = try #require(await sqliteError(db.query("SELEC 1 FROM nowhere")))
+        #expect(error.code == .error)
+        #expect(error.message == #"near "SELEC": syntax error"#)
+        #expect(error.description == #"SQLite error 1 (error): near "SELEC": syntax error — SELEC 1 FROM nowhere"#)
+        let missing = try #require(await sqliteError(db.query("SELECT * FROM nowhere")))
+        #expect(missing.message == "no such table: nowhere")
+    }
+
+    @Test func doubleQuotedStringLiteralsAreOff() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(a)").get()
+        // With DQS on, SQLite would treat "missing" as the string 'missing'.
+        let error = await sqliteError(db.query(#"SELECT * FROM t WHERE a = "missing""#))
+        #expect(error?.message == "no such column: missing")
+    }
+
+    @Test func executeRefusesTwoStatementsAndEmptySQL() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(a)").get()
+        let two = await sqliteError(db.execute("INSERT INTO t VALUES (1); DROP TABLE t"))
+        #expect(two?.code == .invalidUse)
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 0, "the first statement must not have run")
+        let empty = await sqliteError(db.execute(""))
+        #expect(empty?.code == .invalidUse)
+        let comment = await sqliteError(db.execute("-- nothing"))
+        #expect(comment?.code == .invalidUse)
+        // A trailing semicolon or comment is still one statement.
+        try await db.execute("INSERT INTO t VALUES (1); -- done").get()
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 1)
+    }
+
+    @Test func executeScriptStopsAtTheFailingStatementAndNamesIt() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let error = await sqliteError(db.executeScript("CREATE TABLE a(x); INSERT INTO a VALUES (1);\nINSERT INTO nope VALUES (2); CREATE TABLE b(x);"))
+        #expect(error?.message == "no such table: nope")
+        #expect(error?.sql == "\nINSERT INTO nope VALUES (2);")
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM a").get() == 1)
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM sqlite_schema WHERE name = 'b'").get() == 0)
+    }
+
+    @Test func openingFailuresSayWhatAndWhere() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        var readOnly = SQLiteConfiguration()
+        readOnly.access = .readOnly
+        let missing = try #require(await sqliteError(SQLiteDatabase.open(path: dir("missing.sqlite"), configuration: readOnly)))
+        #expect(missing.code == .cannotOpen)
+        #expect(missing.message == "cannot open '\(dir("missing.sqlite"))': unable to open database file")
+
+        let notADatabase = dir("text.sqlite")
+        let fd = open(notADatabase, O_WRONLY | O_CREAT, 0o644)
+        _ = "this is not a database, just some text that is long enough to fill a header".withCString { write(fd, $0, 80) }
+        close(fd)
+        let garbage = try #require(await sqliteError(SQLiteDatabase.open(path: notADatabase)))
+        #expect(garbage.code == .notADatabase)
+
+        let directory = try #require(await sqliteError(SQLiteDatabase.open(path: dir.path)))
+        #expect(SQLiteError.Code.cannotOpen.matches(directory.code))
+
+        // Operations on a database that failed to open are rejected with the reason.
+        let db = SQLiteDatabase(path: dir("missing.sqlite"), configuration: readOnly)
+        let later = await sqliteError(db.query("SELECT 1"))
+        #expect(later?.code == .cannotOpen)
+        db.close()
+    }
+
+    @Test func aReadOnlyConnectionRefusesWrites() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let writer = try await SQLiteDatabase.open(path: dir("db.sqlite")).get()
+        try await writer.execute("CREATE TABLE t(a)").get()
+        try await writer.close().get()
+        var readOnly = SQLiteConfiguration()
+        readOnly.access = .readOnly
+        let reader = try await SQLiteDatabase.open(path: dir("db.sqlite"), configuration: readOnly).get()
+        defer { reader.close() }
+        let error = await sqliteError(reader.execute("INSERT INTO t VALUES (1)"))
+        #expect(SQLiteError.Code.readOnly.matches(error?.code ?? .error))
+    }
+}
