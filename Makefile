@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan bench bench-fs docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan bench bench-fs bench-sqlite docs clean
 
 all: build
 
@@ -36,16 +36,21 @@ test-tsan:
 	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan --skip-build \
 	  --filter 'PromiseCoreTests|PromiseTestingTests',swift test --sanitize=thread)
 
-## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS
+## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, then PromiseSQLite
 bench: bootstrap
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
+	cd Benchmarks && ./sqlite-ratios.sh
 
 ## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files, 3 rounds; ~3 min)
 bench-fs: bootstrap
 	cd Benchmarks && ./fs-ratios.sh
 
-## docs: DocC catalogs of PromiseCore, PromiseTesting and PromiseFS into .build-docs/ (swift-docc-plugin; warnings fail)
+## bench-sqlite: PromiseSQLite next to raw C sqlite3 calls and vapor/sqlite-nio (5 rounds; ~2 min)
+bench-sqlite: bootstrap
+	cd Benchmarks && ./sqlite-ratios.sh
+
+## docs: DocC catalogs of PromiseCore, PromiseTesting, PromiseFS and PromiseSQLite into .build-docs/ (swift-docc-plugin; warnings fail)
 docs: bootstrap
 	mkdir -p .build-docs
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
@@ -54,6 +59,8 @@ docs: bootstrap
 	  generate-documentation --target PromiseTesting --output-path .build-docs/PromiseTesting --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseFS --output-path .build-docs/PromiseFS --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseSQLite --output-path .build-docs/PromiseSQLite --warnings-as-errors
 
 clean:
 	rm -rf .build .build-tsan .build-docs Examples/.build Benchmarks/.build

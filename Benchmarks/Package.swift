@@ -13,7 +13,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "swift-promise", path: ".."),
-        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        // The peer for PromiseSQLite (it needs swift-nio 2.101.3 or later).
+        .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
         // ordo-one/benchmark, formerly package-benchmark (the old identity prints a deprecation
         // warning). The MallocInterposer trait is what makes mallocCount* metrics work on Linux;
         // the other default trait, RuntimeInterposer, needs a package the mirror does not have.
@@ -45,6 +47,25 @@ let package = Package(
             dependencies: [.product(name: "PromiseFS", package: "swift-promise")],
             path: "Sources/PromiseFSBench",
             swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // PromiseSQLite beside raw C sqlite3 calls (RawSQLite) and vapor/sqlite-nio.
+        .executableTarget(
+            name: "PromiseSQLiteBench",
+            dependencies: [
+                .product(name: "PromiseSQLite", package: "swift-promise"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                "RawSQLite",
+            ],
+            path: "Sources/PromiseSQLiteBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "RawSQLite",
+            path: "Sources/RawSQLite",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("sqlite3")]
         ),
         // Release-binary size cost of PromiseCore: same program with and without it.
         .executableTarget(

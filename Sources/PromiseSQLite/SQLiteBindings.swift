@@ -13,6 +13,8 @@
 public struct SQLiteBindings: Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
     enum Storage: Sendable {
         case positional([SQLiteValue])
+        /// Straight from an array literal: converted while binding, saving a second array.
+        case literal([(any SQLiteValueConvertible)?])
         case named([(name: String, value: SQLiteValue)])
     }
 
@@ -47,7 +49,7 @@ public struct SQLiteBindings: Sendable, ExpressibleByArrayLiteral, ExpressibleBy
     ///
     /// - Parameter elements: The values.
     public init(arrayLiteral elements: (any SQLiteValueConvertible)?...) {
-        self.init(elements)
+        storage = .literal(elements)
     }
 
     /// Named values from a dictionary literal: `["name": "Ada", "age": 36]`.
@@ -61,6 +63,7 @@ public struct SQLiteBindings: Sendable, ExpressibleByArrayLiteral, ExpressibleBy
     public var count: Int {
         switch storage {
         case .positional(let values): values.count
+        case .literal(let values): values.count
         case .named(let values): values.count
         }
     }

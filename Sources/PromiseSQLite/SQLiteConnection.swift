@@ -143,20 +143,25 @@ extension Connection {
         guard valid else {
             throw SQLiteError(.invalidUse, message: "an SQLiteConnection was used after its closure returned; keep it inside the closure")
         }
-        var values = [T]()
-        try forEachRow(sql, bindings, cancel: cancel) { statement in
-            let source = StatementColumns(statement: statement, columns: statement.columns)
-            values.append(try decodeRow(T.self, source))
+        // The loop is written out here, not passed to forEachRow as a closure: in this
+        // unspecialized generic code, a closure called per row would look up the metadata of
+        // [T] and RowDecoding<T> on every call.
+        return try run(sql, bindings, cancel: cancel) { statement in
+            let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
+            var values = [T]()
+            while try statement.step() {
+                try cancel?.check()
+                values.append(try decoding.decode())
+            }
+            return values
         }
-        return values
     }
 
     /// Decodes the first row of `sql` into `T`, or returns `nil` when there is none.
     func decodeFirst<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> T? {
         try run(sql, bindings, cancel: cancel) { statement in
             guard try statement.step() else { return nil }
-            let source = StatementColumns(statement: statement, columns: statement.columns)
-            return try decodeRow(T.self, source)
+            return try RowDecoding(T.self, reader: RowReader(statement: statement)).decode()
         }
     }
 

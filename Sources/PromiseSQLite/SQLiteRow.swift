@@ -72,7 +72,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     /// - Returns: The decoded value.
     /// - Throws: `DecodingError` naming the column that did not fit.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try decodeRow(T.self, RowColumns(row: self))
+        try RowDecoding(T.self, reader: RowReader(row: self)).decode()
     }
 
     private func convert<T: SQLiteValueConvertible>(_ value: SQLiteValue, column: Int) throws(SQLiteError) -> T {
@@ -90,13 +90,4 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
 /// value, so errors do not leak data into logs.
 func mismatchMessage(_ value: SQLiteValue, column: String, index: Int, type: Any.Type) -> String {
     "column '\(column)' (\(index)) holds \(value.isNull ? "NULL" : value.storageClass), which does not convert to \(type)"
-}
-
-/// Reads the columns of a materialized row, for ``RowDecoder``.
-struct RowColumns: ColumnSource {
-    let row: SQLiteRow
-    var columns: SQLiteColumns { row.columns }
-
-    @inline(__always)
-    func value(at index: Int) -> SQLiteValue { row.values[index] }
 }

@@ -172,9 +172,12 @@ final class ConnectionOwner: Sendable {
                     finish(connection)
                     return
                 }
+                // One lock per job: `running` is not cleared after the job, so a cancel that
+                // arrives late may interrupt the connection between statements. SQLite clears
+                // such an interrupt when the next statement starts with none running
+                // (sqlite3_step), and every statement is reset after use.
                 state.withLock { $0.running = job.id }
                 run(connection, openError)
-                state.withLock { $0.running = 0 }
                 load.subtract(1, ordering: .relaxed)
             }
             batch.removeAll(keepingCapacity: batch.capacity <= 1024)

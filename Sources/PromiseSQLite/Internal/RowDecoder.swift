@@ -1,14 +1,84 @@
-/// Where ``RowDecoder`` reads values: a live statement row or a materialized ``SQLiteRow``.
-protocol ColumnSource {
-    var columns: SQLiteColumns { get }
-    func value(at index: Int) -> SQLiteValue
+/// Where ``RowDecoder`` reads values: the current row of a live statement, or a materialized
+/// ``SQLiteRow``. One reader serves every row of a query, so what it learns on the first row
+/// (which column each key is, the keyed container) is reused on the next ones.
+final class RowReader {
+    let columns: SQLiteColumns
+    private let statement: Statement?
+    private var row: SQLiteRow?
+    /// For the n-th key looked up in a row, the column it was found in last time (-1: none).
+    private var hints: [Int] = []
+    private var position = 0
+    /// The keyed container of the last row, reused when the next row asks for the same key type.
+    var keyedContainer: AnyObject?
+    var keyedContainerType: ObjectIdentifier?
+
+    init(statement: Statement) {
+        self.statement = statement
+        columns = statement.columns
+    }
+
+    init(row: SQLiteRow) {
+        statement = nil
+        self.row = row
+        columns = row.columns
+    }
+
+    /// Starts a new row: key lookups follow the previous row's order again.
+    @inline(__always)
+    func startRow() {
+        position = 0
+    }
+
+    @inline(__always)
+    func value(at index: Int) -> SQLiteValue {
+        if let statement { return statement.value(at: index) }
+        return row!.values[index]
+    }
+
+    /// Whether a column is called `name`, trying the hint for the next lookup first (what
+    /// `decodeIfPresent` asks before it decodes).
+    @inline(__always)
+    func contains(_ name: String) -> Bool {
+        if position < hints.count {
+            let hint = hints[position]
+            if hint >= 0, columns.names[hint] == name { return true }
+        }
+        return columns.index(of: name) != nil
+    }
+
+    /// The column called `name`: rows are decoded key by key in the same order each time, so
+    /// the column found for this position on the previous row is tried before hashing.
+    @inline(__always)
+    func index(of name: String) -> Int? {
+        if position < hints.count {
+            let hint = hints[position]
+            if hint >= 0, columns.names[hint] == name {
+                position += 1
+                return hint
+            }
+        }
+        let found = columns.index(of: name)
+        if position < hints.count {
+            hints[position] = found ?? -1
+        } else if hints.count < 256 {
+            hints.append(found ?? -1)
+        }
+        position += 1
+        return found
+    }
+}
+
+/// Holds a keyed container so ``RowReader`` can keep it across rows without knowing its type.
+final class KeyedContainerHolder<Key: CodingKey> {
+    let container: KeyedDecodingContainer<Key>
+    init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
 }
 
 /// Decodes a row into a `Decodable` type: keyed containers read columns by name, a single value
 /// container reads one column (the first, at the top level), an unkeyed container reads the
 /// columns in order.
-struct RowDecoder<Source: ColumnSource>: Decoder {
-    let source: Source
+struct RowDecoder: Decoder {
+    let source: RowReader
     /// The column a nested value decodes from; `nil` at the top level (the whole row).
     let column: Int?
 
@@ -19,7 +89,15 @@ struct RowDecoder<Source: ColumnSource>: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard let column else { return KeyedDecodingContainer(KeyedColumns<Key, Source>(source: source)) }
+        guard let column else {
+            if source.keyedContainerType == ObjectIdentifier(Key.self), let holder = source.keyedContainer {
+                return unsafeDowncast(holder, to: KeyedContainerHolder<Key>.self).container
+            }
+            let container = KeyedDecodingContainer(KeyedColumns<Key>(source: source))
+            source.keyedContainer = KeyedContainerHolder(container)
+            source.keyedContainerType = ObjectIdentifier(Key.self)
+            return container
+        }
         throw DecodingError.typeMismatch(
             [String: Any].self,
             DecodingError.Context(
@@ -75,8 +153,8 @@ struct ColumnKey: CodingKey {
 
 /// Converts column `index` of `source` to `T`, or throws the `DecodingError` a person can act on.
 @inline(__always)
-func decodeColumn<T: SQLiteValueConvertible, Source: ColumnSource>(
-    _ type: T.Type, _ source: Source, _ index: Int, path: @autoclosure () -> [any CodingKey]
+func decodeColumn<T: SQLiteValueConvertible>(
+    _ type: T.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
 ) throws -> T {
     let value = source.value(at: index)
     if let converted = T.fromSQLiteValue(value) { return converted }
@@ -91,8 +169,8 @@ func decodeColumn<T: SQLiteValueConvertible, Source: ColumnSource>(
 /// ``SQLiteValueConvertible``, otherwise through a single-column decoder (enums with raw values,
 /// wrappers around one value).
 @inline(__always)
-func decodeAny<T: Decodable, Source: ColumnSource>(
-    _ type: T.Type, _ source: Source, _ index: Int, path: @autoclosure () -> [any CodingKey]
+func decodeAny<T: Decodable>(
+    _ type: T.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
 ) throws -> T {
     if let convertible = T.self as? any SQLiteValueConvertible.Type {
         return try decodeExisting(convertible, source, index, path: path()) as! T
@@ -100,8 +178,8 @@ func decodeAny<T: Decodable, Source: ColumnSource>(
     return try T(from: RowDecoder(source: source, column: index))
 }
 
-private func decodeExisting<C: SQLiteValueConvertible, Source: ColumnSource>(
-    _ type: C.Type, _ source: Source, _ index: Int, path: @autoclosure () -> [any CodingKey]
+private func decodeExisting<C: SQLiteValueConvertible>(
+    _ type: C.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
 ) throws -> C {
     try decodeColumn(C.self, source, index, path: path())
 }
@@ -109,8 +187,8 @@ private func decodeExisting<C: SQLiteValueConvertible, Source: ColumnSource>(
 /// `UInt` and `UInt64` do not bind (they may not fit SQLite's signed integers) but decode when
 /// the stored integer fits.
 @inline(__always)
-func decodeUnsigned<T: FixedWidthInteger & UnsignedInteger, Source: ColumnSource>(
-    _ type: T.Type, _ source: Source, _ index: Int, path: @autoclosure () -> [any CodingKey]
+func decodeUnsigned<T: FixedWidthInteger & UnsignedInteger>(
+    _ type: T.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
 ) throws -> T {
     let integer = try decodeColumn(Int64.self, source, index, path: path())
     guard let value = T(exactly: integer) else {
@@ -122,8 +200,8 @@ func decodeUnsigned<T: FixedWidthInteger & UnsignedInteger, Source: ColumnSource
     return value
 }
 
-struct KeyedColumns<Key: CodingKey, Source: ColumnSource>: KeyedDecodingContainerProtocol {
-    let source: Source
+struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let source: RowReader
     var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
@@ -131,12 +209,12 @@ struct KeyedColumns<Key: CodingKey, Source: ColumnSource>: KeyedDecodingContaine
     }
 
     func contains(_ key: Key) -> Bool {
-        source.columns.index(of: key.stringValue) != nil
+        source.contains(key.stringValue)
     }
 
     @inline(__always)
     private func index(_ key: Key) throws -> Int {
-        if let index = source.columns.index(of: key.stringValue) { return index }
+        if let index = source.index(of: key.stringValue) { return index }
         throw DecodingError.keyNotFound(key, DecodingError.Context(
             codingPath: [],
             debugDescription: "the result has no column named '\(key.stringValue)'; its columns are \(source.columns)"
@@ -187,14 +265,14 @@ struct KeyedColumns<Key: CodingKey, Source: ColumnSource>: KeyedDecodingContaine
     func superDecoder(forKey key: Key) throws -> any Decoder { try RowDecoder(source: source, column: index(key)) }
 }
 
-struct UnkeyedColumns<Source: ColumnSource>: UnkeyedDecodingContainer {
-    let source: Source
+struct UnkeyedColumns: UnkeyedDecodingContainer {
+    let source: RowReader
     var currentIndex = 0
     var codingPath: [any CodingKey] { [] }
     var count: Int? { source.columns.names.count }
     var isAtEnd: Bool { currentIndex >= source.columns.names.count }
 
-    init(source: Source) {
+    init(source: RowReader) {
         self.source = source
     }
 
@@ -240,8 +318,8 @@ struct UnkeyedColumns<Source: ColumnSource>: UnkeyedDecodingContainer {
     }
 }
 
-struct SingleColumn<Source: ColumnSource>: SingleValueDecodingContainer {
-    let source: Source
+struct SingleColumn: SingleValueDecodingContainer {
+    let source: RowReader
     let index: Int
     var codingPath: [any CodingKey] { [ColumnKey(source.columns.names[index], index: index)] }
 
@@ -279,12 +357,24 @@ struct SingleColumn<Source: ColumnSource>: SingleValueDecodingContainer {
     }
 }
 
-/// Decodes a whole row into `T`: a column type (`Int`, `String`, …) from the first column,
-/// anything else through ``RowDecoder``.
-@inline(__always)
-func decodeRow<T: Decodable, Source: ColumnSource>(_ type: T.Type, _ source: Source) throws -> T {
-    if T.self is any SQLiteValueConvertible.Type, !source.columns.names.isEmpty {
-        return try decodeAny(T.self, source, 0, path: [ColumnKey(source.columns.names[0], index: 0)])
+/// Decodes rows into `T`: a column type (`Int`, `String`, …) from the first column, anything
+/// else through ``RowDecoder``. Decides once per query, not once per row.
+struct RowDecoding<T: Decodable> {
+    let reader: RowReader
+    private let single: Bool
+
+    init(_ type: T.Type, reader: RowReader) {
+        self.reader = reader
+        single = T.self is any SQLiteValueConvertible.Type && !reader.columns.names.isEmpty
     }
-    return try T(from: RowDecoder(source: source, column: nil))
+
+    /// Decodes the reader's current row.
+    @inline(__always)
+    func decode() throws -> T {
+        reader.startRow()
+        if single {
+            return try decodeAny(T.self, reader, 0, path: [ColumnKey(reader.columns.names[0], index: 0)])
+        }
+        return try T(from: RowDecoder(source: reader, column: nil))
+    }
 }

@@ -11,6 +11,8 @@ final class Statement {
     /// Set while a run of this statement is in progress, so the cache neither hands it out
     /// twice nor evicts it.
     var inUse = false
+    /// When the cache last handed it out.
+    var lastUse: UInt64 = 0
 
     init(handle: OpaquePointer, sql: String, db: OpaquePointer) {
         self.handle = handle
@@ -41,15 +43,14 @@ final class Statement {
         let parameterCount = Int(sqlite3_bind_parameter_count(handle))
         switch bindings.storage {
         case .positional(let values):
-            guard values.count == parameterCount else {
-                throw SQLiteError(
-                    .invalidBinding,
-                    message: "the statement has \(parameterCount) parameter\(parameterCount == 1 ? "" : "s") but \(values.count) value\(values.count == 1 ? " was" : "s were") given",
-                    sql: sql
-                )
-            }
+            try checkCount(values.count, parameterCount)
             for (offset, value) in values.enumerated() {
                 try bind(value, at: Int32(offset + 1), name: nil)
+            }
+        case .literal(let values):
+            try checkCount(values.count, parameterCount)
+            for (offset, value) in values.enumerated() {
+                try bind(value?.sqliteValue ?? .null, at: Int32(offset + 1), name: nil)
             }
         case .named(let values):
             var bound = [Bool](repeating: false, count: parameterCount + 1)
@@ -66,6 +67,15 @@ final class Statement {
                 throw SQLiteError(.invalidBinding, message: "no value was given for parameter \(name)", sql: sql)
             }
         }
+    }
+
+    private func checkCount(_ given: Int, _ parameterCount: Int) throws(SQLiteError) {
+        guard given != parameterCount else { return }
+        throw SQLiteError(
+            .invalidBinding,
+            message: "the statement has \(parameterCount) parameter\(parameterCount == 1 ? "" : "s") but \(given) value\(given == 1 ? " was" : "s were") given",
+            sql: sql
+        )
     }
 
     /// The index of `:name`, `@name` or `$name` (or of `name` spelled with its prefix); 0 if none.
@@ -172,13 +182,4 @@ final class Statement {
 
     /// Whether the statement only reads (`sqlite3_stmt_readonly`).
     var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
-}
-
-/// Reads the columns of a statement's current row, for ``RowDecoder``.
-struct StatementColumns: ColumnSource {
-    let statement: Statement
-    let columns: SQLiteColumns
-
-    @inline(__always)
-    func value(at index: Int) -> SQLiteValue { statement.value(at: index) }
 }
