@@ -1,0 +1,97 @@
+import PromiseSQLite
+import Synchronization
+import Testing
+
+/// The README's PromiseSQLite tour, as written there (with `dir` a fresh temporary directory).
+@Suite struct ReadmeExamplesTests {
+    @Test func promiseSQLiteTour() async throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanUp() }
+        let dir = temporary.path
+
+        // README: begin
+        struct User: Decodable, Sendable {
+            let id: Int
+            let name: String
+            let email: String?
+        }
+
+        let db = SQLiteDatabase(path: "\(dir)/app.sqlite")       // opens on its own thread
+        try await db.executeScript("""
+            CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT UNIQUE);
+            CREATE TABLE audit(user INTEGER REFERENCES users(id), note TEXT);
+            """).get()
+
+        let ada = try await db.transaction { db in               // BEGIN IMMEDIATE … COMMIT
+            let id = try db.execute("INSERT INTO users(name, email) VALUES (?, ?)", ["Ada", "ada@example.com"])
+                .lastInsertRowID
+            try db.execute("INSERT INTO audit VALUES (:user, :note)", ["user": id, "note": "signed up"])
+            return id
+        }.get()                                                  // rolled back if anything threw
+
+        let users = try await db.query(User.self, "SELECT * FROM users").get()   // [User]
+
+        do {
+            try await db.execute("INSERT INTO users(name, email) VALUES (?, ?)", ["Eve", "ada@example.com"]).get()
+        } catch SQLiteError.Code.constraint {                    // matches "constraint unique"
+            print("taken")   // SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT …
+        }
+
+        let slow = db.scalar(Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
+            .timeout(.milliseconds(100))                         // interrupts the query, frees the connection
+        try await db.close().get()                               // lets queued work finish first
+        // README: end
+
+        #expect(ada == 1)
+        #expect(users.map(\.name) == ["Ada"])
+        #expect(users.first?.email == "ada@example.com")
+        do {
+            _ = try await slow.get()
+            Issue.record("the unbounded query must time out")
+        } catch PromiseError.Code.timedOut {}
+        let check = try await SQLiteDatabase.open(path: "\(dir)/app.sqlite").get()
+        #expect(try await check.scalar(String.self, "SELECT note FROM audit WHERE user = 1").get() == "signed up")
+        #expect(try await check.scalar(Int.self, "SELECT count(*) FROM users").get() == 1, "Eve's insert was refused")
+        try await check.close().get()
+    }
+}
+
+/// The DocC landing page's example, so it keeps compiling.
+@Suite struct DocCExamplesTests {
+    @Test func landingPageChain() async throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanUp() }
+        let dir = temporary.path
+        struct User: Decodable, Sendable {
+            let id: Int
+            let name: String
+            let email: String?
+        }
+        let db = SQLiteDatabase(path: "\(dir)/app.sqlite")
+        let registered = Flag()
+        let users = db.executeScript("""
+                CREATE TABLE IF NOT EXISTS users(id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT UNIQUE);
+                """)
+            .then { db.execute("INSERT INTO users(name, email) VALUES (?, ?)", ["Ada", "ada@example.com"]) }
+            .then { _ in db.query(User.self, "SELECT * FROM users WHERE name = :name", ["name": "Ada"]) }
+            .catch { error in
+                if case SQLiteError.Code.constraintUnique = error { registered.set() } else { print(error) }
+            }
+        #expect(try await users.get().map(\.email) == ["ada@example.com"])
+        // Again: the insert hits the UNIQUE constraint and the catch sees it.
+        let again = db.execute("INSERT INTO users(name, email) VALUES (?, ?)", ["Ada", "ada@example.com"])
+            .catch { error in
+                if case SQLiteError.Code.constraintUnique = error { registered.set() }
+            }
+        _ = try? await again.get()
+        #expect(registered.isSet)
+        try await db.close().get()
+    }
+}
+
+/// A flag set from a callback.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
