@@ -148,6 +148,7 @@ extension Connection {
         // [T] and RowDecoding<T> on every call.
         return try run(sql, bindings, cancel: cancel) { statement in
             let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
+            defer { decoding.finish() }
             var values = [T]()
             while try statement.step() {
                 try cancel?.check()
@@ -161,7 +162,9 @@ extension Connection {
     func decodeFirst<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> T? {
         try run(sql, bindings, cancel: cancel) { statement in
             guard try statement.step() else { return nil }
-            return try RowDecoding(T.self, reader: RowReader(statement: statement)).decode()
+            let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
+            defer { decoding.finish() }
+            return try decoding.decode()
         }
     }
 

@@ -72,7 +72,9 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     /// - Returns: The decoded value.
     /// - Throws: `DecodingError` naming the column that did not fit.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try RowDecoding(T.self, reader: RowReader(row: self)).decode()
+        let decoding = RowDecoding(T.self, reader: RowReader(row: self))
+        defer { decoding.finish() }
+        return try decoding.decode()
     }
 
     private func convert<T: SQLiteValueConvertible>(_ value: SQLiteValue, column: Int) throws(SQLiteError) -> T {

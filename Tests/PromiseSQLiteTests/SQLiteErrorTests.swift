@@ -124,7 +124,8 @@ import Testing
 
         let notADatabase = dir("text.sqlite")
         let fd = open(notADatabase, O_WRONLY | O_CREAT, 0o644)
-        _ = "this is not a database, just some text that is long enough to fill a header".withCString { write(fd, $0, 80) }
+        let text = Array("this is not a database, just some text that is long enough to fill a header\n".utf8)
+        _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         let garbage = try #require(await sqliteError(SQLiteDatabase.open(path: notADatabase)))
         #expect(garbage.code == .notADatabase)

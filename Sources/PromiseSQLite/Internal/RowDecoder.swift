@@ -368,6 +368,12 @@ struct RowDecoding<T: Decodable> {
         single = T.self is any SQLiteValueConvertible.Type && !reader.columns.names.isEmpty
     }
 
+    /// Drops the cached keyed container, which refers back to the reader: call when done.
+    func finish() {
+        reader.keyedContainer = nil
+        reader.keyedContainerType = nil
+    }
+
     /// Decodes the reader's current row.
     @inline(__always)
     func decode() throws -> T {

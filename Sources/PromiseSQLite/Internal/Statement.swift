@@ -49,8 +49,8 @@ final class Statement {
             }
         case .literal(let values):
             try checkCount(values.count, parameterCount)
-            for (offset, value) in values.enumerated() {
-                try bind(value?.sqliteValue ?? .null, at: Int32(offset + 1), name: nil)
+            for offset in values.indices {
+                try bind(values[offset]?.sqliteValue ?? .null, at: Int32(offset + 1), name: nil)
             }
         case .named(let values):
             var bound = [Bool](repeating: false, count: parameterCount + 1)
