@@ -97,6 +97,16 @@ for round in 0..<rounds {
     FileHandleless.log("round \(round + 1)/\(rounds)")
 
     // 1. Inserts in one transaction.
+    if selected.contains("insert-transaction") {
+        // Profiling aid: the transaction candidate alone.
+        try await promiseInsertDB.executeScript(schema).get()
+        let count = inserts
+        record("\(inserts) inserts, one transaction", "PromiseSQLite transaction { }", try await measure {
+            try await promiseInsertDB.transaction { db in
+                for i in 1...count { try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5]) }
+            }.get()
+        })
+    }
     if selected.contains("insert") {
     precondition(raw_exec(rawInsertDB, schema) == 0)
     record("\(inserts) inserts, one transaction", "raw C", try await measure {

@@ -32,11 +32,19 @@ final class Statement {
     }
 
     /// Clears the previous run: resets the statement (so it no longer counts as running, which
-    /// also ends a stale `sqlite3_interrupt`) and unbinds its parameters.
+    /// also ends a stale `sqlite3_interrupt`). Parameters are unbound only when a large text or
+    /// blob was bound, so a cached statement does not keep its copy alive; every run binds every
+    /// parameter anyway.
     func reset() {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if holdsLargeValue {
+            sqlite3_clear_bindings(handle)
+            holdsLargeValue = false
+        }
     }
+
+    /// Set when a text or blob of 4 KiB or more was bound.
+    private var holdsLargeValue = false
 
     /// Binds `bindings` to the parameters; every parameter must get a value.
     func bind(_ bindings: SQLiteBindings) throws(SQLiteError) {
@@ -112,6 +120,7 @@ final class Statement {
                 guard let base = bytes.baseAddress else {
                     return sqlite3_bind_text(handle, index, "", 0, csqlite_static())
                 }
+                if bytes.count >= 4096 { holdsLargeValue = true }
                 return sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
             }
         case .blob(let bytes):
@@ -120,6 +129,7 @@ final class Statement {
                     // A nil pointer would bind NULL, not the empty blob.
                     return sqlite3_bind_zeroblob(handle, index, 0)
                 }
+                if raw.count >= 4096 { holdsLargeValue = true }
                 return sqlite3_bind_blob64(handle, index, base, UInt64(raw.count), csqlite_transient())
             }
         }
