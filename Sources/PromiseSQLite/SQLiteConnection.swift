@@ -10,10 +10,13 @@ public final class SQLiteConnection {
     private let connection: Connection
     private let cancel: CancelFlag
     private var valid = true
+    /// Whether the closure runs inside a transaction that must still be open at each call.
+    private let transactional: Bool
 
-    init(_ connection: Connection, cancel: CancelFlag) {
+    init(_ connection: Connection, cancel: CancelFlag, transactional: Bool) {
         self.connection = connection
         self.cancel = cancel
+        self.transactional = transactional
     }
 
     /// Ends this connection's validity (the closure returned).
@@ -22,6 +25,15 @@ public final class SQLiteConnection {
     private func checked() throws -> Connection {
         guard valid else {
             throw SQLiteError(.invalidUse, message: "an SQLiteConnection was used after its closure returned; keep it inside the closure")
+        }
+        // SQLite rolls a transaction back by itself on some errors (ON CONFLICT ROLLBACK,
+        // RAISE(ROLLBACK), a full disk), and a COMMIT or ROLLBACK run in the closure ends it:
+        // statements after that would each commit on their own. Stop instead.
+        if transactional, connection.isAutocommit {
+            throw SQLiteError(
+                .abort,
+                message: "the transaction is no longer open (SQLite rolled it back after an error, or the closure ran COMMIT or ROLLBACK); nothing after that point ran"
+            )
         }
         return connection
     }
@@ -133,7 +145,7 @@ public final class SQLiteConnection {
     }
 
     /// Whether a transaction is open on this connection.
-    public var isInTransaction: Bool { !connection.isAutocommit }
+    public var isInTransaction: Bool { valid && !connection.isAutocommit }
 }
 
 extension Connection {
@@ -147,13 +159,16 @@ extension Connection {
         // unspecialized generic code, a closure called per row would look up the metadata of
         // [T] and RowDecoding<T> on every call.
         return try run(sql, bindings, cancel: cancel) { statement in
+            var values = [T]()
+            // The columns are read after the first step: a schema change re-prepares the
+            // statement there, and its columns may differ from the cached ones.
+            guard try statement.step() else { return values }
             let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
             defer { decoding.finish() }
-            var values = [T]()
-            while try statement.step() {
+            repeat {
                 try cancel?.check()
                 values.append(try decoding.decode())
-            }
+            } while try statement.step()
             return values
         }
     }

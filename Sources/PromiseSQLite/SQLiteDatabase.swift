@@ -83,8 +83,9 @@ public final class SQLiteDatabase: Sendable {
     /// Runs every statement in `sql`, in order, without parameters: a schema, a migration.
     ///
     /// - Parameter sql: The statements, separated by `;`.
-    /// - Returns: A promise rejected with ``SQLiteError`` naming the statement that failed; the
-    ///   ones before it stay applied unless `sql` holds its own transaction.
+    /// - Returns: A promise rejected with ``SQLiteError`` naming the statement that failed. The
+    ///   statements before it stay applied, unless the script opened a transaction of its own
+    ///   (`BEGIN` without its `COMMIT`): that one is rolled back.
     public func executeScript(_ sql: String) -> Promise<Void> {
         owner.submit { connection, cancel in try connection.executeScript(sql, cancel: cancel) }
     }
@@ -169,13 +170,23 @@ public final class SQLiteDatabase: Sendable {
     ///   - body: The statements, run synchronously on the connection thread. Keep it short and
     ///     free of waits: the connection runs nothing else meanwhile.
     /// - Returns: A promise of what `body` returns; rejected with what it throws (after the
-    ///   rollback), with ``SQLiteError`` when `COMMIT` fails, or with `CancellationError`.
+    ///   rollback), with ``SQLiteError`` when `COMMIT` fails or a transaction is already open
+    ///   on the connection (``SQLiteError/Code-swift.struct/invalidUse``), or with
+    ///   `CancellationError`. A cancellation that arrives while `COMMIT` is already running
+    ///   cannot stop it: the promise then reports `CancellationError` for a transaction that
+    ///   committed. Query the data when that difference matters.
     public func transaction<T: Sendable>(
         _ kind: SQLiteTransactionKind = .immediate,
         _ body: @escaping @Sendable (SQLiteConnection) throws -> T
     ) -> Promise<T> {
         owner.submit { connection, cancel in
-            let handle = SQLiteConnection(connection, cancel: cancel)
+            guard connection.isAutocommit else {
+                throw SQLiteError(
+                    .invalidUse,
+                    message: "a transaction is already open on this connection (a BEGIN run with execute, without its COMMIT or ROLLBACK); end it first"
+                )
+            }
+            let handle = SQLiteConnection(connection, cancel: cancel, transactional: true)
             defer { handle.invalidate() }
             return try connection.transaction(kind, cancel: cancel) { try body(handle) }
         }

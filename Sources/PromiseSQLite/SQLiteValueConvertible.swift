@@ -7,12 +7,14 @@
 /// Reading is strict: an integer column reads as `Int` but not as `String`, text reads as
 /// `String` but not as `Int`, and an integer that does not fit the type is an error rather than
 /// a truncated value. `Double` reads integer columns too, since SQLite stores whole-number reals
-/// in `REAL` columns as integers when it can.
+/// in `REAL` columns as integers when it can. `Float` is the one lossy reading: a double is
+/// rounded to the nearest float, as `Float(_:)` does.
 public protocol SQLiteValueConvertible: Sendable {
     /// The value to bind.
     var sqliteValue: SQLiteValue { get }
 
-    /// Converts a column value, or returns `nil` when it cannot be represented exactly.
+    /// Converts a column value, or returns `nil` when it cannot be represented (exactly, for
+    /// every provided conformance but `Float`).
     ///
     /// - Parameter value: The column's value.
     /// - Returns: The converted value, or `nil`.

@@ -27,6 +27,9 @@ do {
             CREATE TABLE IF NOT EXISTS totals(id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL, batches INTEGER NOT NULL);
             INSERT OR IGNORE INTO totals VALUES (1, 0, 0);
             """))
+        // Never outlive the test that started us (a test process that crashed): stop when
+        // re-parented.
+        let parent = getppid()
         var batch = try awaitPromise(db.scalar(Int.self, "SELECT coalesce(max(batch), 0) FROM items")) ?? 0
         while true {
             batch += 1
@@ -38,6 +41,7 @@ do {
                 try db.execute("UPDATE totals SET rows = rows + 20000, batches = batches + 1")
             })
             say("committed \(batch)")
+            if getppid() != parent { exit(3) }
         }
     case "hold-lock":
         let milliseconds = arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000

@@ -145,4 +145,17 @@ import Testing
         #expect(missing?.message == "no column named 'nope'; the columns are name, small, real, negative")
         #expect(row["NAME"] == .text("abc"), "names are case-insensitive as in SQL")
     }
+
+    @Test func bindingsBuiltFromArraysAndDictionaries() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let values: [SQLiteValue] = [.integer(1), .text("x"), .null, .blob([0]), .real(0.5)]
+        #expect(try await db.queryFirst("SELECT ?, ?, ?, ?, ?", SQLiteBindings(values)).get()?.values == values)
+        let mixed: [(any SQLiteValueConvertible)?] = [7, nil, "y"]
+        #expect(try await db.queryFirst("SELECT ?, ?, ?", SQLiteBindings(mixed)).get()?.values == [.integer(7), .null, .text("y")])
+        let named = SQLiteBindings(named: ["a": 1, "b": nil])
+        #expect(named.count == 2)
+        #expect(try await db.queryFirst("SELECT :a, :b", named).get()?.values == [.integer(1), .null])
+        #expect(SQLiteBindings.none.count == 0)
+    }
 }

@@ -74,4 +74,33 @@ private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try await db.scalar(Int.self, "SELECT 1").get() == 1)
     }
+
+    @Test func cancellingAStatementWaitingForALockStopsTheWait() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let holder = try await SQLiteDatabase.open(path: dir("db.sqlite")).get()
+        defer { holder.close() }
+        try await holder.execute("CREATE TABLE t(n)").get()
+        var patient = SQLiteConfiguration()
+        patient.busyTimeout = .seconds(30)
+        let waiter = try await SQLiteDatabase.open(path: dir("db.sqlite"), configuration: patient).get()
+        defer { waiter.close() }
+        let entered = Gate()
+        let proceed = Gate()
+        let holding = holder.transaction { db in
+            try db.execute("INSERT INTO t VALUES (1)")
+            entered.open()
+            proceed.wait()
+        }
+        await Task.detached { entered.wait() }.value
+        let started = ContinuousClock.now
+        let blocked = waiter.execute("INSERT INTO t VALUES (2)").timeout(.milliseconds(200))
+        await #expect(throws: PromiseError.self) { try await blocked.get() }
+        // The connection is free long before the 30-second busy timeout.
+        #expect(try await waiter.scalar(Int.self, "SELECT 1").get() == 1)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        proceed.open()
+        try await holding.get()
+        #expect(try await waiter.query(Int.self, "SELECT n FROM t").get() == [1])
+    }
 }

@@ -75,8 +75,12 @@ extension String {
         let queued = (0..<1_000).map { db.execute("INSERT INTO t VALUES (?)", [$0]) }
         let closed = db.close()
         let late = db.execute("INSERT INTO t VALUES (-1)")
-        #expect(db.close() === closed, "close is idempotent")
+        let again = db.close()
+        #expect(again !== closed, "each caller gets its own promise")
+        // A caller giving up on its close (a timeout) does not cancel anyone else's.
+        again.cancel()
         try await closed.get()
+        try await db.close().get()
         #expect(try await all(queued).get().count == 1_000)
         let refusal = await sqliteError(late)
         #expect(refusal?.code == .closed)
@@ -166,6 +170,10 @@ extension String {
                 #expect(try await db.scalar(Int.self, "SELECT \(n) + ?", [round]).get() == n + round)
             }
         }
+        // SQLite's own list of this connection's prepared statements: the cache's 4, plus the
+        // statement asking.
+        let prepared = try await db.scalar(Int.self, "SELECT count(*) FROM sqlite_stmt").get()
+        #expect(prepared == 5, "the cache holds at most 4 statements")
         // A statement nested in another's row loop, with the same SQL, gets its own.
         let nested = try await db.read { db in
             var sums: [Int] = []

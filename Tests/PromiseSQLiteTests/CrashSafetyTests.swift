@@ -16,7 +16,10 @@ import Testing
         var batchesBefore = 0
         for round in 0..<3 {
             let helper = HelperProcess(["crash-writer", path], outputPath: dir("out-\(round)"))
-            try await helper.waitFor("committed 2")
+            let twoCommits = try await eventually(60) {
+                helper.output.split(separator: "\n").filter { $0.hasPrefix("committed ") }.count >= 2
+            }
+            #expect(twoCommits, "the writer must commit twice before it is killed: \(helper.output)")
             // Somewhere inside a later transaction (each takes tens of milliseconds).
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
             kill(helper.pid, SIGKILL)

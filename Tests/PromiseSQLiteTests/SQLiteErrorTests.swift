@@ -153,4 +153,51 @@ import Testing
         let error = await sqliteError(reader.execute("INSERT INTO t VALUES (1)"))
         #expect(SQLiteError.Code.readOnly.matches(error?.code ?? .error))
     }
+
+    @Test func sqlWithANULByteIsRefused() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        #expect(await sqliteError(db.executeScript("CREATE TABLE a(x);\u{0}CREATE TABLE b(x);"))?.code == .invalidUse)
+        #expect(await sqliteError(db.execute("SELECT 1\u{0} anything"))?.code == .invalidUse)
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM sqlite_schema").get() == 0)
+    }
+
+    @Test func aPathThatLooksLikeAURIIsAFileName() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let cwd = getcwd(nil, 0)!
+        defer { chdir(cwd); free(cwd) }
+        chdir(dir.path)
+        // With URI names on, this would open "data.db" without locking.
+        let db = try await SQLiteDatabase.open(path: "file:data.db?nolock=1").get()
+        try await db.execute("CREATE TABLE t(a)").get()
+        try await db.close().get()
+        #expect(access(dir("file:data.db?nolock=1"), F_OK) == 0)
+        #expect(access(dir("data.db"), F_OK) != 0)
+    }
+
+    @Test func changesCountOnlyRowsTheStatementChanged() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(n)").get()
+        #expect(try await db.execute("INSERT INTO t VALUES (1), (2)").get().changes == 2)
+        #expect(try await db.execute("CREATE TABLE u(n)").get().changes == 0)
+        #expect(try await db.execute("SELECT * FROM t").get().changes == 0)
+        #expect(try await db.execute("UPDATE t SET n = n + 1").get().changes == 2)
+        #expect(try await db.execute("DELETE FROM t WHERE n = 99").get().changes == 0)
+    }
+
+    @Test func aSchemaChangeUnderACachedStatementReadsTheNewColumns() async throws {
+        struct Pair: Decodable, Equatable, Sendable { let b: Int; let c: Int }
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.executeScript("CREATE TABLE t(a, b, c); INSERT INTO t VALUES (1, 2, 3);").get()
+        #expect(try await db.query(Pair.self, "SELECT * FROM t").get() == [Pair(b: 2, c: 3)])
+        try await db.execute("ALTER TABLE t DROP COLUMN a").get()
+        #expect(try await db.query(Pair.self, "SELECT * FROM t").get() == [Pair(b: 2, c: 3)])
+        try await db.execute("ALTER TABLE t RENAME COLUMN b TO bee").get()
+        let row = try await db.queryFirst("SELECT * FROM t").get()
+        #expect(row?["bee"] == .integer(2))
+        #expect(row?.columns.names == ["bee", "c"])
+    }
 }

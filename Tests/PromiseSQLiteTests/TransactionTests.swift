@@ -20,12 +20,13 @@ private struct Boom: Error {}
     @Test func aTransactionCommitsWhenTheClosureReturns() async throws {
         let db = try await accounts()
         defer { db.close() }
-        let total = try await db.transaction { db in
-            #expect(db.isInTransaction)
+        let (inside, total) = try await db.transaction { db in
+            let inside = db.isInTransaction
             try db.execute("UPDATE accounts SET balance = balance - 30 WHERE id = 1")
             try db.execute("UPDATE accounts SET balance = balance + 30 WHERE id = 2")
-            return try db.scalar(Int.self, "SELECT sum(balance) FROM accounts") ?? -1
+            return (inside, try db.scalar(Int.self, "SELECT sum(balance) FROM accounts") ?? -1)
         }.get()
+        #expect(inside)
         #expect(total == 100)
         #expect(try await balances(db) == [70, 30])
         #expect(try await db.transaction { db in db.isInTransaction }.get())
@@ -61,7 +62,7 @@ private struct Boom: Error {}
     @Test func nestedTransactionsAreSavepoints() async throws {
         let db = try await accounts()
         defer { db.close() }
-        try await db.transaction { db in
+        let afterInnerFailure = try await db.transaction { db in
             try db.execute("UPDATE accounts SET balance = 90 WHERE id = 1")
             // An inner failure rolls back only the inner work.
             do {
@@ -73,13 +74,14 @@ private struct Boom: Error {}
                     throw Boom()
                 }
             } catch is Boom {}
-            #expect(try db.scalar(Int.self, "SELECT balance FROM accounts WHERE id = 1") == 90)
-            #expect(try db.scalar(Int.self, "SELECT balance FROM accounts WHERE id = 2") == 0)
+            let seen = try db.query(Int.self, "SELECT balance FROM accounts ORDER BY id")
             // A successful inner savepoint is kept when the outer commits.
             try db.transaction { db in
                 try db.execute("UPDATE accounts SET balance = 10 WHERE id = 2")
             }
+            return seen
         }.get()
+        #expect(afterInnerFailure == [90, 0])
         #expect(try await balances(db) == [90, 10])
     }
 
@@ -136,6 +138,82 @@ private struct Boom: Error {}
         proceed.open()
         #expect(await isCancelled(transaction))
         #expect(try await balances(db) == [100, 0])
+    }
+}
+
+@Suite struct TransactionEdgeTests {
+    @Test func aFailedCommitRollsBackAndRejects() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.executeScript("""
+            CREATE TABLE parents(id INTEGER PRIMARY KEY);
+            CREATE TABLE children(parent INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);
+            """).get()
+        // A deferred foreign key is checked at COMMIT: the commit fails, nothing stays.
+        let failed = db.transaction { db in
+            try db.execute("INSERT INTO children VALUES (42)")
+            return "body finished"
+        }
+        let error = await sqliteError(failed)
+        #expect(error?.code == .constraintForeignKey)
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM children").get() == 0)
+        #expect(try await db.transaction { $0.isInTransaction }.get(), "the connection is usable again")
+    }
+
+    @Test func aTimeoutWhileAStatementRunsInsideATransactionRollsItBack() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(n)").get()
+        let started = ContinuousClock.now
+        let slow = db.transaction { db in
+            try db.execute("INSERT INTO t VALUES (1)")
+            return try db.scalar(Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
+        }.timeout(.milliseconds(150))
+        await #expect(throws: PromiseError.self) { try await slow.get() }
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 0)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func aFailedScriptRollsBackTheTransactionItOpened() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(n)").get()
+        let error = await sqliteError(db.executeScript("BEGIN; INSERT INTO t VALUES (1); INSERT INTO nope VALUES (2); COMMIT;"))
+        #expect(error?.message == "no such table: nope")
+        // Later work is not swallowed by a transaction left open.
+        try await db.execute("INSERT INTO t VALUES (3)").get()
+        #expect(try await db.transaction { $0.isInTransaction }.get())
+        try await db.close().get()
+        #expect(await sqliteError(db.execute("SELECT 1"))?.code == .closed)
+    }
+
+    @Test func aScriptFailingWithinTheCallersTransactionLeavesItOpen() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(n)").get()
+        try await db.execute("BEGIN").get()
+        _ = await sqliteError(db.executeScript("INSERT INTO t VALUES (1); INSERT INTO nope VALUES (2);"))
+        // The caller's BEGIN is the caller's to end.
+        let refused = await sqliteError(db.transaction { _ in })
+        #expect(refused?.code == .invalidUse)
+        try await db.execute("COMMIT").get()
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 1)
+    }
+
+    @Test func aTransactionEndedBySQLiteStopsTheClosure() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(n INTEGER UNIQUE ON CONFLICT ROLLBACK)").get()
+        let failed = db.transaction { db in
+            try db.execute("INSERT INTO t VALUES (1)")
+            do {
+                try db.execute("INSERT INTO t VALUES (1)")   // SQLite rolls the whole transaction back
+            } catch SQLiteError.Code.constraint {}
+            try db.execute("INSERT INTO t VALUES (2)")       // must not run on its own, outside it
+        }
+        let error = await sqliteError(failed)
+        #expect(error?.code == .abort)
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 0)
     }
 }
 

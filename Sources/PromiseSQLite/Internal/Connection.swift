@@ -8,6 +8,9 @@ final class Connection {
     private var cache: StatementCache
     private var savepointDepth = 0
     private var closed = false
+    /// Waits for other connections' locks, and stops waiting when the job is cancelled.
+    let busy = BusyWaiter()
+    private var busyContext: UnsafeMutableRawPointer?
 
     private init(db: OpaquePointer, path: String, cacheCapacity: Int) {
         self.db = db
@@ -20,11 +23,14 @@ final class Connection {
         guard !path.utf8.contains(0) else {
             throw SQLiteError(.cannotOpen, message: "the path contains a NUL byte, so it cannot name a file")
         }
+        // Debian builds SQLite with URI file names on: "file:x.db?nolock=1" would turn locking
+        // off. A path is a path here, so a relative one that looks like a URI gets "./".
+        let fileName = path.lowercased().hasPrefix("file:") ? "./" + path : path
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= configuration.access.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if configuration.access.create { flags |= SQLITE_OPEN_CREATE }
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        let status = sqlite3_open_v2(fileName, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let error = sqliteError(status, handle, sql: nil)
             sqlite3_close_v2(handle)
@@ -53,9 +59,12 @@ final class Connection {
             var current: Int32 = -1
             try sqliteCheck(csqlite_db_config_flag(db, option, value, &current), db)
         }
-        let milliseconds = configuration.busyTimeout.components.seconds * 1000
-            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        try sqliteCheck(sqlite3_busy_timeout(db, Int32(clamping: max(0, milliseconds))), db)
+        let (seconds, attoseconds) = configuration.busyTimeout.components
+        let milliseconds = min(max(seconds, 0), Int64(Int32.max / 1000)) * 1000 + max(attoseconds, 0) / 1_000_000_000_000_000
+        busy.timeout = Int(milliseconds)
+        let installed = installBusyHandler(db, busy)
+        busyContext = installed.context
+        try sqliteCheck(installed.status, db)
         if let mode = configuration.journalMode, !configuration.access.readOnly {
             var applied = ""
             try run("PRAGMA journal_mode = \(mode.name)", .none, cancel: nil) { statement in
@@ -80,6 +89,8 @@ final class Connection {
         guard !closed else { return SQLITE_OK }
         closed = true
         cache.removeAll()
+        uninstallBusyHandler(db, busyContext)
+        busyContext = nil
         // _v2: if a statement escaped finalization, the handle closes once it is finalized.
         return sqlite3_close_v2(db)
     }
@@ -117,8 +128,12 @@ final class Connection {
     @discardableResult
     func execute(_ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> SQLiteChanges {
         try run(sql, bindings, cancel: cancel) { statement in
+            // sqlite3_changes64 keeps the last INSERT/UPDATE/DELETE's count through DDL, SELECT
+            // and PRAGMA: report 0 for those, seen as an unchanged total.
+            let before = sqlite3_total_changes64(db)
             while try statement.step() {}
-            return SQLiteChanges(changes: Int(sqlite3_changes64(db)), lastInsertRowID: sqlite3_last_insert_rowid(db))
+            let changed = sqlite3_total_changes64(db) != before ? Int(sqlite3_changes64(db)) : 0
+            return SQLiteChanges(changes: changed, lastInsertRowID: sqlite3_last_insert_rowid(db))
         }
     }
 
@@ -139,6 +154,17 @@ final class Connection {
 
     /// Runs every statement of `sql` in order, without bindings.
     func executeScript(_ sql: String, cancel: CancelFlag?) throws {
+        try Self.checkNoNUL(sql)
+        let wasAutocommit = isAutocommit
+        do {
+            try runScript(sql, cancel: cancel)
+        } catch {
+            if wasAutocommit { rollBackAfterFailure() }
+            throw error
+        }
+    }
+
+    private func runScript(_ sql: String, cancel: CancelFlag?) throws {
         var text = sql
         try text.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return }
@@ -162,8 +188,24 @@ final class Connection {
         }
     }
 
+    /// SQLite stops reading SQL at a NUL byte, even when told its length: refuse it rather than
+    /// run half a statement or half a script.
+    static func checkNoNUL(_ sql: String) throws {
+        guard sql.utf8.contains(0) else { return }
+        throw SQLiteError(.invalidUse, message: "the SQL contains a NUL byte; SQLite would ignore everything after it", sql: sql)
+    }
+
+    /// Rolls back a transaction left open by a failed job that began it, so later work is not
+    /// silently swallowed by it. Retried once: an interrupt can fail the first attempt.
+    func rollBackAfterFailure() {
+        for _ in 0..<2 where !isAutocommit {
+            _ = try? execute("ROLLBACK", .none, cancel: nil)
+        }
+    }
+
     /// Prepares the one statement in `sql`; more than one is an error.
     private func prepare(_ sql: String) throws -> Statement {
+        try Self.checkNoNUL(sql)
         var text = sql
         return try text.withUTF8 { bytes in
             guard let base = bytes.baseAddress, !bytes.isEmpty else {
@@ -211,7 +253,7 @@ final class Connection {
             return value
         } catch {
             // An interrupted or failed statement may already have rolled the transaction back.
-            if !isAutocommit { _ = try? execute("ROLLBACK", .none, cancel: nil) }
+            rollBackAfterFailure()
             throw error
         }
     }

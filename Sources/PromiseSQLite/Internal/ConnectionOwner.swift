@@ -32,7 +32,13 @@ final class ConnectionOwner: Sendable {
         var nextID: UInt64 = 1
         var running: UInt64 = 0
         var interruptTarget: InterruptTarget?
-        var closed: Promise<Void>?
+        /// Set once close was asked for.
+        var closing = false
+        /// How the close went, once it is done.
+        var closeResult: Result<Void, SQLiteError>?
+        /// One promise per `close()` call, so a caller that cancels its own (a timeout) cannot
+        /// cancel anyone else's.
+        var closeWaiters: [Promise<Void>] = []
     }
 
     private let state = Lock(State())
@@ -50,7 +56,8 @@ final class ConnectionOwner: Sendable {
             state.withLock { state in
                 state.accepting = false
                 state.refusal = SQLiteError(.closed, message: "could not start a thread for '\(path)' (pthread_create failed)")
-                state.closed = Promise(())
+                state.closing = true
+                state.closeResult = .success(())
             }
         }
     }
@@ -73,6 +80,8 @@ final class ConnectionOwner: Sendable {
                 promise.reject(openError ?? SQLiteError(.closed, message: "the database is not open"))
                 return
             }
+            connection.busy.cancel = flag
+            defer { connection.busy.cancel = nil }
             do {
                 promise.fulfill(try body(connection, flag))
             } catch {
@@ -116,18 +125,25 @@ final class ConnectionOwner: Sendable {
 
     /// Refuses new jobs, lets the queued ones run, then closes the connection.
     ///
-    /// - Returns: A promise fulfilled once the connection is closed; the same one on every call.
+    /// - Returns: A promise fulfilled once the connection is closed (a new promise on every
+    ///   call, each settled the same way).
     func close() -> Promise<Void> {
         let (promise, wakeNeeded): (Promise<Void>, Bool) = state.withLock { state in
-            if let closed = state.closed { return (closed, false) }
-            let closed = Promise<Void>.pending()
-            state.closed = closed
+            if let result = state.closeResult {
+                let settled = Promise<Void>.pending()
+                settled.resolve(result.mapError { $0 as any Error })
+                return (settled, false)
+            }
+            let waiter = Promise<Void>.pending()
+            state.closeWaiters.append(waiter)
+            if state.closing { return (waiter, false) }
+            state.closing = true
             state.jobs.append(Job(id: 0, run: nil))
             state.accepting = false
             state.refusal = SQLiteError(.closed, message: "the database was closed; open a new SQLiteDatabase")
             let sleeping = state.sleeping
             state.sleeping = false
-            return (closed, sleeping)
+            return (waiter, sleeping)
         }
         if wakeNeeded { wake.signal() }
         return promise
@@ -146,11 +162,6 @@ final class ConnectionOwner: Sendable {
             openError = error
         } catch {
             openError = SQLiteError(.cannotOpen, message: "cannot open '\(path)': \(error)")
-        }
-        if let openError {
-            state.withLock { state in
-                state.refusal = SQLiteError(openError.code, message: openError.message)
-            }
         }
 
         var batch = [Job]()
@@ -186,16 +197,19 @@ final class ConnectionOwner: Sendable {
 
     /// The close job: no interrupt can reach the handle from here on.
     private func finish(_ connection: Connection?) {
-        let closed: Promise<Void>? = state.withLock { state in
+        state.withLock { state in
             state.interruptTarget = nil
             state.running = 0
-            return state.closed
         }
         let status = connection?.close() ?? SQLITE_OK
-        if status == SQLITE_OK {
-            closed?.fulfill(())
-        } else {
-            closed?.reject(SQLiteError(SQLiteError.Code(rawValue: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
+        let result: Result<Void, SQLiteError> = status == SQLITE_OK
+            ? .success(())
+            : .failure(SQLiteError(SQLiteError.Code(rawValue: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
+        let waiters: [Promise<Void>] = state.withLock { state in
+            state.closeResult = result
+            defer { state.closeWaiters = [] }
+            return state.closeWaiters
         }
+        for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }
     }
 }

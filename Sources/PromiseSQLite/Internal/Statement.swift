@@ -7,6 +7,9 @@ final class Statement {
     let sql: String
     private let db: OpaquePointer
     private var cachedColumns: SQLiteColumns?
+    /// `SQLITE_STMTSTATUS_REPREPARE` when `cachedColumns` was read: a schema change re-prepares
+    /// the statement inside `sqlite3_step`, and its columns may differ afterwards.
+    private var columnsPreparedAt: Int32 = -1
     private var finalized = false
     /// Set while a run of this statement is in progress, so the cache neither hands it out
     /// twice nor evicts it.
@@ -145,10 +148,13 @@ final class Statement {
         throw sqliteError(status, db, sql: sql)
     }
 
-    /// The result columns' names (cached; rebuilt if a schema change altered them).
+    /// The result columns' names, cached until SQLite re-prepares the statement (after a schema
+    /// change). Read it after the first `step()`, which is where a re-prepare happens.
     var columns: SQLiteColumns {
+        let prepared = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        if let cachedColumns, prepared == columnsPreparedAt { return cachedColumns }
+        columnsPreparedAt = prepared
         let count = Int(sqlite3_column_count(handle))
-        if let cachedColumns, cachedColumns.names.count == count { return cachedColumns }
         let names = (0..<count).map { index in
             sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? "column\(index)"
         }
