@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PromiseCore", targets: ["PromiseCore"]),
         .library(name: "PromiseTesting", targets: ["PromiseTesting"]),
         .library(name: "PromiseFS", targets: ["PromiseFS"]),
+        .library(name: "PromiseUV", targets: ["PromiseUV"]),
     ],
     dependencies: [
         // Only for `make docs` (the generate-documentation command plugin). No target depends
@@ -26,6 +27,9 @@ let package = Package(
         .target(name: "PromiseCore", swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
         .target(name: "PromiseFS", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
+        // libuv 1.44 (Debian 12). Only PromiseUV imports it, with `internal import`.
+        .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .target(name: "PromiseUV", dependencies: ["PromiseCore", "CUV"], swiftSettings: strictSettings),
         .testTarget(
             name: "PromiseCoreTests",
             dependencies: ["PromiseCore", "PromiseTesting"],
@@ -41,6 +45,18 @@ let package = Package(
             name: "promisefs-helper",
             dependencies: ["PromiseFS"],
             path: "Tests/PromiseFSHelper",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseUVTests",
+            dependencies: ["PromiseUV"],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseUVTests: a program whose main thread is the loop and the default context.
+        .executableTarget(
+            name: "promiseuv-helper",
+            dependencies: ["PromiseUV"],
+            path: "Tests/PromiseUVHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(
