@@ -38,7 +38,8 @@ extension PoolTests {
             #expect(shutdown === loop.shutdown(), "every call returns the same promise")
             try await Task.sleep(for: .milliseconds(20))
             #expect(shutdown.isPending, "shutdown waits for the pool work that is running")
-            // Release the pool only once the loop has started shutting down (timers failed).
+            // Release the pool only once the loop has started shutting down (timers failed, which
+            // happens after the queued pool work was cancelled).
             #expect(try await eventually { timers.allSatisfy { $0.isRejected } })
             blocker.release()
             try await shutdown.get()

@@ -395,13 +395,14 @@ final class LoopCore: @unchecked Sendable {
             holdsThread = false
             holds.subtract(1, ordering: .relaxed)
         }
+        // Pool work first: nothing below runs user code before every queued job is cancelled.
+        for request in inFlight.values {
+            request.cancelIfQueued()
+        }
         for entry in timers.removeAll() where !entry.isCancelled {
             entry.abandon()
         }
         armTimer()
-        for request in inFlight.values {
-            request.cancelIfQueued()
-        }
         updateReference()
         if inFlight.isEmpty { closeHandles() }
     }
