@@ -146,7 +146,12 @@ func runHelper(_ arguments: [String]) async throws -> (status: Int32, output: St
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+    // Under `make test-asan` the helper is sanitized too: it gets the same leak-check settings.
+    let forwarded: [String] = ["ASAN_OPTIONS", "LSAN_OPTIONS"].compactMap { (name: String) -> String? in
+        guard let value = getenv(name) else { return nil }
+        return name + "=" + String(cString: value)
+    }
+    let envp: [UnsafeMutablePointer<CChar>?] = (["PATH=/usr/bin:/bin"] + forwarded).map { strdup($0) } + [nil]
     defer { (argv + envp).forEach { free($0) } }
     var pid = pid_t()
     let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)

@@ -1,6 +1,8 @@
-/// A timer that fulfils the promise of `UVLoop.after(_:)`.
+/// A timer that fulfils the promise of `UVLoop.after(_:)`. Loop thread only (see ``TimerEntry``).
 final class PromiseTimer: TimerEntry, @unchecked Sendable {
-    private let promise: Promise<Void>
+    // Dropped once used, so a fired timer that something still references (a cancel
+    // handler) holds nothing alive.
+    private var promise: Promise<Void>?
     private let contextID: ObjectIdentifier
 
     init(promise: Promise<Void>, contextID: ObjectIdentifier) {
@@ -9,11 +11,15 @@ final class PromiseTimer: TimerEntry, @unchecked Sendable {
     }
 
     override func fire() {
+        guard let promise else { return }
+        self.promise = nil
         // A turn of the loop: callbacks chained on the loop run right after, without a hop.
         AdapterSupport.runTurn(contextID) { promise.fulfill(()) }
     }
 
     override func abandon() {
+        guard let promise else { return }
+        self.promise = nil
         promise.reject(UVError(.loopClosed, operation: "after", detail: "the UVLoop was shut down before the timer fired"))
     }
 }
@@ -21,17 +27,23 @@ final class PromiseTimer: TimerEntry, @unchecked Sendable {
 /// A timer that runs work given to `UVLoop.executeAfter(_:_:)` (the core's `delay`,
 /// `timeout` and `retry` timers).
 final class WorkTimer: TimerEntry, @unchecked Sendable {
-    private let work: @Sendable () -> Void
+    // Dropped once used: the work's owner often keeps the cancel handle (and so this timer)
+    // alive, and the work references the owner, which would be a cycle.
+    private var work: (@Sendable () -> Void)?
 
     init(_ work: @escaping @Sendable () -> Void) {
         self.work = work
     }
 
     override func fire() {
+        guard let work else { return }
+        self.work = nil
         work()
     }
 
     override func abandon() {
+        guard let work else { return }
+        self.work = nil
         AdapterSupport.abandon(work)
     }
 }
