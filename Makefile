@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan bench bench-fs docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan test-asan bench bench-fs bench-uv docs clean
 
 all: build
 
@@ -16,8 +16,8 @@ build: bootstrap
 demo: bootstrap
 	cd Examples && $(SWIFT) run -j $(JOBS) promise-demo
 
-## test: every suite, then PromiseCore and PromiseTesting again under ThreadSanitizer
-test: bootstrap test-core test-tsan
+## test: every suite, then PromiseCore, PromiseTesting and PromiseUV again under ThreadSanitizer, and PromiseUV under AddressSanitizer
+test: bootstrap test-core test-tsan test-asan
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
 TEST_TIMEOUT ?= 900
@@ -34,18 +34,32 @@ test-tsan:
 	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=thread --scratch-path .build-tsan
 	@$(call run_bounded,env TSAN_OPTIONS="halt_on_error=1 abort_on_error=1" \
 	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan --skip-build \
-	  --filter 'PromiseCoreTests|PromiseTestingTests',swift test --sanitize=thread)
+	  --filter 'PromiseCoreTests|PromiseTestingTests|PromiseUVTests',swift test --sanitize=thread)
 
-## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS
+## test-asan: PromiseUV under AddressSanitizer with LeakSanitizer: any report (use after free, leak) fails the run.
+## Suppressed: only what the toolchain's XCTest harness never frees (scripts/lsan-suppressions.txt).
+test-asan:
+	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=address --scratch-path .build-asan
+	@$(call run_bounded,env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1" \
+	  LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan-suppressions.txt" \
+	  $(SWIFT) test -j $(JOBS) --sanitize=address --scratch-path .build-asan --skip-build \
+	  --filter PromiseUVTests,swift test --sanitize=address)
+
+## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, then PromiseUV
 bench: bootstrap
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
+	cd Benchmarks && ./uv-ratios.sh
 
 ## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files, 3 rounds; ~3 min)
 bench-fs: bootstrap
 	cd Benchmarks && ./fs-ratios.sh
 
-## docs: DocC catalogs of PromiseCore, PromiseTesting and PromiseFS into .build-docs/ (swift-docc-plugin; warnings fail)
+## bench-uv: PromiseUV next to raw libuv C calls, a serial DispatchQueue and Node (timers, round trips, Bluebird workloads; ~2 min)
+bench-uv: bootstrap
+	cd Benchmarks && ./uv-ratios.sh
+
+## docs: DocC catalogs of PromiseCore, PromiseTesting, PromiseFS and PromiseUV into .build-docs/ (swift-docc-plugin; warnings fail)
 docs: bootstrap
 	mkdir -p .build-docs
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
@@ -54,6 +68,8 @@ docs: bootstrap
 	  generate-documentation --target PromiseTesting --output-path .build-docs/PromiseTesting --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseFS --output-path .build-docs/PromiseFS --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseUV --output-path .build-docs/PromiseUV --warnings-as-errors
 
 clean:
-	rm -rf .build .build-tsan .build-docs Examples/.build Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan .build-docs Examples/.build Benchmarks/.build

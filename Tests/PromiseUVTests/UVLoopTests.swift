@@ -146,8 +146,8 @@ func runHelper(_ arguments: [String]) async throws -> (status: Int32, output: St
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    // Under `make test-asan` the helper is sanitized too: it gets the same leak-check settings.
-    let forwarded: [String] = ["ASAN_OPTIONS", "LSAN_OPTIONS"].compactMap { (name: String) -> String? in
+    // Under `make test-asan`/`test-tsan` the helper is sanitized too: it gets the same settings.
+    let forwarded: [String] = ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"].compactMap { (name: String) -> String? in
         guard let value = getenv(name) else { return nil }
         return name + "=" + String(cString: value)
     }
