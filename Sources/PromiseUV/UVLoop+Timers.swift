@@ -19,13 +19,9 @@ extension UVLoop {
         let core = self.core
         let promise = Promise<Void>.pending(resolvedOn: core.contextID)
         let timer = PromiseTimer(promise: promise, contextID: core.contextID)
-        let start: @Sendable () -> Void = {
-            guard !timer.isCancelled else { return }
-            if !core.startTimer(timer, after: duration) { timer.abandon() }
-        }
         if core.isOnLoopThread {
-            start()
-        } else if !core.submit(.user, start) {
+            if !core.startTimer(timer, after: duration) { timer.abandon() }
+        } else if !core.submit(.user, { core.startTimerIfNotCancelled(timer, after: duration) }) {
             timer.abandon()
             return promise
         }
@@ -46,13 +42,9 @@ extension UVLoop {
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         let core = self.core
         let timer = WorkTimer(work)
-        let start: @Sendable () -> Void = {
-            guard !timer.isCancelled else { return }
-            if !core.startTimer(timer, after: delay) { timer.abandon() }
-        }
         if core.isOnLoopThread {
-            start()
-        } else if !core.submit(.user, start) {
+            if !core.startTimer(timer, after: delay) { timer.abandon() }
+        } else if !core.submit(.user, { core.startTimerIfNotCancelled(timer, after: delay) }) {
             timer.abandon()
             return ScheduledWork {}
         }

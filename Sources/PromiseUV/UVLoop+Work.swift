@@ -33,7 +33,7 @@ extension UVLoop {
                         : UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down before the work started"))
                     return
                 }
-                AdapterSupport.runTurn(id) { promise.resolve(result) }
+                AdapterSupport.runTurn(id) { promise.resolveFromLibrary(result) }
             }
         )
         let start: @Sendable () -> Void = {

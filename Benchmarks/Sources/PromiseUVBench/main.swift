@@ -34,6 +34,8 @@ let timerCount = 1_000_000
 let roundTrips = 20_000
 let chainCount = 10_000
 let chainLength = 5
+/// Jobs per Bluebird workload (Bluebird's suites use 10 000); BENCH_JOBS overrides it.
+let jobCount = getenv("BENCH_JOBS").flatMap { Int(String(cString: $0)) } ?? 10_000
 
 // MARK: Timers: 1 000 000 timers due after 1 ms, scheduled and fired
 
@@ -45,7 +47,7 @@ func rawTimers() {
 func promiseUVAfter() {
     let loop = try! UVLoop()
     let fired = Counter()
-    let start = Promise<Void>(on: loop) {
+    let start = Promise<Void>(on: loop) { () -> Void in
         for _ in 0..<timerCount {
             _ = loop.after(.milliseconds(1)).then(on: loop) { fired.value += 1 }
         }
@@ -154,7 +156,7 @@ func fakeIO<T: Sendable>(_ loop: UVLoop, _ value: T) -> Promise<T> {
 
 /// madeup-parallel: 10 000 concurrent jobs, each 25 fake I/O calls in parallel joined with `all`.
 func madeupParallel(_ loop: UVLoop) -> Promise<Int> {
-    let jobs = (0..<10_000).map { job in
+    let jobs = (0..<jobCount).map { job in
         all((0..<25).map { call in fakeIO(loop, job &+ call) }).then(on: loop) { values in values.count }
     }
     return all(jobs).then(on: loop) { counts in counts.reduce(0, +) }
@@ -163,7 +165,7 @@ func madeupParallel(_ loop: UVLoop) -> Promise<Int> {
 /// doxbee-sequential: 10 000 concurrent jobs, each a chain of 10 dependent fake I/O calls
 /// (Bluebird's version: a blob upload through a transaction, each step using the last's result).
 func doxbeeSequential(_ loop: UVLoop) -> Promise<Int> {
-    let jobs = (0..<10_000).map { job in
+    let jobs = (0..<jobCount).map { job in
         var step = fakeIO(loop, job)
         for _ in 1..<10 {
             step = step.then(on: loop) { previous in fakeIO(loop, previous &+ 1) }
@@ -182,7 +184,7 @@ func bluebird(_ name: String, _ workload: @escaping @Sendable (UVLoop) -> Promis
     guard result == expect else { fail("\(name): got \(result), expected \(expect)") }
     try! awaitPromise(loop.shutdown())
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     print("\(name)\tPromiseUV\t\(fmt(elapsed))\t\(usage.ru_maxrss)")
 }
 
@@ -239,10 +241,14 @@ let arguments = CommandLine.arguments
 switch arguments.count > 1 ? arguments[1] : "micro" {
 case "micro":
     micro(rounds: arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5)
+case "after":  // for profiling
+    let start = now(); promiseUVAfter(); print("after+then \(fmt(now() - start)) ms")
+case "chains":  // for profiling
+    let start = now(); promiseUVChains(); print("chains \(fmt(now() - start)) ms")
 case "madeup-parallel":
-    bluebird("madeup-parallel", madeupParallel, expect: 250_000)
+    bluebird("madeup-parallel", madeupParallel, expect: jobCount * 25)
 case "doxbee-sequential":
-    bluebird("doxbee-sequential", doxbeeSequential, expect: 10_000)
+    bluebird("doxbee-sequential", doxbeeSequential, expect: jobCount)
 default:
     fail("unknown mode \(arguments[1]); use micro, madeup-parallel or doxbee-sequential")
 }

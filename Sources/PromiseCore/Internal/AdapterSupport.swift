@@ -32,8 +32,21 @@ extension Promise {
     ///
     /// - Parameter contextID: The resolving context's identity.
     /// - Returns: A new pending promise.
+    @inlinable
     package static func pending(resolvedOn contextID: ObjectIdentifier?) -> Promise<Value> {
         Promise(resolvingContextID: contextID)
+    }
+
+    /// Resolves this promise from library code that runs as a turn of its context (a timer
+    /// firing, a pool job's completion), not from inside a user callback: its callbacks are
+    /// delivered at once, from code specialized in the caller, like a chaining method's
+    /// forwarded result (nested up to the scheduler's limit), instead of queued for the
+    /// unspecialized drain loop.
+    ///
+    /// - Parameter result: The outcome.
+    @inlinable
+    package func resolveFromLibrary(_ result: Result<Value, any Error>) {
+        resolve(result, fromUpstream: true)
     }
 
     /// Calls `body` once this promise settles, without counting as a consumer (so upward

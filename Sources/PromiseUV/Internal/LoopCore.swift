@@ -290,6 +290,13 @@ final class LoopCore: @unchecked Sendable {
         return true
     }
 
+    /// Starts a timer submitted from another thread, unless it was cancelled meanwhile
+    /// (loop thread).
+    func startTimerIfNotCancelled(_ entry: TimerEntry, after duration: Duration) {
+        guard !entry.isCancelled else { return }
+        if !startTimer(entry, after: duration) { entry.abandon() }
+    }
+
     /// Removes a cancelled timer (loop thread).
     func stopTimer(_ entry: TimerEntry) {
         if timers.remove(entry) { armTimer() }

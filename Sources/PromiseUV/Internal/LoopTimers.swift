@@ -14,7 +14,7 @@ final class PromiseTimer: TimerEntry, @unchecked Sendable {
         guard let promise else { return }
         self.promise = nil
         // A turn of the loop: callbacks chained on the loop run right after, without a hop.
-        AdapterSupport.runTurn(contextID) { promise.fulfill(()) }
+        AdapterSupport.runTurn(contextID) { promise.resolveFromLibrary(.success(())) }
     }
 
     override func abandon() {
