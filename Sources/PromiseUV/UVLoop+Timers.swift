@@ -25,7 +25,7 @@ extension UVLoop {
             timer.abandon()
             return promise
         }
-        promise.onCancel { core.cancelTimer(timer) }
+        promise.onCancelFromLibrary { core.cancelTimer(timer) }
         return promise
     }
 
@@ -38,7 +38,7 @@ extension UVLoop {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started. After
     ///   ``shutdown()``, the work is handed back to PromiseCore at once, which rejects the
-    ///   promise waiting for it with ``PromiseError/Code-swift.struct/contextInvalidated``.
+    ///   promise waiting for it with `PromiseError.Code.contextInvalidated`.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         let core = self.core
         let timer = WorkTimer(work)

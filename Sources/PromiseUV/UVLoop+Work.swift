@@ -49,7 +49,7 @@ extension UVLoop {
             promise.reject(UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down; submit work before calling shutdown()"))
             return promise
         }
-        promise.onCancel {
+        promise.onCancelFromLibrary {
             request.cancelled.store(true, ordering: .releasing)
             _ = core.submit(.late) { core.cancelWork(request) }
         }

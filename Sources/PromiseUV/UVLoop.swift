@@ -80,7 +80,7 @@ public final class UVLoop: ExecutionContext, Sendable {
     ///
     /// - Parameter promise: The promise to wait for; it keeps the loop alive while pending.
     /// - Returns: The promise's value.
-    /// - Throws: The promise's error; ``PromiseError/Code-swift.struct/brokenPromise`` or a
+    /// - Throws: The promise's error; `PromiseError.Code.brokenPromise` or a
     ///   ``UVError`` if the loop was shut down before the promise could settle.
     @available(*, noasync, message: "blocks the calling thread until the loop has no work")
     public func run<Value: Sendable>(until promise: Promise<Value>) throws -> Value {
@@ -140,7 +140,7 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// From the moment it is called, new work is refused: ``after(_:)`` and ``work(_:)``
     /// return promises rejected with ``UVError/Code-swift.struct/loopClosed``, and promise
     /// callbacks bound to the loop are rejected with
-    /// ``PromiseError/Code-swift.struct/contextInvalidated``. Work queued before it still
+    /// `PromiseError.Code.contextInvalidated`. Work queued before it still
     /// runs. Then, on the loop thread: pending timers are rejected with
     /// ``UVError/Code-swift.struct/loopClosed`` (core `delay`/`timeout`/`retry` timers with
     /// `contextInvalidated`), pool work that has not started is cancelled and rejected with
@@ -168,7 +168,7 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// loop thread, otherwise at the loop's next wake-up, in submission order.
     ///
     /// After ``shutdown()`` the work is handed back to PromiseCore instead: the promise
-    /// waiting for it is rejected with ``PromiseError/Code-swift.struct/contextInvalidated``.
+    /// waiting for it is rejected with `PromiseError.Code.contextInvalidated`.
     ///
     /// - Parameter work: The work to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {

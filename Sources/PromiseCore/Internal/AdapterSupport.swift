@@ -49,6 +49,25 @@ extension Promise {
         resolve(result, fromUpstream: true)
     }
 
+    /// ``onCancel(on:_:)`` with the handler run on the cancelling thread, specialized in the
+    /// caller: an adapter registers one per timer or job, where the unspecialized public
+    /// method's generic metadata lookups cost more than the registration itself.
+    ///
+    /// - Parameter handler: Stops the work; runs at most once, on the cancelling thread.
+    @inlinable
+    package func onCancelFromLibrary(_ handler: @escaping @Sendable () -> Void) {
+        let handler = CancelHandler(context: nil, body: handler)
+        let runNow: Bool = storage.withLock { state in
+            guard let result = state.result else {
+                state.cancelHandlers.append(handler)
+                return false
+            }
+            if case .failure(let error) = result, error is CancellationError { return true }
+            return false
+        }
+        if runNow { handler.run() }
+    }
+
     /// Calls `body` once this promise settles, without counting as a consumer (so upward
     /// cancellation is unchanged) and without marking a rejection as handled (so an unhandled
     /// one is still reported). For keep-alive bookkeeping.

@@ -1,4 +1,8 @@
-/// A timer that fulfils the promise of `UVLoop.after(_:)`. Loop thread only (see ``TimerEntry``).
+/// A timer that fulfils the promise of `UVLoop.after(_:)`.
+///
+/// `@unchecked Sendable`: as for ``TimerEntry``, other threads only set `cancelled`; `promise`
+/// is read and cleared on the loop thread (or by the submitting thread before the timer was
+/// ever handed to the loop).
 final class PromiseTimer: TimerEntry, @unchecked Sendable {
     // Dropped once used, so a fired timer that something still references (a cancel
     // handler) holds nothing alive.
@@ -26,6 +30,8 @@ final class PromiseTimer: TimerEntry, @unchecked Sendable {
 
 /// A timer that runs work given to `UVLoop.executeAfter(_:_:)` (the core's `delay`,
 /// `timeout` and `retry` timers).
+///
+/// `@unchecked Sendable`: as for ``PromiseTimer``, `work` is touched by one thread at a time.
 final class WorkTimer: TimerEntry, @unchecked Sendable {
     // Dropped once used: the work's owner often keeps the cancel handle (and so this timer)
     // alive, and the work references the owner, which would be a cycle.
