@@ -72,6 +72,19 @@ import Testing
         try await loop.shutdown().get()
     }
 
+    @Test func keepAliveNeitherConsumesThePromiseNorHandlesItsRejection() async throws {
+        let loop = try UVLoop()
+        let source = Promise<Int>.pending()
+        loop.keepAlive(until: source)
+        let consumer = source.then(on: loop) { $0 + 1 }
+        consumer.cancel()
+        // The only real consumer withdrew, so the source is cancelled: keepAlive is no consumer.
+        #expect(source.isCancelled)
+        // And with the source settled, nothing keeps the loop running.
+        try await onNewThread { loop.run() }.get()
+        try await loop.shutdown().get()
+    }
+
     @Test func runUntilReturnsThePromisesValue() async throws {
         let loop = try UVLoop()
         let answer = try await onNewThread { () -> Result<Int, any Error> in
