@@ -149,9 +149,13 @@ func dispatchChains() {
 
 // MARK: Bluebird workloads
 
-/// A fake I/O call: completes after a 1 ms uv timer, like the Node scripts' setTimeout(…, 1).
+/// A fake I/O call, as the Node scripts' `new Promise(r => setTimeout(() => r(value), 1))`:
+/// a pending promise that a 1 ms uv timer's callback fulfils (the way an adapter's C
+/// completion callback fulfils its promise).
 func fakeIO<T: Sendable>(_ loop: UVLoop, _ value: T) -> Promise<T> {
-    loop.after(.milliseconds(1)).then(on: loop) { value }
+    let promise = Promise<T>.pending()
+    _ = loop.executeAfter(.milliseconds(1)) { promise.fulfill(value) }
+    return promise
 }
 
 /// madeup-parallel: 10 000 concurrent jobs, each 25 fake I/O calls in parallel joined with `all`.
