@@ -3,6 +3,8 @@
 //
 //   promiseuv-helper chain    all + retry + timeout + pool work, then exits when done
 //   promiseuv-helper idle     nothing to do: run() must return at once
+//   promiseuv-helper late-job a task on the loop resumes after shutdown: its job is dropped
+//                             with a message on standard error, and the program goes on
 //
 // Prints one line of results; exits 0 when every callback ran on the main thread.
 import Glibc
@@ -73,9 +75,32 @@ func idle() throws -> Int32 {
     return elapsed < 1_000 ? 0 : 1
 }
 
+func lateJob() throws -> Int32 {
+    let loop = try UVLoop()
+    try loop.startThread(named: "late-job")
+    let gate = Promise<Int>.pending()
+    let started = Promise<Void>.pending()
+    let finished = Atomic<Bool>(false)
+    Task(executorPreference: loop) {
+        started.fulfill(())
+        _ = try? await gate.get()  // resumes after the loop has closed
+        finished.store(true, ordering: .relaxed)
+    }
+    try awaitPromise(started)
+    try awaitPromise(loop.shutdown())
+    gate.fulfill(1)
+    usleep(100_000)
+    print("finished=\(finished.load(ordering: .relaxed))")
+    return finished.load(ordering: .relaxed) ? 1 : 0
+}
+
 let mode = CommandLine.arguments.dropFirst().first ?? "chain"
 do {
-    exit(mode == "idle" ? try idle() : try chain())
+    switch mode {
+    case "idle": exit(try idle())
+    case "late-job": exit(try lateJob())
+    default: exit(try chain())
+    }
 } catch {
     print("error: \(error)")
     exit(2)
