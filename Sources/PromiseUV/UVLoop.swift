@@ -167,8 +167,12 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// Runs `work` on the loop thread: right after the current callback when called on the
     /// loop thread, otherwise at the loop's next wake-up, in submission order.
     ///
-    /// After ``shutdown()`` the work is handed back to PromiseCore instead: the promise
-    /// waiting for it is rejected with `PromiseError.Code.contextInvalidated`.
+    /// After ``shutdown()`` the work is handed back to PromiseCore instead, as an invalidated
+    /// `InvalidatableQueue` does: for work that PromiseCore submitted (every promise
+    /// callback), the promise waiting for it is rejected with
+    /// `PromiseError.Code.contextInvalidated`. A plain closure passed here directly after
+    /// shutdown is run once, at once, on the calling thread (PromiseCore cannot tell it
+    /// from its own work), so do not submit plain closures to a loop that may be shut down.
     ///
     /// - Parameter work: The work to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
