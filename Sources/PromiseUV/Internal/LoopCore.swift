@@ -269,7 +269,8 @@ final class LoopCore: @unchecked Sendable {
             localHead += 1
             item()
             ran += 1
-            if ran >= Self.localBatchLimit, localHead < local.count {
+            // Once the handles are closed there is no I/O to make room for: run it all.
+            if ran >= Self.localBatchLimit, localHead < local.count, !asyncClosed {
                 local.removeFirst(localHead)
                 localHead = 0
                 wake()
