@@ -32,6 +32,29 @@ import Testing
         try await loop.shutdown().get()
     }
 
+    @Test func aLongRunOfLocalWorkLetsTimersAndIOIn() async throws {
+        let loop = try startedLoop()
+        let total = 200_000
+        let count = LoopConfined(0)
+        let seenByTimer = LoopConfined(-1)
+        let done = Promise<Void>.pending()
+        loop.execute {
+            _ = loop.after(.zero).then(on: loop) { seenByTimer.value = count.value }
+            for _ in 0..<total {
+                loop.execute {
+                    count.value += 1
+                    if count.value == total { done.fulfill(()) }
+                }
+            }
+        }
+        try await done.get()
+        try await loop.after(.milliseconds(2)).get()
+        #expect(count.value == total)
+        // The timer fired while local work was still queued: the loop took a turn in between.
+        #expect(seenByTimer.value > 0 && seenByTimer.value < total, "\(seenByTimer.value)")
+        try await loop.shutdown().get()
+    }
+
     @Test func runReturnsWhenTheWorkIsDoneAndNotBefore() async throws {
         let loop = try UVLoop()
         let fired = LoopConfined(false)
