@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan test-asan bench bench-fs bench-sqlite docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan test-asan bench bench-fs bench-sqlite bench-uv docs clean
 
 all: build
 
@@ -16,7 +16,7 @@ build: bootstrap
 demo: bootstrap
 	cd Examples && $(SWIFT) run -j $(JOBS) promise-demo
 
-## test: every suite, then PromiseCore and PromiseTesting under ThreadSanitizer, then the adapters under AddressSanitizer
+## test: every suite, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer
 test: bootstrap test-core test-tsan test-asan
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
@@ -34,22 +34,23 @@ test-tsan:
 	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=thread --scratch-path .build-tsan
 	@$(call run_bounded,env TSAN_OPTIONS="halt_on_error=1 abort_on_error=1" \
 	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan --skip-build \
-	  --filter 'PromiseCoreTests|PromiseTestingTests',swift test --sanitize=thread)
+	  --filter 'PromiseCoreTests|PromiseTestingTests|PromiseUVTests',swift test --sanitize=thread)
 
 ## test-asan: the adapter suites under AddressSanitizer with leak detection; any report fails the run
 # scripts/lsan.supp names the few leaks that belong to the toolchain's test runner, not to us.
-ADAPTER_SUITES ?= PromiseFSTests|PromiseSQLiteTests
+ADAPTER_SUITES ?= PromiseFSTests|PromiseSQLiteTests|PromiseUVTests
 test-asan:
 	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=address --scratch-path .build-asan
 	@$(call run_bounded,env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" \
 	  $(SWIFT) test -j $(JOBS) --sanitize=address --scratch-path .build-asan --skip-build \
 	  --filter '$(ADAPTER_SUITES)',swift test --sanitize=address)
 
-## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, then PromiseSQLite
+## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV
 bench: bootstrap
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
 	cd Benchmarks && ./sqlite-ratios.sh
+	cd Benchmarks && ./uv-ratios.sh
 
 ## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files, 3 rounds; ~3 min)
 bench-fs: bootstrap
@@ -59,7 +60,11 @@ bench-fs: bootstrap
 bench-sqlite: bootstrap
 	cd Benchmarks && ./sqlite-ratios.sh
 
-## docs: DocC catalogs of PromiseCore, PromiseTesting, PromiseFS and PromiseSQLite into .build-docs/ (swift-docc-plugin; warnings fail)
+## bench-uv: PromiseUV next to raw libuv C calls, a serial DispatchQueue and Node (timers, round trips, Bluebird workloads; ~2 min)
+bench-uv: bootstrap
+	cd Benchmarks && ./uv-ratios.sh
+
+## docs: DocC catalogs of PromiseCore, PromiseTesting and the adapters into .build-docs/ (swift-docc-plugin; warnings fail)
 docs: bootstrap
 	mkdir -p .build-docs
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
@@ -70,6 +75,8 @@ docs: bootstrap
 	  generate-documentation --target PromiseFS --output-path .build-docs/PromiseFS --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseSQLite --output-path .build-docs/PromiseSQLite --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseUV --output-path .build-docs/PromiseUV --warnings-as-errors
 
 clean:
 	rm -rf .build .build-tsan .build-asan .build-docs Examples/.build Benchmarks/.build

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "PromiseTesting", targets: ["PromiseTesting"]),
         .library(name: "PromiseFS", targets: ["PromiseFS"]),
         .library(name: "PromiseSQLite", targets: ["PromiseSQLite"]),
+        .library(name: "PromiseUV", targets: ["PromiseUV"]),
     ],
     dependencies: [
         // Only for `make docs` (the generate-documentation command plugin). No target depends
@@ -38,6 +39,9 @@ let package = Package(
             dependencies: ["PromiseCore", "CSQLite"],
             swiftSettings: strictSettings
         ),
+        // libuv 1.44 (Debian 12). Only PromiseUV imports it, with `internal import`.
+        .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .target(name: "PromiseUV", dependencies: ["PromiseCore", "CUV"], swiftSettings: strictSettings),
         .testTarget(
             name: "PromiseCoreTests",
             dependencies: ["PromiseCore", "PromiseTesting"],
@@ -66,6 +70,18 @@ let package = Package(
             name: "promisesqlite-helper",
             dependencies: ["PromiseSQLite"],
             path: "Tests/PromiseSQLiteHelper",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseUVTests",
+            dependencies: ["PromiseUV"],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseUVTests: a program whose main thread is the loop and the default context.
+        .executableTarget(
+            name: "promiseuv-helper",
+            dependencies: ["PromiseUV"],
+            path: "Tests/PromiseUVHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(

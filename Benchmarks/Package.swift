@@ -67,6 +67,20 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("sqlite3")]
         ),
+        // PromiseUV beside raw libuv (UVRawBench, plain C) and a serial DispatchQueue;
+        // Benchmarks/uv-ratios.sh adds the Bluebird workloads on Node.
+        .executableTarget(
+            name: "PromiseUVBench",
+            dependencies: [.product(name: "PromiseUV", package: "swift-promise"), "UVRawBench"],
+            path: "Sources/PromiseUVBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "UVRawBench",
+            path: "Sources/UVRawBench",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("uv")]
+        ),
         // Release-binary size cost of PromiseCore: same program with and without it.
         .executableTarget(
             name: "SizeProbe",

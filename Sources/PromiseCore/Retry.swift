@@ -109,7 +109,11 @@ private final class Retrier<Value: Sendable>: Sendable {
                 result.resolve(.failure(error), fromUpstream: true)
                 return
             }
-            let timer = Scheduler.schedule(on: context, owner: result, after: delay) { [self] in self.attempt() }
+            let timer = Scheduler.schedule(on: context, owner: result, after: delay) { [self] in
+                // The fired timer's handle references this closure, which references self.
+                state.withLock { $0.timer = nil }
+                self.attempt()
+            }
             let stopped = state.withLock { state in
                 state.remaining -= 1
                 state.timer = timer

@@ -1,0 +1,89 @@
+/// Hooks for the execution contexts that this package's adapter products define (PromiseUV's
+/// `UVLoop`). `package` access: not part of the public API, and free to change with the
+/// adapters that use it.
+package enum AdapterSupport {
+    /// Runs `work` as one turn of the context identified by `contextID`: callbacks for that
+    /// context that become ready while `work` runs (a promise it resolves) run right after it,
+    /// without another hop, and ``awaitPromise(_:timeout:)`` called meanwhile can detect a
+    /// deadlock on that context.
+    ///
+    /// - Parameters:
+    ///   - contextID: The context's ``ExecutionContext/executionContextID``.
+    ///   - work: Library code running on that context (never user code that resolves promises
+    ///     with `fulfill` and expects its callbacks later).
+    package static func runTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
+        Scheduler.runTurn(contextID, work)
+    }
+
+    /// Hands back `work` that a context will not run (it was shut down): the promise waiting
+    /// for it is rejected with ``PromiseError/Code-swift.struct/contextInvalidated`` instead
+    /// of staying pending. The same path ``InvalidatableQueue`` uses.
+    ///
+    /// - Parameter work: Work given to the context's `execute` or `executeAfter`.
+    package static func abandon(_ work: () -> Void) {
+        Scheduler.abandon(work)
+    }
+}
+
+extension Promise {
+    /// A pending promise that work on the context `contextID` resolves, so that
+    /// ``awaitPromise(_:timeout:)`` called on that context fails with a deadlock error
+    /// instead of hanging.
+    ///
+    /// - Parameter contextID: The resolving context's identity.
+    /// - Returns: A new pending promise.
+    @inlinable
+    package static func pending(resolvedOn contextID: ObjectIdentifier?) -> Promise<Value> {
+        Promise(resolvingContextID: contextID)
+    }
+
+    /// Resolves this promise from library code that runs as a turn of its context (a timer
+    /// firing, a pool job's completion), not from inside a user callback: its callbacks are
+    /// delivered at once, from code specialized in the caller, like a chaining method's
+    /// forwarded result (nested up to the scheduler's limit), instead of queued for the
+    /// unspecialized drain loop.
+    ///
+    /// - Parameter result: The outcome.
+    @inlinable
+    package func resolveFromLibrary(_ result: Result<Value, any Error>) {
+        resolve(result, fromUpstream: true)
+    }
+
+    /// ``onCancel(on:_:)`` with the handler run on the cancelling thread, specialized in the
+    /// caller: an adapter registers one per timer or job, where the unspecialized public
+    /// method's generic metadata lookups cost more than the registration itself.
+    ///
+    /// - Parameter handler: Stops the work; runs at most once, on the cancelling thread.
+    @inlinable
+    package func onCancelFromLibrary(_ handler: @escaping @Sendable () -> Void) {
+        let handler = CancelHandler(context: nil, body: handler)
+        let runNow: Bool = storage.withLock { state in
+            guard let result = state.result else {
+                state.cancelHandlers.append(handler)
+                return false
+            }
+            if case .failure(let error) = result, error is CancellationError { return true }
+            return false
+        }
+        if runNow { handler.run() }
+    }
+
+    /// Calls `body` once this promise settles, without counting as a consumer (so upward
+    /// cancellation is unchanged) and without marking a rejection as handled (so an unhandled
+    /// one is still reported). For keep-alive bookkeeping.
+    ///
+    /// `body` runs on the settling thread, inside its drain; if the promise is already
+    /// settled, it runs now. If the promise is deallocated while pending, `body` runs with the
+    /// broken-promise rejection.
+    ///
+    /// - Parameter body: Runs once, when the promise settles.
+    package func whenSettled(_ body: @escaping @Sendable () -> Void) {
+        let settled: Bool = storage.withLock { state in
+            if state.result != nil, !state.deliveryScheduled { return true }
+            state.callbacks.append(Callback(nil, owner: nil) { _ in body() })
+            attention.store(state.needsDeinitWork, ordering: .relaxed)
+            return false
+        }
+        if settled { body() }
+    }
+}

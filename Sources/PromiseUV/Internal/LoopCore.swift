@@ -1,0 +1,459 @@
+internal import CUV
+internal import Glibc
+internal import Synchronization
+
+/// The owner of one `uv_loop_t` and its handles: a wake-up `uv_async_t` (unreferenced), one
+/// `uv_timer_t` for every timer, the queue other threads fill, and the loop thread's own queue.
+///
+/// `@unchecked Sendable`: the fields marked "loop thread" are read and written only by the
+/// thread running the loop (inside ``drive()``), which `owner` records; everything other
+/// threads touch is in `remote` (a lock) or atomic. libuv is called only from the loop thread,
+/// except `uv_async_send`, which is thread-safe and is called under the `remote` lock, so it
+/// never runs once the async handle is closed.
+final class LoopCore: @unchecked Sendable {
+    /// What a piece of queued work is, which decides whether a shutting-down loop takes it.
+    enum Kind {
+        /// User-visible work (promise callbacks, timers, pool work): refused from the moment
+        /// `shutdown()` is called.
+        case user
+        /// A Swift concurrency job, or PromiseUV's own bookkeeping: accepted until the wake-up
+        /// handle closes, so tasks and cancellations in flight can finish.
+        case late
+    }
+
+    private enum Phase {
+        case open, shuttingDown, closed
+    }
+
+    private struct Remote {
+        var items: [@Sendable () -> Void] = []
+        var wakePending = false
+        var phase = Phase.open
+        var running = false
+        var shutdown: Promise<Void>?
+        /// `uv_async_send` calls made, and wake-ups that found one pending (for tests).
+        var sends = 0
+        var drains = 0
+    }
+
+    let loop: UnsafeMutablePointer<uv_loop_t>
+    private let asyncHandle: UnsafeMutablePointer<uv_async_t>
+    private let timerHandle: UnsafeMutablePointer<uv_timer_t>
+    private let remote = Lock(Remote())
+    /// `pthread_self()` of the thread inside ``drive()``, or 0.
+    private let owner = Atomic<UInt>(0)
+    /// Keep-alive holds: while above zero, the wake-up handle is referenced and the loop runs.
+    private let holds = Atomic<Int>(0)
+
+    // Loop thread only.
+    private var local: [@Sendable () -> Void] = []
+    private var localHead = 0
+    private var drainingLocal = false
+    private var spare: [@Sendable () -> Void] = []
+    private var asyncReferenced = false
+    private var shuttingDown = false
+    private var holdsThread = false
+    private var asyncClosed = false
+    private var openHandles = 2
+    private var loopClosed = false
+    private let timers = TimerQueue()
+    private var armedExpiry: UInt64?
+    private var inFlight: [ObjectIdentifier: WorkRequest] = [:]
+
+    /// How many local work items run in a row before pending I/O gets a turn.
+    private static let localBatchLimit = 65_536
+
+    /// The identity promise callbacks on this loop share (``UVLoop/executionContextID``).
+    var contextID: ObjectIdentifier { ObjectIdentifier(self) }
+
+    private init(loop: UnsafeMutablePointer<uv_loop_t>, async: UnsafeMutablePointer<uv_async_t>, timer: UnsafeMutablePointer<uv_timer_t>) {
+        self.loop = loop
+        self.asyncHandle = async
+        self.timerHandle = timer
+    }
+
+    /// Creates and initializes a loop with its two handles.
+    static func make() throws(UVError) -> LoopCore {
+        let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        let status = uv_loop_init(loop)
+        guard status == 0 else {
+            loop.deallocate()
+            try uvCheck(status, "uv_loop_init", detail: "creating a UVLoop")
+            fatalError("unreachable")
+        }
+        let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
+        let asyncStatus = uv_async_init(loop, async, Trampolines.wake)
+        guard asyncStatus == 0 else {
+            async.deallocate()
+            _ = uv_loop_close(loop)
+            loop.deallocate()
+            try uvCheck(asyncStatus, "uv_async_init", detail: "creating a UVLoop's wake-up handle")
+            fatalError("unreachable")
+        }
+        let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+        uv_timer_init(loop, timer)  // cannot fail
+        let core = LoopCore(loop: loop, async: async, timer: timer)
+        // Each handle keeps the core alive until its close callback.
+        async.pointee.data = Unmanaged.passRetained(core).toOpaque()
+        timer.pointee.data = Unmanaged.passRetained(core).toOpaque()
+        // Internal handle: only keep-alive holds make it keep the loop running.
+        uv_unref(cuv_async_as_handle(async))
+        return core
+    }
+
+    deinit {
+        // Reached only after both close callbacks ran. Never calls into libuv: the loop was
+        // closed by shutdown (then only its memory is left), or shutdown failed and the loop
+        // is leaked rather than touched from an arbitrary thread.
+        if loopClosed { loop.deallocate() }
+    }
+
+    // MARK: Threads
+
+    var isOnLoopThread: Bool {
+        owner.load(ordering: .relaxed) == pthread_self()
+    }
+
+    /// Claims the loop for the calling thread. Returns false when it was shut down.
+    func claimForRun() -> Bool {
+        let claimed: Bool? = remote.withLock { state in
+            if state.phase == .closed || state.shutdown != nil { return false }
+            if state.running { return nil }
+            state.running = true
+            return true
+        }
+        guard let claimed else {
+            preconditionFailure(
+                "UVLoop.run(): the loop is already running on another thread (or run() was called from inside the loop); a loop runs on one thread at a time and uv_run is not reentrant"
+            )
+        }
+        return claimed
+    }
+
+    /// Marks the loop as running on a thread of its own that holds it open until shutdown.
+    func claimForThread() -> Bool {
+        guard claimForRun() else { return false }
+        holds.add(1, ordering: .relaxed)
+        holdsThread = true  // written before the thread starts; pthread_create orders it
+        return true
+    }
+
+    /// Gives up a claim that was not used (the thread could not start).
+    func unclaim() {
+        holdsThread = false
+        holds.subtract(1, ordering: .relaxed)
+        remote.withLock { $0.running = false }
+    }
+
+    // MARK: Submitting work
+
+    /// Queues `work` to run on the loop thread, after the current callback when called there.
+    /// Returns false when the loop refuses it (shut down).
+    func submit(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
+        if isOnLoopThread {
+            if kind == .user, shuttingDown { return false }
+            local.append(work)
+            return true
+        }
+        return remote.withLock { state in
+            switch (state.phase, kind) {
+            case (.closed, _), (.shuttingDown, .user):
+                return false
+            default:
+                break
+            }
+            state.items.append(work)
+            if !state.wakePending {
+                state.wakePending = true
+                state.sends += 1
+                uv_async_send(asyncHandle)
+            }
+            return true
+        }
+    }
+
+    /// How many wake-ups were sent and how many were consumed, for tests of coalescing.
+    var wakeStatistics: (sends: Int, drains: Int) {
+        remote.withLock { ($0.sends, $0.drains) }
+    }
+
+    /// Wakes the loop so it re-reads the keep-alive count.
+    private func wake() {
+        remote.withLock { state in
+            guard state.phase != .closed, !state.wakePending else { return }
+            state.wakePending = true
+            state.sends += 1
+            uv_async_send(asyncHandle)
+        }
+    }
+
+    // MARK: Keep-alive
+
+    /// Keeps the loop running until ``release()`` is called.
+    func retain() {
+        holds.add(1, ordering: .relaxed)
+        if isOnLoopThread { updateReference() } else { wake() }
+    }
+
+    /// Ends one ``retain()``.
+    func release() {
+        holds.subtract(1, ordering: .releasing)
+        if isOnLoopThread { updateReference() } else { wake() }
+    }
+
+    /// References the wake-up handle while holds exist (loop thread).
+    private func updateReference() {
+        guard !asyncClosed else { return }
+        let wanted = !shuttingDown && holds.load(ordering: .acquiring) > 0
+        guard wanted != asyncReferenced else { return }
+        asyncReferenced = wanted
+        if wanted {
+            uv_ref(cuv_async_as_handle(asyncHandle))
+        } else {
+            uv_unref(cuv_async_as_handle(asyncHandle))
+        }
+    }
+
+    // MARK: Running
+
+    /// Runs the loop on the calling thread (claimed with ``claimForRun()``) until no work
+    /// keeps it alive, or until shutdown has closed it.
+    func drive() {
+        owner.store(pthread_self(), ordering: .relaxed)
+        defer { owner.store(0, ordering: .relaxed) }
+        uv_update_time(loop)
+        while true {
+            onWake()
+            uv_run(loop, UV_RUN_DEFAULT)
+            drainLocal()
+            if asyncClosed, openHandles == 0 {
+                finishShutdown()
+                return
+            }
+            let done: Bool = remote.withLock { state in
+                guard state.items.isEmpty, localHead == local.count,
+                    holds.load(ordering: .acquiring) == 0, uv_loop_alive(loop) == 0
+                else { return false }
+                state.running = false
+                return true
+            }
+            if done { return }
+        }
+    }
+
+    /// Runs what other threads queued, then the loop thread's own queue.
+    func onWake() {
+        var batch = spare
+        remote.withLock { state in
+            if state.wakePending { state.drains += 1 }
+            state.wakePending = false
+            swap(&state.items, &batch)
+        }
+        for item in batch {
+            item()
+        }
+        batch.removeAll(keepingCapacity: batch.capacity <= 4096)
+        spare = batch
+        drainLocal()
+        updateReference()
+    }
+
+    /// Runs the loop thread's queue until it is empty (or long enough that I/O deserves a turn).
+    private func drainLocal() {
+        guard !drainingLocal, localHead < local.count else { return }
+        drainingLocal = true
+        defer { drainingLocal = false }
+        var ran = 0
+        while localHead < local.count {
+            let item = local[localHead]
+            localHead += 1
+            item()
+            ran += 1
+            // Once the handles are closed there is no I/O to make room for: run it all.
+            if ran >= Self.localBatchLimit, localHead < local.count, !asyncClosed {
+                local.removeFirst(localHead)
+                localHead = 0
+                wake()
+                return
+            }
+        }
+        local.removeAll(keepingCapacity: local.capacity <= 4096)
+        localHead = 0
+    }
+
+    // MARK: Timers
+
+    /// Starts `entry`, due after `duration` (loop thread).
+    func startTimer(_ entry: TimerEntry, after duration: Duration) -> Bool {
+        guard !shuttingDown else { return false }
+        timers.insert(entry, duration: duration.uvMilliseconds, now: uv_now(loop))
+        armTimer()
+        return true
+    }
+
+    /// Starts a timer submitted from another thread, unless it was cancelled meanwhile
+    /// (loop thread).
+    func startTimerIfNotCancelled(_ entry: TimerEntry, after duration: Duration) {
+        guard !entry.isCancelled else { return }
+        if !startTimer(entry, after: duration) { entry.abandon() }
+    }
+
+    /// Removes a cancelled timer (loop thread).
+    func stopTimer(_ entry: TimerEntry) {
+        if timers.remove(entry) { armTimer() }
+    }
+
+    /// Cancels `entry` from any thread: it never fires, and it stops keeping the loop alive.
+    func cancelTimer(_ entry: TimerEntry) {
+        guard !entry.cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if isOnLoopThread {
+            stopTimer(entry)
+        } else {
+            _ = submit(.late) { [self] in stopTimer(entry) }
+        }
+    }
+
+    /// Points the one `uv_timer_t` at the earliest timer, or stops it when there is none, so
+    /// that an empty timer queue does not keep the loop alive.
+    private func armTimer() {
+        guard let expiry = timers.nextExpiry else {
+            if armedExpiry != nil {
+                armedExpiry = nil
+                uv_timer_stop(timerHandle)
+            }
+            return
+        }
+        guard expiry != armedExpiry else { return }
+        armedExpiry = expiry
+        let now = uv_now(loop)
+        uv_timer_start(timerHandle, Trampolines.timer, expiry > now ? expiry - now : 0, 0)
+    }
+
+    /// The timer handle fired: run every timer that is due, in order.
+    func onTimer() {
+        armedExpiry = nil
+        let now = uv_now(loop)
+        while let entry = timers.popExpired(now: now) {
+            if !entry.isCancelled { entry.fire() }
+        }
+        armTimer()
+        drainLocal()
+    }
+
+    // MARK: Pool work
+
+    /// Queues `request` on libuv's pool (loop thread). Throws when the loop is shutting down.
+    func startWork(_ request: WorkRequest) throws(UVError) {
+        guard !shuttingDown else {
+            throw UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down before the work could be queued")
+        }
+        guard !request.cancelled.load(ordering: .acquiring) else {
+            request.finish(false, true)
+            return
+        }
+        try request.queue(on: loop)
+        inFlight[request.id] = request
+    }
+
+    /// Cancels `request` if it has not started (loop thread).
+    func cancelWork(_ request: WorkRequest) {
+        guard inFlight[request.id] != nil else { return }
+        request.cancelIfQueued()
+    }
+
+    /// The after-work callback (loop thread).
+    func workFinished(_ request: WorkRequest, status: Int32) {
+        inFlight[request.id] = nil
+        let ran = status == 0 && request.didRun
+        request.finish(ran, request.cancelled.load(ordering: .acquiring))
+        drainLocal()
+        if shuttingDown, inFlight.isEmpty { closeHandles() }
+    }
+
+    // MARK: Shutdown
+
+    /// Starts shutting down (any thread). Returns the promise and whether the caller must run
+    /// the loop itself to finish it (nobody else is running it).
+    func requestShutdown() -> (Promise<Void>, drive: Bool) {
+        remote.withLock { state in
+            if let promise = state.shutdown { return (promise, false) }
+            let promise = Promise<Void>.pending(resolvedOn: contextID)
+            state.shutdown = promise
+            if state.phase == .open { state.phase = .shuttingDown }
+            state.items.append { [self] in beginShutdown() }
+            if state.running {
+                if !state.wakePending, state.phase != .closed {
+                    state.wakePending = true
+                    state.sends += 1
+                    uv_async_send(asyncHandle)
+                }
+                return (promise, false)
+            }
+            state.running = true
+            return (promise, true)
+        }
+    }
+
+    /// Loop thread: refuse user work, fail the timers, cancel pool work that has not started,
+    /// and close the handles once no pool work is in flight.
+    private func beginShutdown() {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        if holdsThread {
+            holdsThread = false
+            holds.subtract(1, ordering: .relaxed)
+        }
+        // Pool work first: nothing below runs user code before every queued job is cancelled.
+        for request in inFlight.values {
+            request.cancelIfQueued()
+        }
+        for entry in timers.removeAll() where !entry.isCancelled {
+            entry.abandon()
+        }
+        armTimer()
+        updateReference()
+        if inFlight.isEmpty { closeHandles() }
+    }
+
+    /// Loop thread: take the last queued work, then close both handles. No other thread can
+    /// send a wake-up from here on.
+    private func closeHandles() {
+        guard !asyncClosed else { return }
+        drainLocal()
+        var leftovers: [@Sendable () -> Void] = []
+        remote.withLock { state in
+            state.phase = .closed
+            swap(&state.items, &leftovers)
+        }
+        for item in leftovers {
+            item()
+        }
+        drainLocal()
+        asyncClosed = true
+        uv_close(cuv_async_as_handle(asyncHandle), Trampolines.closed)
+        uv_close(cuv_timer_as_handle(timerHandle), Trampolines.closed)
+    }
+
+    /// A handle's close callback ran (loop thread).
+    func handleClosed() {
+        openHandles -= 1
+    }
+
+    /// Loop thread, after `uv_run` returned with both handles closed: close the loop.
+    private func finishShutdown() {
+        let status = uv_loop_close(loop)
+        let promise: Promise<Void>? = remote.withLock { state in
+            state.running = false
+            return state.shutdown
+        }
+        if status == 0 {
+            loopClosed = true
+            promise?.fulfill(())
+        } else {
+            promise?.reject(UVError(
+                UVError.Code(rawValue: status), operation: "uv_loop_close",
+                detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"
+            ))
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// A timer that fulfils the promise of `UVLoop.after(_:)`.
+///
+/// `@unchecked Sendable`: as for ``TimerEntry``, other threads only set `cancelled`; `promise`
+/// is read and cleared on the loop thread (or by the submitting thread before the timer was
+/// ever handed to the loop).
+final class PromiseTimer: TimerEntry, @unchecked Sendable {
+    // Dropped once used, so a fired timer that something still references (a cancel
+    // handler) holds nothing alive.
+    private var promise: Promise<Void>?
+    private let contextID: ObjectIdentifier
+
+    init(promise: Promise<Void>, contextID: ObjectIdentifier) {
+        self.promise = promise
+        self.contextID = contextID
+    }
+
+    override func fire() {
+        guard let promise else { return }
+        self.promise = nil
+        // A turn of the loop: callbacks chained on the loop run right after, without a hop.
+        AdapterSupport.runTurn(contextID) { promise.resolveFromLibrary(.success(())) }
+    }
+
+    override func abandon() {
+        guard let promise else { return }
+        self.promise = nil
+        promise.reject(UVError(.loopClosed, operation: "after", detail: "the UVLoop was shut down before the timer fired"))
+    }
+}
+
+/// A timer that runs work given to `UVLoop.executeAfter(_:_:)` (the core's `delay`,
+/// `timeout` and `retry` timers).
+///
+/// `@unchecked Sendable`: as for ``PromiseTimer``, `work` is touched by one thread at a time.
+final class WorkTimer: TimerEntry, @unchecked Sendable {
+    // Dropped once used: the work's owner often keeps the cancel handle (and so this timer)
+    // alive, and the work references the owner, which would be a cycle.
+    private var work: (@Sendable () -> Void)?
+
+    init(_ work: @escaping @Sendable () -> Void) {
+        self.work = work
+    }
+
+    override func fire() {
+        guard let work else { return }
+        self.work = nil
+        work()
+    }
+
+    override func abandon() {
+        guard let work else { return }
+        self.work = nil
+        AdapterSupport.abandon(work)
+    }
+}

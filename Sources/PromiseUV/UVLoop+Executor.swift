@@ -1,0 +1,59 @@
+extension UVLoop: SerialExecutor, TaskExecutor {
+    /// Runs a Swift concurrency job on the loop thread, in the order jobs arrive.
+    ///
+    /// This is what makes `Task(executorPreference: loop) { … }` and actors whose
+    /// `unownedExecutor` is `loop.asUnownedSerialExecutor()` run on the loop thread. Jobs are
+    /// still taken while ``shutdown()`` waits for pool work; a job that arrives after the loop
+    /// has closed is dropped with a message on standard error (its task never resumes).
+    ///
+    /// - Parameter job: The job.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = core.submit(.late) { [self] in
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        }
+        if !accepted {
+            reportDroppedJob()
+        }
+    }
+
+    /// This loop as a serial executor, for an actor's `unownedExecutor`.
+    ///
+    /// ```swift
+    /// actor Session {
+    ///     let loop: UVLoop
+    ///     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+    /// }
+    /// ```
+    ///
+    /// - Returns: An unowned reference to this loop as a serial executor.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// This loop as a task executor, for `Task(executorPreference:)`.
+    ///
+    /// - Returns: An unowned reference to this loop as a task executor.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Stops the program with a message unless the calling thread is running this loop
+    /// (`assumeIsolated` and isolation checks call it).
+    public func checkIsolated() {
+        precondition(isOnLoopThread, "UVLoop: code isolated to the loop ran on another thread")
+    }
+
+    /// Whether the calling thread is the one running this loop (what Swift asks before
+    /// trusting an actor's isolation).
+    ///
+    /// - Returns: ``isOnLoopThread``.
+    public func isIsolatingCurrentContext() -> Bool? {
+        isOnLoopThread
+    }
+
+    private func reportDroppedJob() {
+        let line = "swift-promise: UVLoop dropped a Swift concurrency job that arrived after the loop shut down; its task will not resume. Finish the tasks and actors that use a loop before calling shutdown().\n"
+        writeLine(line)
+    }
+}

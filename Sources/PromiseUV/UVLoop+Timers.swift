@@ -1,0 +1,53 @@
+extension UVLoop {
+    /// A promise fulfilled on the loop thread once `duration` has passed.
+    ///
+    /// ```swift
+    /// loop.after(.milliseconds(250)).then(on: loop) { print("a quarter second later") }
+    /// ```
+    ///
+    /// Timers have libuv's millisecond resolution (durations round up) and measure from the
+    /// loop's cached time, as `uv_timer_start` does. Timers due at the same millisecond fire
+    /// in the order they were started. All of a loop's timers share one `uv_timer_t`, so a
+    /// million pending timers cost memory, not handles. A pending timer keeps ``run()`` going.
+    ///
+    /// - Parameter duration: How long to wait; zero or negative fires on the next loop
+    ///   iteration.
+    /// - Returns: A promise fulfilled with `()` on the loop thread. Cancelling it stops the
+    ///   timer. Rejected with ``UVError/Code-swift.struct/loopClosed`` if the loop is shut
+    ///   down first.
+    public func after(_ duration: Duration) -> Promise<Void> {
+        let core = self.core
+        let promise = Promise<Void>.pending(resolvedOn: core.contextID)
+        let timer = PromiseTimer(promise: promise, contextID: core.contextID)
+        if core.isOnLoopThread {
+            if !core.startTimer(timer, after: duration) { timer.abandon() }
+        } else if !core.submit(.user, { core.startTimerIfNotCancelled(timer, after: duration) }) {
+            timer.abandon()
+            return promise
+        }
+        promise.onCancelFromLibrary { core.cancelTimer(timer) }
+        return promise
+    }
+
+    /// Runs `work` on the loop thread once `delay` has passed, unless the returned handle is
+    /// cancelled first. PromiseCore's `delay`, `timeout` and `retry` use this, so on a loop
+    /// they run on libuv timers.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait; zero or negative runs it on the next loop iteration.
+    ///   - work: The work to run.
+    /// - Returns: A handle that cancels the work if it has not started. After
+    ///   ``shutdown()``, the work is handed back to PromiseCore at once, which rejects the
+    ///   promise waiting for it with `PromiseError.Code.contextInvalidated`.
+    public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        let core = self.core
+        let timer = WorkTimer(work)
+        if core.isOnLoopThread {
+            if !core.startTimer(timer, after: delay) { timer.abandon() }
+        } else if !core.submit(.user, { core.startTimerIfNotCancelled(timer, after: delay) }) {
+            timer.abandon()
+            return ScheduledWork {}
+        }
+        return ScheduledWork { core.cancelTimer(timer) }
+    }
+}

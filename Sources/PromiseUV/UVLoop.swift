@@ -1,0 +1,187 @@
+/// A libuv event loop that runs promise callbacks, timers and Swift tasks on one thread.
+///
+/// A `UVLoop` owns its own `uv_loop_t` (never libuv's global default loop) and every handle on
+/// it. Exactly one thread runs it at a time: the thread that calls ``run()`` (a command-line
+/// program's main thread can be the loop), or a thread of its own started by
+/// ``startThread(named:)`` (a server). Everything else reaches the loop by queueing work.
+///
+/// ```swift
+/// let loop = try UVLoop()
+/// Promises.defaultContext = loop          // callbacks without `on:` now run on the loop
+/// loop.after(.milliseconds(10))
+///     .then { print("ten milliseconds later, on the loop thread") }
+/// loop.run()                              // returns when no work is left
+/// try awaitPromise(loop.shutdown())
+/// ```
+///
+/// ## Threading
+///
+/// Work from other threads (promise callbacks, `Task` jobs, timers started elsewhere) enters
+/// through one queue and one `uv_async_t`. Wake-ups coalesce: however many items are queued,
+/// at most one `uv_async_send` is pending, and each wake-up drains the whole queue in order,
+/// so work from one thread runs in the order it was submitted. Work submitted on the loop
+/// thread itself runs right after the current callback, in the same loop iteration, without
+/// a wake-up.
+///
+/// ## Keeping the loop alive
+///
+/// ``run()`` returns as soon as no user-visible work is left: no pending timer (``after(_:)``,
+/// `delay`, `timeout`, `retry`), no pool work (``work(_:)``), no queued callback, and no
+/// promise passed to ``keepAlive(until:)``. The loop's own handles do not count. A promise
+/// that something outside the loop resolves (a file read, an HTTP response) keeps the loop
+/// alive only when you say so with ``keepAlive(until:)`` or ``run(until:)``. A loop started
+/// with ``startThread(named:)`` runs until ``shutdown()``.
+///
+/// ## Shutting down
+///
+/// ``shutdown()`` refuses new work at once (``UVError/Code-swift.struct/loopClosed``), rejects
+/// pending timers, cancels pool work that has not started, waits for pool work that has,
+/// closes every handle and then the loop. Handles are freed only in their close callbacks.
+/// Shut every loop down when you are done with it: a loop deallocated without it leaks its
+/// libuv memory rather than call into libuv from `deinit`.
+public final class UVLoop: ExecutionContext, Sendable {
+    let core: LoopCore
+
+    /// Creates a loop. It does nothing until a thread runs it with ``run()`` or
+    /// ``startThread(named:)``; work submitted meanwhile waits.
+    ///
+    /// - Throws: ``UVError`` when libuv cannot create the loop (`uv_loop_init`,
+    ///   `uv_async_init`: usually too many open files).
+    public init() throws(UVError) {
+        core = try LoopCore.make()
+    }
+
+    /// Whether the calling thread is the one running this loop right now.
+    public var isOnLoopThread: Bool { core.isOnLoopThread }
+
+    // MARK: Running
+
+    /// Runs the loop on the calling thread until no work is left, then returns.
+    ///
+    /// Work is pending timers, pool work, queued callbacks and promises passed to
+    /// ``keepAlive(until:)``. Call it again to run work submitted later. After
+    /// ``shutdown()`` it returns at once.
+    ///
+    /// Only one thread may run a loop at a time, and `run()` must not be called from inside
+    /// the loop (libuv's `uv_run` is not reentrant): both stop the program with a message.
+    /// It blocks the calling thread, so never call it from Swift concurrency code.
+    @available(*, noasync, message: "blocks the calling thread until the loop has no work; run the loop on its own thread with startThread(named:) instead")
+    public func run() {
+        guard core.claimForRun() else { return }
+        core.drive()
+    }
+
+    /// Runs the loop on the calling thread until `promise` has settled and no other work is
+    /// left, then returns the promise's value.
+    ///
+    /// ```swift
+    /// let report = try loop.run(until: buildReport())
+    /// ```
+    ///
+    /// - Parameter promise: The promise to wait for; it keeps the loop alive while pending.
+    /// - Returns: The promise's value.
+    /// - Throws: The promise's error; `PromiseError.Code.brokenPromise` or a
+    ///   ``UVError`` if the loop was shut down before the promise could settle.
+    @available(*, noasync, message: "blocks the calling thread until the loop has no work")
+    public func run<Value: Sendable>(until promise: Promise<Value>) throws -> Value {
+        keepAlive(until: promise)
+        run()
+        if promise.isPending {
+            throw UVError(.loopClosed, operation: "run(until:)", detail: "the UVLoop was shut down while the promise was still pending")
+        }
+        return try awaitPromise(promise)
+    }
+
+    /// Starts a thread named `name` that runs the loop until ``shutdown()`` completes.
+    ///
+    /// A loop on its own thread does not stop when it runs out of work: it waits for more,
+    /// like a server's event loop.
+    ///
+    /// - Parameter name: The thread's name, as `ps -L` and debuggers show it (Linux keeps
+    ///   the first 15 bytes).
+    /// - Throws: ``UVError`` when the thread cannot be started (`pthread_create`), or with
+    ///   ``UVError/Code-swift.struct/loopClosed`` if the loop was shut down.
+    ///   Starting a loop that is already running stops the program with a message.
+    public func startThread(named name: String = "uv-loop") throws(UVError) {
+        guard core.claimForThread() else {
+            throw UVError(.loopClosed, operation: "startThread", detail: "the UVLoop was shut down; create a new one")
+        }
+        let core = self.core
+        let status = LoopThread.start(name: name) { core.drive() }
+        if status != 0 {
+            core.unclaim()
+            throw UVError(UVError.Code(rawValue: -status), operation: "pthread_create", detail: "starting the UVLoop thread \(name)")
+        }
+    }
+
+    /// Keeps the loop running until `promise` settles, for work that something outside the
+    /// loop completes (another thread, another library's pool).
+    ///
+    /// ```swift
+    /// loop.keepAlive(until: fs.readFile(path).then(on: loop) { text in print(text) })
+    /// loop.run()
+    /// ```
+    ///
+    /// This neither consumes the promise nor handles its rejection: cancellation and
+    /// unhandled-rejection reports work as if it had not been called.
+    ///
+    /// - Parameter promise: The promise to wait for.
+    /// - Returns: `promise`, for chaining.
+    @discardableResult
+    public func keepAlive<Value: Sendable>(until promise: Promise<Value>) -> Promise<Value> {
+        let core = self.core
+        core.retain()
+        promise.whenSettled { core.release() }
+        return promise
+    }
+
+    /// Shuts the loop down and releases everything it holds.
+    ///
+    /// From the moment it is called, new work is refused: ``after(_:)`` and ``work(_:)``
+    /// return promises rejected with ``UVError/Code-swift.struct/loopClosed``, and promise
+    /// callbacks bound to the loop are rejected with
+    /// `PromiseError.Code.contextInvalidated`. Work queued before it still
+    /// runs. Then, on the loop thread: pending timers are rejected with
+    /// ``UVError/Code-swift.struct/loopClosed`` (core `delay`/`timeout`/`retry` timers with
+    /// `contextInvalidated`), pool work that has not started is cancelled and rejected with
+    /// ``UVError/Code-swift.struct/loopClosed``, pool work already running finishes and
+    /// delivers its result, every handle is closed with `uv_close` and freed in its close
+    /// callback, and the loop is closed with `uv_loop_close`.
+    ///
+    /// If no thread is running the loop, the calling thread does this before returning: it
+    /// runs what was queued before the call (pool work included, which it waits for). Swift tasks and actors using the loop
+    /// as their executor should finish first: a job that arrives after the loop closed is
+    /// dropped with a message on standard error.
+    ///
+    /// - Returns: A promise fulfilled once the loop is closed; every call returns the same
+    ///   promise. Rejected with a ``UVError`` if `uv_loop_close` fails.
+    @discardableResult
+    public func shutdown() -> Promise<Void> {
+        let (promise, drive) = core.requestShutdown()
+        if drive { core.drive() }
+        return promise
+    }
+
+    // MARK: ExecutionContext
+
+    /// Runs `work` on the loop thread: right after the current callback when called on the
+    /// loop thread, otherwise at the loop's next wake-up, in submission order.
+    ///
+    /// After ``shutdown()`` the work is handed back to PromiseCore instead, as an invalidated
+    /// `InvalidatableQueue` does: for work that PromiseCore submitted (every promise
+    /// callback), the promise waiting for it is rejected with
+    /// `PromiseError.Code.contextInvalidated`. A plain closure passed here directly after
+    /// shutdown is run once, at once, on the calling thread (PromiseCore cannot tell it
+    /// from its own work), so do not submit plain closures to a loop that may be shut down.
+    ///
+    /// - Parameter work: The work to run.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        if !core.submit(.user, work) {
+            AdapterSupport.abandon(work)
+        }
+    }
+
+    /// The loop's identity: promise callbacks on this loop that become ready while it runs
+    /// one of its callbacks run in the same turn.
+    public var executionContextID: ObjectIdentifier? { core.contextID }
+}

@@ -1,0 +1,107 @@
+// A command-line program whose main thread is the loop and whose default context is the loop,
+// spawned by PromiseUVTests (the process-wide default context stays out of the test process).
+//
+//   promiseuv-helper chain    all + retry + timeout + pool work, then exits when done
+//   promiseuv-helper idle     nothing to do: run() must return at once
+//   promiseuv-helper late-job a task on the loop resumes after shutdown: its job is dropped
+//                             with a message on standard error, and the program goes on
+//
+// Prints one line of results; exits 0 when every callback ran on the main thread.
+import Glibc
+import PromiseUV
+import Synchronization
+
+struct Flaky: Error {}
+
+/// Counts callbacks that ran anywhere but the main thread, which runs the loop.
+final class ThreadCheck: Sendable {
+    let mainThread = pthread_self()
+    let wrong = Atomic<Int>(0)
+    let checked = Atomic<Int>(0)
+    let loop: UVLoop
+    init(loop: UVLoop) { self.loop = loop }
+    func check() {
+        checked.add(1, ordering: .relaxed)
+        if pthread_self() != mainThread || !loop.isOnLoopThread { wrong.add(1, ordering: .relaxed) }
+    }
+}
+
+func milliseconds() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+}
+
+func chain() throws -> Int32 {
+    let loop = try UVLoop()
+    Promises.defaultContext = loop
+    let threads = ThreadCheck(loop: loop)
+    let attempts = Atomic<Int>(0)
+    let start = milliseconds()
+
+    let timer = loop.after(.milliseconds(5)).then { threads.check(); return 1 }
+    let flaky = retry(attempts: 3, delay: .milliseconds(2)) { () -> Promise<Int> in
+        threads.check()
+        return attempts.add(1, ordering: .relaxed).newValue < 3 ? Promise<Int>(Flaky()) : Promise(2)
+    }
+    let pooled = loop.work { 3 }.then { value in threads.check(); return value }
+    let immediate = Promise<Int> { threads.check(); return 4 }
+    let everything = all([timer, flaky, pooled, immediate])
+        .timeout(.seconds(5))
+        .then { values in threads.check(); return values }
+    let slow = loop.after(.seconds(30))
+        .timeout(.milliseconds(20))
+        .then { "finished" }
+        .recover(policy: .allErrors) { error in threads.check(); return "\(error)" }
+
+    loop.run()
+    let elapsed = milliseconds() - start
+    let values = everything.value ?? []
+    let slowText = slow.value ?? "pending"
+    try awaitPromise(loop.shutdown())
+    print("values=\(values) attempts=\(attempts.load(ordering: .relaxed)) slow=\(slowText) checked=\(threads.checked.load(ordering: .relaxed)) wrong=\(threads.wrong.load(ordering: .relaxed)) elapsed=\(elapsed)")
+    let ok = values == [1, 2, 3, 4] && threads.wrong.load(ordering: .relaxed) == 0 && elapsed < 5_000
+    return ok ? 0 : 1
+}
+
+func idle() throws -> Int32 {
+    let loop = try UVLoop()
+    Promises.defaultContext = loop
+    let start = milliseconds()
+    loop.run()
+    let elapsed = milliseconds() - start
+    try awaitPromise(loop.shutdown())
+    print("elapsed=\(elapsed)")
+    return elapsed < 1_000 ? 0 : 1
+}
+
+func lateJob() throws -> Int32 {
+    let loop = try UVLoop()
+    try loop.startThread(named: "late-job")
+    let gate = Promise<Int>.pending()
+    let started = Promise<Void>.pending()
+    let finished = Atomic<Bool>(false)
+    Task(executorPreference: loop) {
+        started.fulfill(())
+        _ = try? await gate.get()  // resumes after the loop has closed
+        finished.store(true, ordering: .relaxed)
+    }
+    try awaitPromise(started)
+    try awaitPromise(loop.shutdown())
+    gate.fulfill(1)
+    usleep(100_000)
+    print("finished=\(finished.load(ordering: .relaxed))")
+    return finished.load(ordering: .relaxed) ? 1 : 0
+}
+
+let mode = CommandLine.arguments.dropFirst().first ?? "chain"
+do {
+    switch mode {
+    case "idle": exit(try idle())
+    case "late-job": exit(try lateJob())
+    default: exit(try chain())
+    }
+} catch {
+    print("error: \(error)")
+    exit(2)
+}

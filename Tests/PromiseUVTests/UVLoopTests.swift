@@ -1,0 +1,221 @@
+import Foundation
+import Glibc
+import PromiseUV
+import Synchronization
+import Testing
+
+@Suite struct UVLoopTests {
+    @Test func callbacksRunOnTheLoopThread() async throws {
+        let loop = try startedLoop()
+        let onLoop = Promise<Int>(on: loop) { loop.isOnLoopThread ? 1 : 0 }
+            .then(on: loop) { value in value + (loop.isOnLoopThread ? 1 : 0) }
+        #expect(try await onLoop.get() == 2)
+        #expect(!loop.isOnLoopThread)
+        try await loop.shutdown().get()
+    }
+
+    @Test func workSubmittedOnTheLoopThreadRunsAfterTheCurrentCallbackInTheSameIteration() async throws {
+        let loop = try startedLoop()
+        let order = LoopConfined<[String]>([])
+        let done = Promise<Void>.pending()
+        loop.execute {
+            // A zero timer is due at the next iteration's timer phase; local work runs before it.
+            loop.after(.zero).then(on: loop) {
+                order.value.append("timer")
+                done.fulfill(())
+            }
+            loop.execute { order.value.append("local") }
+            order.value.append("callback")
+        }
+        try await done.get()
+        #expect(order.value == ["callback", "local", "timer"])
+        try await loop.shutdown().get()
+    }
+
+    @Test func aLongRunOfLocalWorkLetsTimersAndIOIn() async throws {
+        let loop = try startedLoop()
+        let total = 200_000
+        let count = LoopConfined(0)
+        let seenByTimer = LoopConfined(-1)
+        let done = Promise<Void>.pending()
+        loop.execute {
+            _ = loop.after(.zero).then(on: loop) { seenByTimer.value = count.value }
+            for _ in 0..<total {
+                loop.execute {
+                    count.value += 1
+                    if count.value == total { done.fulfill(()) }
+                }
+            }
+        }
+        try await done.get()
+        try await loop.after(.milliseconds(2)).get()
+        #expect(count.value == total)
+        // The timer fired while local work was still queued: the loop took a turn in between.
+        #expect(seenByTimer.value > 0 && seenByTimer.value < total, "\(seenByTimer.value)")
+        try await loop.shutdown().get()
+    }
+
+    @Test func runReturnsWhenTheWorkIsDoneAndNotBefore() async throws {
+        let loop = try UVLoop()
+        let fired = LoopConfined(false)
+        _ = loop.after(.milliseconds(30)).then(on: loop) { fired.value = true }
+        let elapsed = try await onNewThread { () -> Double in
+            let start = nowMilliseconds()
+            loop.run()
+            return nowMilliseconds() - start
+        }.get()
+        #expect(fired.value)
+        #expect(elapsed >= 25)
+        #expect(elapsed < 5_000)
+        try await loop.shutdown().get()
+    }
+
+    @Test func runWithNothingToDoReturnsAtOnce() async throws {
+        let loop = try UVLoop()
+        let elapsed = try await onNewThread { () -> Double in
+            let start = nowMilliseconds()
+            loop.run()
+            return nowMilliseconds() - start
+        }.get()
+        #expect(elapsed < 1_000)
+        try await loop.shutdown().get()
+    }
+
+    @Test func keepAliveHoldsTheLoopUntilAPromiseFromElsewhereSettles() async throws {
+        let loop = try UVLoop()
+        let external = Promise<Int>.pending()
+        let seen = LoopConfined<Int?>(nil)
+        loop.keepAlive(until: external.then(on: loop) { value in seen.value = value })
+        let ran = onNewThread { loop.run() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(ran.isPending, "run() must wait for the kept-alive promise")
+        external.fulfill(42)
+        try await ran.get()
+        #expect(seen.value == 42)
+        try await loop.shutdown().get()
+    }
+
+    @Test func keepAliveNeitherConsumesThePromiseNorHandlesItsRejection() async throws {
+        let loop = try UVLoop()
+        let source = Promise<Int>.pending()
+        loop.keepAlive(until: source)
+        let consumer = source.then(on: loop) { $0 + 1 }
+        consumer.cancel()
+        // The only real consumer withdrew, so the source is cancelled: keepAlive is no consumer.
+        #expect(source.isCancelled)
+        // And with the source settled, nothing keeps the loop running.
+        try await onNewThread { loop.run() }.get()
+        try await loop.shutdown().get()
+    }
+
+    @Test func runUntilReturnsThePromisesValue() async throws {
+        let loop = try UVLoop()
+        let answer = try await onNewThread { () -> Result<Int, any Error> in
+            Result { try loop.run(until: loop.after(.milliseconds(5)).then(on: loop) { 42 }) }
+        }.get()
+        #expect(try answer.get() == 42)
+        try await loop.shutdown().get()
+    }
+
+    @Test func runUntilThrowsTheRejection() async throws {
+        let loop = try UVLoop()
+        let outcome = try await onNewThread { () -> Result<Int, any Error> in
+            Result { try loop.run(until: loop.work { () throws -> Int in throw TestFailure("boom") }) }
+        }.get()
+        #expect(throws: TestFailure.self) { try outcome.get() }
+        try await loop.shutdown().get()
+    }
+
+    @Test func aBlockingWaitOnTheLoopThreadFailsInsteadOfDeadlocking() async throws {
+        let loop = try startedLoop()
+        let outcome = Promise<String>(on: loop) { () throws -> String in
+            do {
+                try awaitPromise(loop.after(.seconds(60)))
+                return "returned"
+            } catch let error as PromiseError where error.code == .deadlock {
+                return "deadlock detected"
+            }
+        }
+        #expect(try await outcome.get() == "deadlock detected")
+        try await loop.shutdown().get()
+    }
+
+    @Test func theLoopThreadHasTheGivenName() async throws {
+        let loop = try startedLoop("uv-named-loop-thread")
+        let name = try await Promise<String>(on: loop) { () -> String in
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        }.get()
+        #expect(name == "uv-named-loop-t", "Linux keeps 15 bytes of a thread name")
+        try await loop.shutdown().get()
+    }
+
+    @Test func aProgramWhoseMainThreadIsTheLoopRunsAChainAndExitsWhenDone() async throws {
+        let result = try await runHelper(["chain"])
+        #expect(result.status == 0, "helper output: \(result.output)")
+        #expect(result.output.contains("values=[1, 2, 3, 4]"), "\(result.output)")
+        #expect(result.output.contains("attempts=3"), "\(result.output)")
+        #expect(result.output.contains("timed out"), "\(result.output)")
+        #expect(result.output.contains("wrong=0"), "\(result.output)")
+    }
+
+    @Test func aTaskJobArrivingAfterShutdownIsDroppedWithAMessage() async throws {
+        // The task whose job was dropped never finishes, so its memory is leaked on purpose.
+        let result = try await runHelper(["late-job"], leakChecks: false)
+        #expect(result.status == 0, "helper output: \(result.output)")
+        #expect(result.output.contains("finished=false"), "\(result.output)")
+        #expect(result.output.contains("UVLoop dropped a Swift concurrency job"), "\(result.output)")
+    }
+
+    @Test func aProgramWithNothingToDoExitsAtOnce() async throws {
+        let result = try await runHelper(["idle"])
+        #expect(result.status == 0, "helper output: \(result.output)")
+    }
+}
+
+/// Runs `promiseuv-helper` (built next to the test binary) and returns its exit status and
+/// output; a helper still running after 30 s is killed and reported as a hang.
+///
+/// `leakChecks: false` turns LeakSanitizer off in the helper (under `make test-asan`) for a
+/// scenario that leaks by design.
+func runHelper(_ arguments: [String], leakChecks: Bool = true) async throws -> (status: Int32, output: String) {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let me = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let executable = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)]) + "/promiseuv-helper"
+    guard access(executable, X_OK) == 0 else {
+        throw TestFailure("\(executable) is missing: build the tests with `swift build --build-tests`")
+    }
+    let output = "/tmp/promiseuv-helper-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
+    defer { unlink(output) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)  // standard error into the same file
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+    // Under `make test-asan`/`test-tsan` the helper is sanitized too: it gets the same settings.
+    let forwarded: [String] = ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"].compactMap { (name: String) -> String? in
+        guard let value = getenv(name) else { return nil }
+        let extra = name == "ASAN_OPTIONS" && !leakChecks ? ":detect_leaks=0" : ""
+        return name + "=" + String(cString: value) + extra
+    }
+    let envp: [UnsafeMutablePointer<CChar>?] = (["PATH=/usr/bin:/bin"] + forwarded).map { strdup($0) } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+    guard spawned == 0 else { throw TestFailure("posix_spawn \(executable): errno \(spawned)") }
+    var status: Int32 = 0
+    let deadline = ContinuousClock.now + .seconds(30)
+    while waitpid(pid, &status, WNOHANG) == 0 {
+        if ContinuousClock.now > deadline {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            throw TestFailure("promiseuv-helper \(arguments) did not exit within 30 s: the loop did not stop when its work was done")
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (code, text)
+}
