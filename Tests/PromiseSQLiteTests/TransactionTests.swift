@@ -200,6 +200,19 @@ private struct Boom: Error {}
         #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 1)
     }
 
+    @Test func waitingInsideATransactionForTheSameDatabaseFailsInsteadOfHanging() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let waiting = db.transaction { _ in
+            try awaitPromise(db.scalar(Int.self, "SELECT 1"))
+        }
+        do {
+            _ = try await waiting.get()
+            Issue.record("awaitPromise on the connection thread must fail")
+        } catch PromiseError.Code.deadlock {}
+        #expect(try await db.scalar(Int.self, "SELECT 2").get() == 2)
+    }
+
     @Test func aTransactionEndedBySQLiteStopsTheClosure() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }

@@ -45,6 +45,8 @@ final class ConnectionOwner: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let load = Atomic<Int>(0)
     let path: String
+    /// This connection thread's identity as a context: jobs run as its turns.
+    private var contextID: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// Starts the thread, which opens `path` before running any job.
     init(path: String, configuration: SQLiteConfiguration) {
@@ -72,25 +74,27 @@ final class ConnectionOwner: Sendable {
     /// A job cancelled while queued never starts; one cancelled while running is interrupted
     /// (`sqlite3_interrupt`) and its promise stays rejected with `CancellationError`.
     func submit<T: Sendable>(_ body: @escaping @Sendable (Connection, CancelFlag) throws -> T) -> Promise<T> {
-        let promise = Promise<T>.pending()
+        // Tied to this connection's thread, so awaitPromise called on it (inside a transaction
+        // closure) fails with a deadlock error instead of waiting forever.
+        let promise = Promise<T>.pending(resolvedOn: contextID)
         let flag = CancelFlag()
         let queued = enqueue { connection, openError in
             guard !flag.isSet else { return }
             guard let connection else {
-                promise.reject(openError ?? SQLiteError(.closed, message: "the database is not open"))
+                promise.resolveFromLibrary(.failure(openError ?? SQLiteError(.closed, message: "the database is not open")))
                 return
             }
             connection.busy.cancel = flag
             defer { connection.busy.cancel = nil }
             do {
-                promise.fulfill(try body(connection, flag))
+                promise.resolveFromLibrary(.success(try body(connection, flag)))
             } catch {
-                promise.reject(flag.isSet ? CancellationError() : error)
+                promise.resolveFromLibrary(.failure(flag.isSet ? CancellationError() : error))
             }
         }
         switch queued {
         case .success(let id):
-            promise.onCancel { [weak self] in
+            promise.onCancelFromLibrary { [weak self] in
                 flag.set()
                 self?.interrupt(job: id)
             }
@@ -188,7 +192,7 @@ final class ConnectionOwner: Sendable {
                 // such an interrupt when the next statement starts with none running
                 // (sqlite3_step), and every statement is reset after use.
                 state.withLock { $0.running = job.id }
-                run(connection, openError)
+                AdapterSupport.runTurn(contextID) { run(connection, openError) }
                 load.subtract(1, ordering: .relaxed)
             }
             batch.removeAll(keepingCapacity: batch.capacity <= 1024)
