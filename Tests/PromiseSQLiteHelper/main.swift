@@ -11,7 +11,7 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    say("usage: promisesqlite-helper crash-writer PATH | hold-lock PATH MILLISECONDS")
+    say("usage: promisesqlite-helper crash-writer PATH | hold-lock PATH RELEASE-FILE")
     exit(2)
 }
 let path = arguments[2]
@@ -44,13 +44,20 @@ do {
             if getppid() != parent { exit(3) }
         }
     case "hold-lock":
-        let milliseconds = arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000
+        // Holds the write lock until RELEASE-FILE exists (at most 60 s), whatever the load.
+        guard arguments.count > 3 else {
+            say("usage: promisesqlite-helper hold-lock PATH RELEASE-FILE")
+            exit(2)
+        }
+        let release = arguments[3]
         let db = try awaitPromise(SQLiteDatabase.open(path: path))
         _ = try awaitPromise(db.execute("CREATE TABLE IF NOT EXISTS t(who TEXT)"))
         try awaitPromise(db.transaction { db in
             try db.execute("INSERT INTO t VALUES ('helper')")
             say("locked")
-            usleep(useconds_t(milliseconds * 1000))
+            for _ in 0..<6000 where access(release, F_OK) != 0 {
+                usleep(10_000)
+            }
         })
         say("released")
         try awaitPromise(db.close())

@@ -15,7 +15,7 @@ private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
         #expect(await isCancelled(query))
         // The connection is free again at once: the interrupt stopped the statement.
         #expect(try await db.scalar(Int.self, "SELECT 42").get() == 42)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60), "uninterrupted, the query runs for many minutes")
     }
 
     @Test func aTimeoutInterruptsARunawayQuery() async throws {
@@ -27,7 +27,7 @@ private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
             Issue.record("the runaway query must time out")
         } catch PromiseError.Code.timedOut {}
         #expect(try await db.scalar(Int.self, "SELECT 7").get() == 7)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60), "uninterrupted, the query runs for many minutes")
     }
 
     @Test func anInterruptDoesNotLeakIntoTheNextOperation() async throws {
@@ -54,7 +54,7 @@ private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
             entered.open()
             proceed.wait()
         }
-        await Task.detached { entered.wait() }.value
+        try await entered.opened()
         let queued = db.execute("INSERT INTO t VALUES (1)")
         let kept = db.execute("INSERT INTO t VALUES (2)")
         queued.cancel()
@@ -92,13 +92,13 @@ private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
             entered.open()
             proceed.wait()
         }
-        await Task.detached { entered.wait() }.value
+        try await entered.opened()
         let started = ContinuousClock.now
         let blocked = waiter.execute("INSERT INTO t VALUES (2)").timeout(.milliseconds(200))
         await #expect(throws: PromiseError.self) { try await blocked.get() }
         // The connection is free long before the 30-second busy timeout.
         #expect(try await waiter.scalar(Int.self, "SELECT 1").get() == 1)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(20), "the busy timeout is 30 s")
         proceed.open()
         try await holding.get()
         #expect(try await waiter.query(Int.self, "SELECT n FROM t").get() == [1])

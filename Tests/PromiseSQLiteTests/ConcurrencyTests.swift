@@ -124,7 +124,7 @@ extension String {
             entered.open()
             proceed.wait()
         }
-        await Task.detached { entered.wait() }.value
+        try await entered.opened()
         let started = ContinuousClock.now
         let error = await sqliteError(second.execute("INSERT INTO t VALUES ('second')"))
         let waited = ContinuousClock.now - started
@@ -153,7 +153,7 @@ extension String {
             entered.open()
             usleep(200_000)
         }
-        await Task.detached { entered.wait() }.value
+        try await entered.opened()
         try await second.execute("INSERT INTO t VALUES (2)").get()
         try await holder.get()
         #expect(try await second.query(Int.self, "SELECT n FROM t ORDER BY rowid").get() == [1, 2])

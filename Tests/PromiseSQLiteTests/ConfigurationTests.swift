@@ -88,7 +88,7 @@ import Testing
             entered.open()
             proceed.wait()
         }
-        await Task.detached { entered.wait() }.value
+        try await entered.opened()
         // The writer holds its transaction open; reads still complete, without the uncommitted row.
         #expect(try await pool.query(Int.self, "SELECT n FROM t").get() == [1])
         #expect(try await pool.scalar(Int.self, "SELECT count(*) FROM t").get() == 1)

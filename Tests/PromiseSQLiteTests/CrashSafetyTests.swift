@@ -2,7 +2,8 @@ import Glibc
 import PromiseSQLite
 import Testing
 
-@Suite struct CrashSafetyTests {
+// Serialized: each test runs SQLite writers in child processes that keep both CPUs busy.
+@Suite(.serialized) struct CrashSafetyTests {
     @Test(arguments: [SQLiteConfiguration.JournalMode.delete, .wal])
     func aWriterKilledMidTransactionLeavesEveryCommittedBatchAndNoPartialOne(mode: SQLiteConfiguration.JournalMode) async throws {
         let dir = TemporaryDirectory()
@@ -46,7 +47,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir("locked.sqlite")
-        let helper = HelperProcess(["hold-lock", path, "1500"], outputPath: dir("out"))
+        let helper = HelperProcess(["hold-lock", path, dir("release")], outputPath: dir("out"))
         try await helper.waitFor("locked")
 
         var impatient = SQLiteConfiguration()
@@ -59,7 +60,10 @@ import Testing
         // A patient connection waits for the helper's commit and then writes.
         let patient = try await SQLiteDatabase.open(path: path).get()
         defer { patient.close() }
-        try await patient.execute("INSERT INTO t VALUES ('test')").get()
+        let write = patient.execute("INSERT INTO t VALUES ('test')")
+        let fd = open(dir("release"), O_WRONLY | O_CREAT, 0o644)
+        close(fd)
+        try await write.get()
         #expect(helper.wait() == 0)
         #expect(helper.output.contains("released"))
         #expect(try await patient.query(String.self, "SELECT who FROM t ORDER BY rowid").get() == ["helper", "test"])

@@ -1,5 +1,6 @@
 import Glibc
 import PromiseSQLite
+import Synchronization
 import Testing
 
 /// A fresh directory under /tmp for one test, removed with everything in it by `cleanUp`.
@@ -44,16 +45,28 @@ func isCancelled<T: Sendable>(_ promise: Promise<T>) async -> Bool {
     }
 }
 
-/// A blocking semaphore for holding a connection thread inside a transaction (never waited on
-/// from the cooperative pool).
+/// A one-shot gate. A connection thread blocks in `wait()` (a semaphore: it is not a pool
+/// thread); a test awaits `opened()`, which polls, so no cooperative-pool thread ever blocks.
 final class Gate: @unchecked Sendable {
     private var semaphore = sem_t()
+    private let isOpen = Atomic<Bool>(false)
 
     init() { sem_init(&semaphore, 0, 0) }
     deinit { sem_destroy(&semaphore) }
 
-    func open() { sem_post(&semaphore) }
+    func open() {
+        isOpen.store(true, ordering: .releasing)
+        sem_post(&semaphore)
+    }
+
+    /// Blocks the calling thread until `open()`: for connection threads only.
     func wait() { while sem_wait(&semaphore) != 0 && errno == EINTR {} }
+
+    /// Waits, without blocking a thread, until `open()` was called (at most 60 s).
+    func opened(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let done = try await eventually(60) { isOpen.load(ordering: .acquiring) }
+        #expect(done, "the gate was never opened", sourceLocation: sourceLocation)
+    }
 }
 
 /// Polls `condition` every millisecond for up to `seconds`.

@@ -115,7 +115,7 @@ private struct Boom: Error {}
             proceed.wait()
             try db.execute("UPDATE accounts SET balance = 100 WHERE id = 2")
         }
-        await Task.detached { entered.wait() }.value
+        try await entered.opened()
         transaction.cancel()
         proceed.open()
         #expect(await isCancelled(transaction))
@@ -133,7 +133,7 @@ private struct Boom: Error {}
             proceed.wait()
             _ = try? db.execute("UPDATE accounts SET balance = 100 WHERE id = 2")
         }
-        await Task.detached { entered.wait() }.value
+        try await entered.opened()
         transaction.cancel()
         proceed.open()
         #expect(await isCancelled(transaction))
@@ -171,7 +171,7 @@ private struct Boom: Error {}
         }.timeout(.milliseconds(150))
         await #expect(throws: PromiseError.self) { try await slow.get() }
         #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 0)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60), "uninterrupted, the query never ends")
     }
 
     @Test func aFailedScriptRollsBackTheTransactionItOpened() async throws {
