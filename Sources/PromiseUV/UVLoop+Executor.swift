@@ -4,7 +4,9 @@ extension UVLoop: SerialExecutor, TaskExecutor {
     /// This is what makes `Task(executorPreference: loop) { … }` and actors whose
     /// `unownedExecutor` is `loop.asUnownedSerialExecutor()` run on the loop thread. Jobs are
     /// still taken while ``shutdown()`` waits for pool work; a job that arrives after the loop
-    /// has closed is dropped with a message on standard error (its task never resumes).
+    /// has closed is dropped with a message on standard error (its task never resumes). The
+    /// one exception: a job resumed on the loop thread by the shutdown promise itself (a task
+    /// awaiting the loop's own shutdown) runs there as the loop's last turn.
     ///
     /// - Parameter job: The job.
     public func enqueue(_ job: consuming ExecutorJob) {

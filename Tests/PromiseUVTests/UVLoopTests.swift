@@ -108,6 +108,22 @@ import Testing
         try await loop.shutdown().get()
     }
 
+    @Test func keepAliveLeavesAnUnhandledRejectionReported() async throws {
+        DiagnosticsRecorder.install
+        let loop = try UVLoop()
+        do {
+            let source = Promise<KeepAliveMarker>.pending()
+            loop.keepAlive(until: source)
+            source.reject(TestFailure("nobody handles this"))
+        }
+        // keepAlive did not mark the rejection handled: dropping the promise reports it.
+        #expect(try await eventually(.seconds(5)) {
+            DiagnosticsRecorder.kinds(about: KeepAliveMarker.self).contains(.unhandledRejection)
+        })
+        try await onNewThread { loop.run() }.get()
+        try await loop.shutdown().get()
+    }
+
     @Test func runUntilReturnsThePromisesValue() async throws {
         let loop = try UVLoop()
         let answer = try await onNewThread { () -> Result<Int, any Error> in
