@@ -154,10 +154,12 @@ public final class UVLoop: ExecutionContext, Sendable {
     ///
     /// If no thread is running the loop, the calling thread does this before returning: it
     /// runs what was queued before the call (pool work included, which it waits for). Swift tasks and actors using the loop
-    /// as their executor should finish first: a job that arrives after the loop closed is
-    /// dropped with a message on standard error. A task or actor on the loop that awaits
-    /// this promise itself resumes on the loop thread just after the loop closed, as its last
-    /// turn, and runs until it next suspends (what it awaits then is dropped as above).
+    /// as their executor should finish first: a job that arrives after the loop closed runs
+    /// on a serial queue standing in for the loop thread, where every loop operation is
+    /// refused (see ``enqueue(_:)``). A task on the loop that awaits this promise itself
+    /// resumes on the loop thread just after the loop closed, as its last turn; an actor on
+    /// the loop resumes there too, or on that serial queue when the `await` hopped off the
+    /// actor first.
     ///
     /// - Returns: A promise fulfilled once the loop is closed; every call returns the same
     ///   promise. Rejected with a ``UVError`` if `uv_loop_close` fails.

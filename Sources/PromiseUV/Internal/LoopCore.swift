@@ -1,4 +1,5 @@
 internal import CUV
+internal import Dispatch
 internal import Glibc
 internal import Synchronization
 
@@ -31,6 +32,10 @@ final class LoopCore: @unchecked Sendable {
         var phase = Phase.open
         var running = false
         var shutdown: Promise<Void>?
+        /// The loop thread has left ``drive()`` for good after closing the loop.
+        var finished = false
+        /// Swift concurrency jobs refused after the close, waiting for the loop thread to finish.
+        var adopted: [@Sendable () -> Void] = []
         /// `uv_async_send` calls made, and wake-ups that found one pending (for tests).
         var sends = 0
         var drains = 0
@@ -44,6 +49,8 @@ final class LoopCore: @unchecked Sendable {
     private let owner = Atomic<UInt>(0)
     /// Keep-alive holds: while above zero, the wake-up handle is referenced and the loop runs.
     private let holds = Atomic<Int>(0)
+    /// Where Swift concurrency jobs that arrive after the loop closed run, one at a time.
+    private let closedJobs = DispatchQueue(label: "swift-promise.uvloop.closed")
 
     // Loop thread only.
     private var local: [@Sendable () -> Void] = []
@@ -61,6 +68,8 @@ final class LoopCore: @unchecked Sendable {
     private var inTimerCallback = false
     /// Timers became due while `onTimer` ran; the handle is re-armed after the next poll.
     private var rearmAfterPoll = false
+    /// Set once the loop is closed and its last turn ran: nothing more is queued locally.
+    private var finishedLocally = false
     private let timers = TimerQueue()
     private var armedExpiry: UInt64?
     private var inFlight: [ObjectIdentifier: WorkRequest] = [:]
@@ -165,7 +174,7 @@ final class LoopCore: @unchecked Sendable {
     /// Returns false when the loop refuses it (shut down).
     func submit(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
         if isOnLoopThread {
-            if kind == .user, shuttingDown { return false }
+            if finishedLocally || (kind == .user && shuttingDown) { return false }
             local.append(work)
             return true
         }
@@ -504,9 +513,43 @@ final class LoopCore: @unchecked Sendable {
         }
         local = []
         spare = []
-        remote.withLock { state in
+        finishedLocally = true
+        let adopted: [@Sendable () -> Void] = remote.withLock { state in
             owner.store(0, ordering: .relaxed)
             state.running = false
+            state.finished = true
+            var adopted: [@Sendable () -> Void] = []
+            swap(&adopted, &state.adopted)
+            return adopted
         }
+        for job in adopted {
+            closedJobs.async { [self] in runAsOwner(job) }
+        }
+    }
+
+    /// Takes a Swift concurrency job that the closed loop refused, so its task still
+    /// resumes: it runs on a serial queue once the loop thread has finished, one job at a
+    /// time, counting as the loop thread while it runs (isolation checks hold; loop work it
+    /// starts is refused). Returns false if the loop is not closed (the job was refused for
+    /// another reason).
+    func adoptAfterClose(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let runNow: Bool? = remote.withLock { state in
+            guard state.phase == .closed else { return nil }
+            if state.finished { return true }
+            state.adopted.append(job)
+            return false
+        }
+        guard let runNow else { return false }
+        if runNow {
+            closedJobs.async { [self] in runAsOwner(job) }
+        }
+        return true
+    }
+
+    /// Runs `job` on the closed loop's serial queue as the loop's only thread.
+    private func runAsOwner(_ job: () -> Void) {
+        owner.store(pthread_self(), ordering: .relaxed)
+        job()
+        owner.store(0, ordering: .relaxed)
     }
 }
