@@ -1,4 +1,5 @@
 @testable import PromiseUV
+import Glibc
 import Synchronization
 import Testing
 
@@ -84,5 +85,22 @@ actor LoopCloser {
         #expect(error?.code == .contextInvalidated)
         try await Task.sleep(for: .milliseconds(20))
         #expect(ran.load(ordering: .relaxed) == 0)
+    }
+}
+
+extension ShutdownEdgeTests {
+    @Test func shutdownCalledWhileTheLoopThreadFailsToStartStillCompletes() async throws {
+        let loop = try UVLoop()
+        let name = "uv-nothread-\(UInt16.random(in: 0...UInt16.max))"
+        let shutdown = Mutex<Promise<Void>?>(nil)
+        // Runs between claiming the loop for the thread and giving the claim back.
+        LoopThread.injectFailure(named: name) {
+            shutdown.withLock { $0 = loop.shutdown() }
+            return EAGAIN
+        }
+        #expect(throws: UVError.self) { try loop.startThread(named: name) }
+        let promise = try #require(shutdown.withLock { $0 })
+        #expect(!promise.isPending, "the shutdown promise was left pending")
+        if !promise.isPending { try await promise.get() }
     }
 }
