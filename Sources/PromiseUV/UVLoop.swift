@@ -55,7 +55,9 @@ public final class UVLoop: ExecutionContext, Sendable {
         core = try LoopCore.make()
     }
 
-    /// Whether the calling thread is the one running this loop right now.
+    /// Whether the calling thread is the one running this loop right now (after the loop has
+    /// closed: whether it is running a Swift concurrency job that arrived late, see
+    /// ``enqueue(_:)``).
     public var isOnLoopThread: Bool { core.isOnLoopThread }
 
     // MARK: Running

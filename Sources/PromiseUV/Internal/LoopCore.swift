@@ -7,7 +7,9 @@ internal import Synchronization
 /// `uv_timer_t` for every timer, the queue other threads fill, and the loop thread's own queue.
 ///
 /// `@unchecked Sendable`: the fields marked "loop thread" are read and written only by the
-/// thread running the loop (inside ``drive()``), which `owner` records; everything other
+/// thread running the loop (inside ``drive()``), which `owner` records, or, once that thread
+/// has finished after the close, by the one job at a time that `closedJobs` runs (handed over
+/// under the `remote` lock, so it sees everything the loop thread wrote); everything other
 /// threads touch is in `remote` (a lock) or atomic. libuv is called only from the loop thread,
 /// except `uv_async_send`, which is thread-safe and is called under the `remote` lock, so it
 /// never runs once the async handle is closed.
