@@ -3,6 +3,9 @@ internal import Synchronization
 
 /// A dispatch queue wrapper that silently drops work once ``invalidate()`` has been called.
 ///
+/// A closure passed to ``execute(_:)`` or ``executeAfter(_:_:)`` directly (not by a promise)
+/// that reaches the queue after invalidation is dropped without running.
+///
 /// Use it for callbacks whose owner can go away (a connection handler, a request's
 /// bookkeeping): invalidate the queue when the owner is done and no callback touches it after.
 /// A promise whose callback is dropped is rejected with
@@ -31,8 +34,9 @@ public final class InvalidatableQueue: ExecutionContext {
     ///
     /// - Parameter work: The work to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
+        let fromLibrary = Scheduler.isSubmittingLibraryWork
         queue.async { [self] in
-            if self.isValid { work() } else { Scheduler.abandon(work) }
+            if self.isValid { work() } else if fromLibrary { Scheduler.abandon(work) }
         }
     }
 
@@ -43,8 +47,9 @@ public final class InvalidatableQueue: ExecutionContext {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        queue.executeAfter(delay) { [self] in
-            if self.isValid { work() } else { Scheduler.abandon(work) }
+        let fromLibrary = Scheduler.isSubmittingLibraryWork
+        return queue.executeAfter(delay) { [self] in
+            if self.isValid { work() } else if fromLibrary { Scheduler.abandon(work) }
         }
     }
 }

@@ -3,16 +3,21 @@ extension UVLoop: SerialExecutor, TaskExecutor {
     ///
     /// This is what makes `Task(executorPreference: loop) { … }` and actors whose
     /// `unownedExecutor` is `loop.asUnownedSerialExecutor()` run on the loop thread. Jobs are
-    /// still taken while ``shutdown()`` waits for pool work; a job that arrives after the loop
-    /// has closed is dropped with a message on standard error (its task never resumes).
+    /// still taken while ``shutdown()`` waits for pool work. A job resumed on the loop thread
+    /// by the shutdown itself (a task awaiting the loop's own shutdown) runs there as the
+    /// loop's last turn. A job that arrives after the loop has closed still runs, so its task
+    /// is never left hanging: once the loop thread is done, on a serial queue of the loop's
+    /// own, one job at a time and counting as the loop thread while it runs
+    /// (``UVLoop/isOnLoopThread`` is true, isolation checks pass), but any loop work it starts
+    /// is refused as after ``shutdown()``.
     ///
     /// - Parameter job: The job.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = core.submit(.late) { [self] in
+        let run: @Sendable () -> Void = { [self] in
             job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         }
-        if !accepted {
+        if !core.submit(.late, run), !core.adoptAfterClose(run) {
             reportDroppedJob()
         }
     }

@@ -6,7 +6,8 @@ extension UVLoop {
     /// ```
     ///
     /// Timers have libuv's millisecond resolution (durations round up) and measure from the
-    /// loop's cached time, as `uv_timer_start` does. Timers due at the same millisecond fire
+    /// moment they are started (the loop's cached time is refreshed first, unlike a bare
+    /// `uv_timer_start`), so they never fire early. Timers due at the same millisecond fire
     /// in the order they were started. All of a loop's timers share one `uv_timer_t`, so a
     /// million pending timers cost memory, not handles. A pending timer keeps ``run()`` going.
     ///
@@ -36,12 +37,14 @@ extension UVLoop {
     /// - Parameters:
     ///   - delay: How long to wait; zero or negative runs it on the next loop iteration.
     ///   - work: The work to run.
-    /// - Returns: A handle that cancels the work if it has not started. After
-    ///   ``shutdown()``, the work is handed back to PromiseCore at once, which rejects the
-    ///   promise waiting for it with `PromiseError.Code.contextInvalidated`.
+    /// - Returns: A handle that cancels the work if it has not started. When the loop shuts
+    ///   down first (or already has), the work never runs: PromiseCore's own work is handed
+    ///   back, which rejects the promise waiting for it with
+    ///   `PromiseError.Code.contextInvalidated`; a plain closure is dropped, reported once per
+    ///   process on standard error.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         let core = self.core
-        let timer = WorkTimer(work)
+        let timer = WorkTimer(work, fromLibrary: AdapterSupport.isSubmittingLibraryWork)
         if core.isOnLoopThread {
             if !core.startTimer(timer, after: delay) { timer.abandon() }
         } else if !core.submit(.user, { core.startTimerIfNotCancelled(timer, after: delay) }) {

@@ -27,10 +27,14 @@
 ///
 /// ``run()`` returns as soon as no user-visible work is left: no pending timer (``after(_:)``,
 /// `delay`, `timeout`, `retry`), no pool work (``work(_:)``), no queued callback, and no
-/// promise passed to ``keepAlive(until:)``. The loop's own handles do not count. A promise
-/// that something outside the loop resolves (a file read, an HTTP response) keeps the loop
-/// alive only when you say so with ``keepAlive(until:)`` or ``run(until:)``. A loop started
-/// with ``startThread(named:)`` runs until ``shutdown()``.
+/// promise passed to ``keepAlive(until:)``. The loop's own handles do not count, and neither
+/// does a pending promise merely because its callbacks are bound to the loop
+/// (`then(on: loop)`, the loop as default context): the loop cannot know who resolves it. A
+/// promise that something outside the loop resolves (a file read, an HTTP response) keeps the
+/// loop alive only when you say so with ``keepAlive(until:)`` or ``run(until:)``; otherwise
+/// ``run()`` may return first, and its callbacks wait for the next ``run()`` (or are rejected
+/// with `contextInvalidated` by ``shutdown()``). A loop started with ``startThread(named:)``
+/// runs until ``shutdown()``.
 ///
 /// ## Shutting down
 ///
@@ -51,7 +55,9 @@ public final class UVLoop: ExecutionContext, Sendable {
         core = try LoopCore.make()
     }
 
-    /// Whether the calling thread is the one running this loop right now.
+    /// Whether the calling thread is the one running this loop right now (after the loop has
+    /// closed: whether it is running a Swift concurrency job that arrived late, see
+    /// ``enqueue(_:)``).
     public var isOnLoopThread: Bool { core.isOnLoopThread }
 
     // MARK: Running
@@ -150,8 +156,12 @@ public final class UVLoop: ExecutionContext, Sendable {
     ///
     /// If no thread is running the loop, the calling thread does this before returning: it
     /// runs what was queued before the call (pool work included, which it waits for). Swift tasks and actors using the loop
-    /// as their executor should finish first: a job that arrives after the loop closed is
-    /// dropped with a message on standard error.
+    /// as their executor should finish first: a job that arrives after the loop closed runs
+    /// on a serial queue standing in for the loop thread, where every loop operation is
+    /// refused (see ``enqueue(_:)``). A task on the loop that awaits this promise itself
+    /// resumes on the loop thread just after the loop closed, as its last turn; an actor on
+    /// the loop resumes there too, or on that serial queue when the `await` hopped off the
+    /// actor first.
     ///
     /// - Returns: A promise fulfilled once the loop is closed; every call returns the same
     ///   promise. Rejected with a ``UVError`` if `uv_loop_close` fails.
@@ -167,17 +177,16 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// Runs `work` on the loop thread: right after the current callback when called on the
     /// loop thread, otherwise at the loop's next wake-up, in submission order.
     ///
-    /// After ``shutdown()`` the work is handed back to PromiseCore instead, as an invalidated
-    /// `InvalidatableQueue` does: for work that PromiseCore submitted (every promise
-    /// callback), the promise waiting for it is rejected with
-    /// `PromiseError.Code.contextInvalidated`. A plain closure passed here directly after
-    /// shutdown is run once, at once, on the calling thread (PromiseCore cannot tell it
-    /// from its own work), so do not submit plain closures to a loop that may be shut down.
+    /// After ``shutdown()`` the work is refused, as an invalidated `InvalidatableQueue` does:
+    /// for work that PromiseCore submitted (every promise callback), the promise waiting for
+    /// it is rejected with `PromiseError.Code.contextInvalidated`. A plain closure passed here
+    /// directly is dropped without running, and the first such drop in the process is
+    /// reported with one line on standard error.
     ///
     /// - Parameter work: The work to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         if !core.submit(.user, work) {
-            AdapterSupport.abandon(work)
+            dropRefused(work, fromLibrary: AdapterSupport.isSubmittingLibraryWork)
         }
     }
 

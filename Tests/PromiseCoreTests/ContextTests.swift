@@ -75,6 +75,20 @@ import Testing
         #expect(ran.value == 1)
     }
 
+    @Test func invalidatableQueueDropsPlainClosuresWithoutRunningThem() throws {
+        let context = InvalidatableQueue(queue: DispatchQueue(label: "invalidatable-plain"))
+        context.invalidate()
+        let ran = Counter()
+        context.execute { ran.increment() }
+        _ = context.executeAfter(.milliseconds(1)) { ran.increment() }
+        // A promise hop after both: once it is rejected, the queue has handled both items.
+        let probe = Promise(1).then(on: context) { _ in ran.increment() }
+        let error = try #require(outcome(of: probe.then(on: .inline) { $0 }).failureValue as? PromiseError)
+        #expect(error.code == .contextInvalidated)
+        _ = try awaitPromise(Promise(1).delay(on: DispatchQueue.global(), .milliseconds(30)))
+        #expect(ran.value == 0)
+    }
+
     @Test func inlineContextRunsOnTheResolvingThread() {
         let source = Promise<Int>.pending()
         let tagged = TaggedQueue("resolver")

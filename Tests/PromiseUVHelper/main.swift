@@ -3,7 +3,7 @@
 //
 //   promiseuv-helper chain    all + retry + timeout + pool work, then exits when done
 //   promiseuv-helper idle     nothing to do: run() must return at once
-//   promiseuv-helper late-job a task on the loop resumes after shutdown: its job is dropped
+//   promiseuv-helper late-job a task on the loop resumes after shutdown: its job still runs
 //                             with a message on standard error, and the program goes on
 //
 // Prints one line of results; exits 0 when every callback ran on the main thread.
@@ -91,7 +91,7 @@ func lateJob() throws -> Int32 {
     gate.fulfill(1)
     usleep(100_000)
     print("finished=\(finished.load(ordering: .relaxed))")
-    return finished.load(ordering: .relaxed) ? 1 : 0
+    return finished.load(ordering: .relaxed) ? 0 : 1
 }
 
 let mode = CommandLine.arguments.dropFirst().first ?? "chain"

@@ -48,3 +48,23 @@ struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// A value type used by one test only, so its diagnostics can be told apart.
+struct KeepAliveMarker: Sendable {}
+
+/// Records every promise diagnostic (and still passes it on), so tests can look for the ones
+/// about their own value types.
+enum DiagnosticsRecorder {
+    private static let reports = Mutex<[PromiseDiagnostic]>([])
+    static let install: Void = {
+        let previous = Promises.diagnosticsHandler
+        Promises.diagnosticsHandler = { report in
+            reports.withLock { $0.append(report) }
+            previous(report)
+        }
+    }()
+
+    static func kinds(about valueType: Any.Type) -> [PromiseDiagnostic.Kind] {
+        reports.withLock { all in all.filter { $0.valueType == "\(valueType)" }.map(\.kind) }
+    }
+}

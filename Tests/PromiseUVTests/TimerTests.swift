@@ -1,5 +1,5 @@
 import Dispatch
-import PromiseUV
+@testable import PromiseUV
 import Synchronization
 import Testing
 
@@ -28,16 +28,57 @@ import Testing
 
     @Test func cancellingATimerStopsItAndItsCallbacks() async throws {
         let loop = try startedLoop()
-        let fired = Atomic<Int>(0)
-        let timer = loop.after(.milliseconds(30))
-        let chained = timer.then(on: loop) { fired.add(1, ordering: .relaxed) }
-        let later = loop.after(.milliseconds(80))
+        let pending = { @Sendable in try await Promise<Int>(on: loop) { loop.core.pendingTimerCount }.get() }
+        let timer = loop.after(.seconds(30))
+        let chained = timer.then(on: loop) { () }
+        // The hop runs after the timer was started (same thread, submission order).
+        #expect(try await pending() == 1)
         timer.cancel()
         #expect(timer.isCancelled)
         await #expect(throws: CancellationError.self) { try await chained.get() }
-        try await later.get()
-        #expect(fired.load(ordering: .relaxed) == 0)
+        // The timer itself left the loop's queue: it can no longer fire.
+        #expect(try await pending() == 0)
+        // A raw timer's side effect shows a cancelled one never runs.
+        let ran = Atomic<Int>(0)
+        let handle = loop.executeAfter(.milliseconds(5)) { ran.add(1, ordering: .relaxed) }
+        handle.cancel()
+        try await loop.after(.milliseconds(40)).get()
+        #expect(ran.load(ordering: .relaxed) == 0)
         try await loop.shutdown().get()
+    }
+
+    @Test func aTimerStartedLateInALongCallbackDoesNotFireEarly() async throws {
+        let loop = try startedLoop()
+        let timed = try await Promise<Promise<Double>>(on: loop) { () -> Promise<Double> in
+            // The loop's cached time is from before this callback; make it 50 ms stale.
+            let spin = nowMilliseconds()
+            while nowMilliseconds() - spin < 50 {}
+            let start = nowMilliseconds()
+            return loop.after(.milliseconds(30)).then(on: loop) { nowMilliseconds() - start }
+        }.get()
+        let elapsed = try await timed.get()
+        // libuv's millisecond clock truncates: allow 2 ms.
+        #expect(elapsed >= 28, "fired after \(elapsed) ms")
+        try await loop.shutdown().get()
+    }
+
+    @Test func aZeroTimerThatRestartsItselfDoesNotStarveTheLoop() async throws {
+        let loop = try startedLoop()
+        let spin = SelfRestartingTimer(loop: loop)
+        loop.execute { spin.start() }
+        #expect(try await eventually(.seconds(5)) { spin.spins.load(ordering: .relaxed) > 10 })
+        // Work from another thread still gets its turn.
+        let crossed = Atomic<Int>(0)
+        for _ in 0..<3 {
+            loop.execute { crossed.add(1, ordering: .relaxed) }
+            let before = crossed.load(ordering: .relaxed)
+            #expect(try await eventually(.seconds(5)) { crossed.load(ordering: .relaxed) > before }, "cross-thread work starved")
+        }
+        // And so does shutdown.
+        let closed = loop.shutdown()
+        let finished = try await eventually(.seconds(5)) { !closed.isPending }
+        spin.stop.store(true, ordering: .relaxed)
+        #expect(finished, "shutdown starved by a zero timer")
     }
 
     @Test func aCancelledTimerNoLongerKeepsRunGoing() async throws {
@@ -62,29 +103,36 @@ import Testing
         let outOfOrder = LoopConfined(0)
         let done = Promise<Void>.pending()
         let cancelled = Atomic<Int>(0)
+        let pendingAfterStart = LoopConfined(0)
         try await Promise<Void>(on: loop) { () -> Void in
-            let start = nowMilliseconds()
             for index in 0..<count {
                 let ms = index % 25
+                // Each timer measures from when it is started: bracket that moment with the
+                // clock (the thread may be preempted), and allow libuv's 1 ms truncation.
+                let earliest = nowMilliseconds() + Double(ms)
                 let timer = loop.after(.milliseconds(ms))
+                let latest = nowMilliseconds() + Double(ms)
                 if index % 10 == 9 {
                     timer.cancel()  // every tenth is cancelled and must never fire
                     cancelled.add(1, ordering: .relaxed)
                     continue
                 }
                 _ = timer.then(on: loop) {
-                    let due = start + Double(ms)
-                    if due < lastExpiry.value { outOfOrder.value += 1 }  // all share one loop time
-                    lastExpiry.value = max(lastExpiry.value, due)
+                    // A timer that fired before this one must not have been due later.
+                    if latest < lastExpiry.value - 1.5 { outOfOrder.value += 1 }
+                    lastExpiry.value = max(lastExpiry.value, earliest)
                     fired.value += 1
                     if fired.value == count - count / 10 { done.fulfill(()) }
                 }
             }
+            // The cancelled ones left the loop's timer queue at once.
+            pendingAfterStart.value = loop.core.pendingTimerCount
         }.get()
         try await done.get()
         try await loop.after(.milliseconds(30)).get()
         #expect(fired.value == count - cancelled.load(ordering: .relaxed))
         #expect(outOfOrder.value == 0)
+        #expect(pendingAfterStart.value == count - cancelled.load(ordering: .relaxed))
         try await loop.shutdown().get()
     }
 
@@ -97,6 +145,18 @@ import Testing
 
     @Test func coreDelayTimeoutAndRetryRunOnUVTimers() async throws {
         let loop = try startedLoop()
+        // The uv path: the core's timers land in the loop's own timer queue.
+        let slowDelay = Promise(1).delay(on: loop, .seconds(30))
+        let never = Promise<Int>.pending()
+        let slowTimeout = never.timeout(on: loop, .seconds(30))
+        var queued = 0
+        for _ in 0..<500 where queued < 2 {
+            queued = try await Promise<Int>(on: loop) { loop.core.pendingTimerCount }.get()
+            if queued < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        #expect(queued == 2)
+        slowDelay.cancel()
+        slowTimeout.cancel()
         let attempts = LoopConfined(0)
         let onLoop = Atomic<Int>(0)
         let delayed = Promise(1).delay(on: loop, .milliseconds(10)).then(on: loop) { value in
@@ -114,6 +174,7 @@ import Testing
         await #expect(throws: PromiseError.self) { try await timedOut.get() }
         #expect(attempts.value == 3)
         #expect(onLoop.load(ordering: .relaxed) == 4)
+        withExtendedLifetime(never) {}
         try await loop.shutdown().get()
     }
 
@@ -127,5 +188,21 @@ import Testing
         try await loop.after(.milliseconds(60)).get()
         #expect(ran.load(ordering: .relaxed) == 10)
         try await loop.shutdown().get()
+    }
+}
+
+/// Restarts a zero-delay `executeAfter` timer from inside itself until stopped.
+final class SelfRestartingTimer: Sendable {
+    let loop: UVLoop
+    let spins = Atomic<Int>(0)
+    let stop = Atomic<Bool>(false)
+    init(loop: UVLoop) { self.loop = loop }
+
+    func start() {
+        guard !stop.load(ordering: .relaxed) else { return }
+        _ = loop.executeAfter(.zero) { [self] in
+            spins.add(1, ordering: .relaxed)
+            start()
+        }
     }
 }

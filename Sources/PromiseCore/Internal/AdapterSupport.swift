@@ -23,6 +23,17 @@ package enum AdapterSupport {
     package static func abandon(_ work: () -> Void) {
         Scheduler.abandon(work)
     }
+
+    /// Whether the closure the calling thread is passing to a context's `execute` or
+    /// `executeAfter` right now was submitted by PromiseCore (a promise callback, a `delay`,
+    /// `timeout` or `retry` timer). Read it inside `execute`/`executeAfter`, before returning.
+    ///
+    /// Only such work can be handed back with ``abandon(_:)``, which rejects the promise
+    /// waiting for it; any other closure would simply run, so a context that refuses work
+    /// must drop it instead.
+    package static var isSubmittingLibraryWork: Bool {
+        Scheduler.isSubmittingLibraryWork
+    }
 }
 
 extension Promise {

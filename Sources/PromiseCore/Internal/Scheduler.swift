@@ -125,6 +125,10 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) {
         let id = context.executionContextID
+        let turn = Turn.current
+        let saved = turn.submittingLibraryWork
+        turn.submittingLibraryWork = true
+        defer { turn.submittingLibraryWork = saved }
         if Tracking.isEnabled {
             Tracking.begin()
             context.execute {
@@ -136,13 +140,27 @@ enum Scheduler {
         }
     }
 
+    /// Whether the work that the calling thread is handing to a context's `execute` or
+    /// `executeAfter` right now is the library's own (a promise callback, a `delay`, `timeout`
+    /// or `retry` timer), which ``abandon(_:)`` can reject instead of running. False for a
+    /// closure user code passes directly, also when that code runs inside a library turn.
+    static var isSubmittingLibraryWork: Bool {
+        Turn.current.submittingLibraryWork
+    }
+
     /// Runs submitted work, or abandons its owner when the context is handing work back.
     private static func runTurn(_ id: ObjectIdentifier?, owner: (any PromiseNode)?, _ work: () -> Void) {
-        if Turn.current.abandoning {
+        let turn = Turn.current
+        if turn.abandoning {
             owner?.abandon()
             return
         }
+        // A context may run the work inside its `execute` (an inline context): what the work
+        // submits itself is not the library's unless it goes through `submit` again.
+        let saved = turn.submittingLibraryWork
+        turn.submittingLibraryWork = false
         runTurn(id, work)
+        turn.submittingLibraryWork = saved
     }
 
     /// Called by a context that will not run `work` (it was invalidated): the promise waiting
@@ -165,6 +183,10 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) -> ScheduledWork {
         let id = context.executionContextID
+        let turn = Turn.current
+        let saved = turn.submittingLibraryWork
+        turn.submittingLibraryWork = true
+        defer { turn.submittingLibraryWork = saved }
         guard Tracking.isEnabled else {
             return context.executeAfter(delay) { runTurn(id, owner: owner, work) }
         }

@@ -1,4 +1,5 @@
 internal import CUV
+internal import Dispatch
 internal import Glibc
 internal import Synchronization
 
@@ -6,7 +7,9 @@ internal import Synchronization
 /// `uv_timer_t` for every timer, the queue other threads fill, and the loop thread's own queue.
 ///
 /// `@unchecked Sendable`: the fields marked "loop thread" are read and written only by the
-/// thread running the loop (inside ``drive()``), which `owner` records; everything other
+/// thread running the loop (inside ``drive()``), which `owner` records, or, once that thread
+/// has finished after the close, by the one job at a time that `closedJobs` runs (handed over
+/// under the `remote` lock, so it sees everything the loop thread wrote); everything other
 /// threads touch is in `remote` (a lock) or atomic. libuv is called only from the loop thread,
 /// except `uv_async_send`, which is thread-safe and is called under the `remote` lock, so it
 /// never runs once the async handle is closed.
@@ -31,6 +34,10 @@ final class LoopCore: @unchecked Sendable {
         var phase = Phase.open
         var running = false
         var shutdown: Promise<Void>?
+        /// The loop thread has left ``drive()`` for good after closing the loop.
+        var finished = false
+        /// Swift concurrency jobs refused after the close, waiting for the loop thread to finish.
+        var adopted: [@Sendable () -> Void] = []
         /// `uv_async_send` calls made, and wake-ups that found one pending (for tests).
         var sends = 0
         var drains = 0
@@ -44,6 +51,8 @@ final class LoopCore: @unchecked Sendable {
     private let owner = Atomic<UInt>(0)
     /// Keep-alive holds: while above zero, the wake-up handle is referenced and the loop runs.
     private let holds = Atomic<Int>(0)
+    /// Where Swift concurrency jobs that arrive after the loop closed run, one at a time.
+    private let closedJobs = DispatchQueue(label: "swift-promise.uvloop.closed")
 
     // Loop thread only.
     private var local: [@Sendable () -> Void] = []
@@ -56,6 +65,13 @@ final class LoopCore: @unchecked Sendable {
     private var asyncClosed = false
     private var openHandles = 2
     private var loopClosed = false
+    /// Set while `onTimer` runs: a timer started meanwhile must not re-arm the handle with a
+    /// zero timeout (libuv 1.44 would fire it again in the same pass, forever).
+    private var inTimerCallback = false
+    /// Timers became due while `onTimer` ran; the handle is re-armed after the next poll.
+    private var rearmAfterPoll = false
+    /// Set once the loop is closed and its last turn ran: nothing more is queued locally.
+    private var finishedLocally = false
     private let timers = TimerQueue()
     private var armedExpiry: UInt64?
     private var inFlight: [ObjectIdentifier: WorkRequest] = [:]
@@ -139,10 +155,19 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// Gives up a claim that was not used (the thread could not start).
+    ///
+    /// If ``requestShutdown()`` ran meanwhile, it saw the loop as running and left the work to
+    /// the thread that never started: the caller drives the shutdown itself instead, so the
+    /// shutdown promise does not stay pending.
     func unclaim() {
         holdsThread = false
         holds.subtract(1, ordering: .relaxed)
-        remote.withLock { $0.running = false }
+        let shutdownRequested: Bool = remote.withLock { state in
+            if state.shutdown != nil { return true }
+            state.running = false
+            return false
+        }
+        if shutdownRequested { drive() }
     }
 
     // MARK: Submitting work
@@ -151,7 +176,7 @@ final class LoopCore: @unchecked Sendable {
     /// Returns false when the loop refuses it (shut down).
     func submit(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
         if isOnLoopThread {
-            if kind == .user, shuttingDown { return false }
+            if finishedLocally || (kind == .user && shuttingDown) { return false }
             local.append(work)
             return true
         }
@@ -220,7 +245,6 @@ final class LoopCore: @unchecked Sendable {
     /// keeps it alive, or until shutdown has closed it.
     func drive() {
         owner.store(pthread_self(), ordering: .relaxed)
-        defer { owner.store(0, ordering: .relaxed) }
         uv_update_time(loop)
         while true {
             onWake()
@@ -231,9 +255,12 @@ final class LoopCore: @unchecked Sendable {
                 return
             }
             let done: Bool = remote.withLock { state in
-                guard state.items.isEmpty, localHead == local.count,
+                guard state.items.isEmpty, localHead == local.count, !rearmAfterPoll,
                     holds.load(ordering: .acquiring) == 0, uv_loop_alive(loop) == 0
                 else { return false }
+                // In the same lock section as `running`: a thread that claims the loop next
+                // sets its own owner, which must never be cleared by this one leaving late.
+                owner.store(0, ordering: .relaxed)
                 state.running = false
                 return true
             }
@@ -243,7 +270,8 @@ final class LoopCore: @unchecked Sendable {
 
     /// Runs what other threads queued, then the loop thread's own queue.
     func onWake() {
-        var batch = spare
+        var batch: [@Sendable () -> Void] = []
+        swap(&batch, &spare)  // take the spare's storage, so it is reused rather than copied
         remote.withLock { state in
             if state.wakePending { state.drains += 1 }
             state.wakePending = false
@@ -256,6 +284,10 @@ final class LoopCore: @unchecked Sendable {
         spare = batch
         drainLocal()
         updateReference()
+        if rearmAfterPoll {
+            rearmAfterPoll = false
+            armTimer()
+        }
     }
 
     /// Runs the loop thread's queue until it is empty (or long enough that I/O deserves a turn).
@@ -286,6 +318,9 @@ final class LoopCore: @unchecked Sendable {
     /// Starts `entry`, due after `duration` (loop thread).
     func startTimer(_ entry: TimerEntry, after duration: Duration) -> Bool {
         guard !shuttingDown else { return false }
+        // The cached loop time dates from the start of this iteration, and callbacks may have
+        // run long since: measure from now, so the timer never fires early.
+        uv_update_time(loop)
         timers.insert(entry, duration: duration.uvMilliseconds, now: uv_now(loop))
         armTimer()
         return true
@@ -297,6 +332,9 @@ final class LoopCore: @unchecked Sendable {
         guard !entry.isCancelled else { return }
         if !startTimer(entry, after: duration) { entry.abandon() }
     }
+
+    /// Timers waiting to fire (loop thread; for tests).
+    var pendingTimerCount: Int { timers.count }
 
     /// Removes a cancelled timer (loop thread).
     func stopTimer(_ entry: TimerEntry) {
@@ -316,6 +354,8 @@ final class LoopCore: @unchecked Sendable {
     /// Points the one `uv_timer_t` at the earliest timer, or stops it when there is none, so
     /// that an empty timer queue does not keep the loop alive.
     private func armTimer() {
+        // `onTimer` arms the handle itself once its callbacks are done.
+        guard !inTimerCallback else { return }
         guard let expiry = timers.nextExpiry else {
             if armedExpiry != nil {
                 armedExpiry = nil
@@ -330,14 +370,28 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// The timer handle fired: run every timer that is due, in order.
+    ///
+    /// Only timers started before this pass fire in it: one started meanwhile (a zero-delay
+    /// timer that restarts itself) waits for the next loop iteration, after the loop has
+    /// polled, so it cannot starve other work or shutdown.
     func onTimer() {
         armedExpiry = nil
+        inTimerCallback = true
         let now = uv_now(loop)
-        while let entry = timers.popExpired(now: now) {
+        let limit = timers.sequenceLimit
+        while let entry = timers.popExpired(now: now, startedBefore: limit) {
             if !entry.isCancelled { entry.fire() }
         }
-        armTimer()
         drainLocal()
+        inTimerCallback = false
+        if let expiry = timers.nextExpiry, expiry <= uv_now(loop) {
+            // Due already: arming the handle now would run it again in this same pass of
+            // libuv 1.44's timer loop. Re-arm it from the wake-up, after this iteration's poll.
+            rearmAfterPoll = true
+            wake()
+        } else {
+            armTimer()
+        }
     }
 
     // MARK: Pool work
@@ -442,10 +496,7 @@ final class LoopCore: @unchecked Sendable {
     /// Loop thread, after `uv_run` returned with both handles closed: close the loop.
     private func finishShutdown() {
         let status = uv_loop_close(loop)
-        let promise: Promise<Void>? = remote.withLock { state in
-            state.running = false
-            return state.shutdown
-        }
+        let promise: Promise<Void>? = remote.withLock { $0.shutdown }
         if status == 0 {
             loopClosed = true
             promise?.fulfill(())
@@ -455,5 +506,52 @@ final class LoopCore: @unchecked Sendable {
                 detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"
             ))
         }
+        // Settling the promise may have resumed a task or actor on this loop that awaited
+        // it (its job was queued here, on the loop thread): run it, and whatever it queues in
+        // turn, as the loop's last turn, instead of leaving it parked (lost, and a cycle
+        // through `local`). User work is refused by now, so only such jobs can be queued.
+        while localHead < local.count {
+            drainLocal()
+        }
+        local = []
+        spare = []
+        finishedLocally = true
+        let adopted: [@Sendable () -> Void] = remote.withLock { state in
+            owner.store(0, ordering: .relaxed)
+            state.running = false
+            state.finished = true
+            var adopted: [@Sendable () -> Void] = []
+            swap(&adopted, &state.adopted)
+            return adopted
+        }
+        for job in adopted {
+            closedJobs.async { [self] in runAsOwner(job) }
+        }
+    }
+
+    /// Takes a Swift concurrency job that the closed loop refused, so its task still
+    /// resumes: it runs on a serial queue once the loop thread has finished, one job at a
+    /// time, counting as the loop thread while it runs (isolation checks hold; loop work it
+    /// starts is refused). Returns false if the loop is not closed (the job was refused for
+    /// another reason).
+    func adoptAfterClose(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let runNow: Bool? = remote.withLock { state in
+            guard state.phase == .closed else { return nil }
+            if state.finished { return true }
+            state.adopted.append(job)
+            return false
+        }
+        guard let runNow else { return false }
+        if runNow {
+            closedJobs.async { [self] in runAsOwner(job) }
+        }
+        return true
+    }
+
+    /// Runs `job` on the closed loop's serial queue as the loop's only thread.
+    private func runAsOwner(_ job: () -> Void) {
+        owner.store(pthread_self(), ordering: .relaxed)
+        job()
+        owner.store(0, ordering: .relaxed)
     }
 }

@@ -1,4 +1,5 @@
 internal import Glibc
+internal import Synchronization
 
 /// Starts the detached, named POSIX thread that runs a loop started with `UVLoop.startThread`.
 enum LoopThread {
@@ -15,6 +16,9 @@ enum LoopThread {
     /// Starts a thread named `name` (cut to the 15 bytes Linux keeps) running `body`.
     /// Returns 0 or the `pthread_create` error number.
     static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
+        if let failure = injectedFailures.withLock({ $0.removeValue(forKey: name) }) {
+            return failure()
+        }
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { raw in
@@ -29,6 +33,14 @@ enum LoopThread {
         }
         pthread_detach(thread)
         return 0
+    }
+
+    /// Tests only: the next `start` of a thread named `name` runs `failure` instead of
+    /// `pthread_create` and fails with the error number it returns.
+    private static let injectedFailures = Mutex<[String: @Sendable () -> Int32]>([:])
+
+    static func injectFailure(named name: String, _ failure: @escaping @Sendable () -> Int32) {
+        injectedFailures.withLock { $0[name] = failure }
     }
 
     /// `name` cut to whole characters that fit in 15 bytes.

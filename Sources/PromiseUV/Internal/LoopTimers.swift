@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// A timer that fulfils the promise of `UVLoop.after(_:)`.
 ///
 /// `@unchecked Sendable`: as for ``TimerEntry``, other threads only set `cancelled`; `promise`
@@ -36,9 +38,12 @@ final class WorkTimer: TimerEntry, @unchecked Sendable {
     // Dropped once used: the work's owner often keeps the cancel handle (and so this timer)
     // alive, and the work references the owner, which would be a cycle.
     private var work: (@Sendable () -> Void)?
+    /// Whether PromiseCore submitted the work (so abandoning it rejects a promise).
+    private let fromLibrary: Bool
 
-    init(_ work: @escaping @Sendable () -> Void) {
+    init(_ work: @escaping @Sendable () -> Void, fromLibrary: Bool) {
         self.work = work
+        self.fromLibrary = fromLibrary
     }
 
     override func fire() {
@@ -50,6 +55,20 @@ final class WorkTimer: TimerEntry, @unchecked Sendable {
     override func abandon() {
         guard let work else { return }
         self.work = nil
-        AdapterSupport.abandon(work)
+        dropRefused(work, fromLibrary: fromLibrary)
     }
+}
+
+private let reportedDroppedClosure = Atomic<Bool>(false)
+
+/// Work a shut-down loop will not run: PromiseCore's own is handed back (its promise is
+/// rejected with `contextInvalidated`); a plain closure is dropped without running (running it
+/// would break `ExecutionContext`'s contract), and the first such drop is reported.
+func dropRefused(_ work: () -> Void, fromLibrary: Bool) {
+    if fromLibrary {
+        AdapterSupport.abandon(work)
+        return
+    }
+    guard !reportedDroppedClosure.exchange(true, ordering: .relaxed) else { return }
+    writeLine("swift-promise: UVLoop dropped a closure given to execute or executeAfter after the loop shut down; it will not run (reported once per process).\n")
 }

@@ -120,10 +120,15 @@ final class TimerQueue {
         return true
     }
 
-    /// Removes and returns the first timer due at or before `now`, leaving the queue
-    /// consistent before the caller runs it (it may start or cancel other timers).
-    func popExpired(now: UInt64) -> TimerEntry? {
-        guard let list = heap.first, let entry = list.head, entry.expiry <= now else { return nil }
+    /// The sequence number the next started timer gets: timers started from now on have a
+    /// sequence at or above it.
+    var sequenceLimit: UInt64 { nextSequence }
+
+    /// Removes and returns the first timer due at or before `now` and started before the
+    /// sequence `limit`, leaving the queue consistent before the caller runs it (it may start
+    /// or cancel other timers).
+    func popExpired(now: UInt64, startedBefore limit: UInt64 = .max) -> TimerEntry? {
+        guard let list = heap.first, let entry = list.head, entry.expiry <= now, entry.sequence < limit else { return nil }
         list.remove(entry)
         count -= 1
         if list.head == nil {
