@@ -55,7 +55,7 @@ actor LoopCloser {
                 resumed.store(outcome, ordering: .releasing)
             }
         }
-        #expect(try await eventually(.seconds(5)) { resumed.load(ordering: .acquiring) != 0 }, "the actor awaiting its loop's shutdown never resumed")
+        #expect(try await eventually(.seconds(60)) { resumed.load(ordering: .acquiring) != 0 }, "the actor awaiting its loop's shutdown never resumed")
         #expect(resumed.load(ordering: .acquiring) == 1)
         #expect(try await eventually(.seconds(5)) { weak.loop == nil }, "the loop leaked")
     }
