@@ -16,7 +16,15 @@ extension Promise {
         on context: (any ExecutionContext)? = nil,
         _ handler: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        let handler = CancelHandler(context: context, body: handler)
+        addCancelHandler(CancelHandler(context: context, body: handler))
+        return self
+    }
+
+    /// Stores `handler` to run on cancellation, runs it now if this promise is already
+    /// cancelled, and drops it if the promise settled any other way. Shared by ``onCancel(on:_:)``
+    /// and the adapters' specialized registration.
+    @inlinable
+    func addCancelHandler(_ handler: CancelHandler) {
         let runNow: Bool = storage.withLock { state in
             guard let result = state.result else {
                 state.cancelHandlers.append(handler)
@@ -26,6 +34,5 @@ extension Promise {
             return false
         }
         if runNow { handler.run() }
-        return self
     }
 }

@@ -67,16 +67,7 @@ extension Promise {
     /// - Parameter handler: Stops the work; runs at most once, on the cancelling thread.
     @inlinable
     package func onCancelFromLibrary(_ handler: @escaping @Sendable () -> Void) {
-        let handler = CancelHandler(context: nil, body: handler)
-        let runNow: Bool = storage.withLock { state in
-            guard let result = state.result else {
-                state.cancelHandlers.append(handler)
-                return false
-            }
-            if case .failure(let error) = result, error is CancellationError { return true }
-            return false
-        }
-        if runNow { handler.run() }
+        addCancelHandler(CancelHandler(context: nil, body: handler))
     }
 
     /// Calls `body` once this promise settles, without counting as a consumer (so upward

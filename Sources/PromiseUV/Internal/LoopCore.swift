@@ -45,7 +45,7 @@ final class LoopCore: @unchecked Sendable {
 
     let loop: UnsafeMutablePointer<uv_loop_t>
     private let asyncHandle: UnsafeMutablePointer<uv_async_t>
-    private let timerHandle: UnsafeMutablePointer<uv_timer_t>
+    let timerHandle: UnsafeMutablePointer<uv_timer_t>
     private let remote = Lock(Remote())
     /// `pthread_self()` of the thread inside ``drive()``, or 0.
     private let owner = Atomic<UInt>(0)
@@ -60,21 +60,21 @@ final class LoopCore: @unchecked Sendable {
     private var drainingLocal = false
     private var spare: [@Sendable () -> Void] = []
     private var asyncReferenced = false
-    private var shuttingDown = false
+    var shuttingDown = false
     private var holdsThread = false
     private var asyncClosed = false
     private var openHandles = 2
     private var loopClosed = false
     /// Set while `onTimer` runs: a timer started meanwhile must not re-arm the handle with a
     /// zero timeout (libuv 1.44 would fire it again in the same pass, forever).
-    private var inTimerCallback = false
+    var inTimerCallback = false
     /// Timers became due while `onTimer` ran; the handle is re-armed after the next poll.
-    private var rearmAfterPoll = false
+    var rearmAfterPoll = false
     /// Set once the loop is closed and its last turn ran: nothing more is queued locally.
     private var finishedLocally = false
-    private let timers = TimerQueue()
-    private var armedExpiry: UInt64?
-    private var inFlight: [ObjectIdentifier: WorkRequest] = [:]
+    let timers = TimerQueue()
+    var armedExpiry: UInt64?
+    var inFlight: [ObjectIdentifier: WorkRequest] = [:]
 
     /// How many local work items run in a row before pending I/O gets a turn.
     private static let localBatchLimit = 65_536
@@ -203,7 +203,7 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// Wakes the loop so it re-reads the keep-alive count.
-    private func wake() {
+    func wake() {
         remote.withLock { state in
             guard state.phase != .closed, !state.wakePending else { return }
             state.wakePending = true
@@ -291,7 +291,7 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// Runs the loop thread's queue until it is empty (or long enough that I/O deserves a turn).
-    private func drainLocal() {
+    func drainLocal() {
         guard !drainingLocal, localHead < local.count else { return }
         drainingLocal = true
         defer { drainingLocal = false }
@@ -311,117 +311,6 @@ final class LoopCore: @unchecked Sendable {
         }
         local.removeAll(keepingCapacity: local.capacity <= 4096)
         localHead = 0
-    }
-
-    // MARK: Timers
-
-    /// Starts `entry`, due after `duration` (loop thread).
-    func startTimer(_ entry: TimerEntry, after duration: Duration) -> Bool {
-        guard !shuttingDown else { return false }
-        // The cached loop time dates from the start of this iteration, and callbacks may have
-        // run long since: measure from now, so the timer never fires early.
-        uv_update_time(loop)
-        timers.insert(entry, duration: duration.uvMilliseconds, now: uv_now(loop))
-        armTimer()
-        return true
-    }
-
-    /// Starts a timer submitted from another thread, unless it was cancelled meanwhile
-    /// (loop thread).
-    func startTimerIfNotCancelled(_ entry: TimerEntry, after duration: Duration) {
-        guard !entry.isCancelled else { return }
-        if !startTimer(entry, after: duration) { entry.abandon() }
-    }
-
-    /// Timers waiting to fire (loop thread; for tests).
-    var pendingTimerCount: Int { timers.count }
-
-    /// Removes a cancelled timer (loop thread).
-    func stopTimer(_ entry: TimerEntry) {
-        if timers.remove(entry) { armTimer() }
-    }
-
-    /// Cancels `entry` from any thread: it never fires, and it stops keeping the loop alive.
-    func cancelTimer(_ entry: TimerEntry) {
-        guard !entry.cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if isOnLoopThread {
-            stopTimer(entry)
-        } else {
-            _ = submit(.late) { [self] in stopTimer(entry) }
-        }
-    }
-
-    /// Points the one `uv_timer_t` at the earliest timer, or stops it when there is none, so
-    /// that an empty timer queue does not keep the loop alive.
-    private func armTimer() {
-        // `onTimer` arms the handle itself once its callbacks are done.
-        guard !inTimerCallback else { return }
-        guard let expiry = timers.nextExpiry else {
-            if armedExpiry != nil {
-                armedExpiry = nil
-                uv_timer_stop(timerHandle)
-            }
-            return
-        }
-        guard expiry != armedExpiry else { return }
-        armedExpiry = expiry
-        let now = uv_now(loop)
-        uv_timer_start(timerHandle, Trampolines.timer, expiry > now ? expiry - now : 0, 0)
-    }
-
-    /// The timer handle fired: run every timer that is due, in order.
-    ///
-    /// Only timers started before this pass fire in it: one started meanwhile (a zero-delay
-    /// timer that restarts itself) waits for the next loop iteration, after the loop has
-    /// polled, so it cannot starve other work or shutdown.
-    func onTimer() {
-        armedExpiry = nil
-        inTimerCallback = true
-        let now = uv_now(loop)
-        let limit = timers.sequenceLimit
-        while let entry = timers.popExpired(now: now, startedBefore: limit) {
-            if !entry.isCancelled { entry.fire() }
-        }
-        drainLocal()
-        inTimerCallback = false
-        if let expiry = timers.nextExpiry, expiry <= uv_now(loop) {
-            // Due already: arming the handle now would run it again in this same pass of
-            // libuv 1.44's timer loop. Re-arm it from the wake-up, after this iteration's poll.
-            rearmAfterPoll = true
-            wake()
-        } else {
-            armTimer()
-        }
-    }
-
-    // MARK: Pool work
-
-    /// Queues `request` on libuv's pool (loop thread). Throws when the loop is shutting down.
-    func startWork(_ request: WorkRequest) throws(UVError) {
-        guard !shuttingDown else {
-            throw UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down before the work could be queued")
-        }
-        guard !request.cancelled.load(ordering: .acquiring) else {
-            request.finish(false, true)
-            return
-        }
-        try request.queue(on: loop)
-        inFlight[request.id] = request
-    }
-
-    /// Cancels `request` if it has not started (loop thread).
-    func cancelWork(_ request: WorkRequest) {
-        guard inFlight[request.id] != nil else { return }
-        request.cancelIfQueued()
-    }
-
-    /// The after-work callback (loop thread).
-    func workFinished(_ request: WorkRequest, status: Int32) {
-        inFlight[request.id] = nil
-        let ran = status == 0 && request.didRun
-        request.finish(ran, request.cancelled.load(ordering: .acquiring))
-        drainLocal()
-        if shuttingDown, inFlight.isEmpty { closeHandles() }
     }
 
     // MARK: Shutdown
@@ -471,7 +360,7 @@ final class LoopCore: @unchecked Sendable {
 
     /// Loop thread: take the last queued work, then close both handles. No other thread can
     /// send a wake-up from here on.
-    private func closeHandles() {
+    func closeHandles() {
         guard !asyncClosed else { return }
         drainLocal()
         var leftovers: [@Sendable () -> Void] = []

@@ -1,0 +1,117 @@
+internal import CUV
+internal import Glibc
+
+// LoopCore's timers and pool work, split from LoopCore.swift by concern. The same threading
+// rules apply: everything here runs on the loop thread unless its comment says otherwise.
+extension LoopCore {
+    // MARK: Timers
+
+    /// Starts `entry`, due after `duration` (loop thread).
+    func startTimer(_ entry: TimerEntry, after duration: Duration) -> Bool {
+        guard !shuttingDown else { return false }
+        // The cached loop time dates from the start of this iteration, and callbacks may have
+        // run long since: measure from now, so the timer never fires early.
+        uv_update_time(loop)
+        timers.insert(entry, duration: duration.uvMilliseconds, now: uv_now(loop))
+        armTimer()
+        return true
+    }
+
+    /// Starts a timer submitted from another thread, unless it was cancelled meanwhile
+    /// (loop thread).
+    func startTimerIfNotCancelled(_ entry: TimerEntry, after duration: Duration) {
+        guard !entry.isCancelled else { return }
+        if !startTimer(entry, after: duration) { entry.abandon() }
+    }
+
+    /// Timers waiting to fire (loop thread; for tests).
+    var pendingTimerCount: Int { timers.count }
+
+    /// Removes a cancelled timer (loop thread).
+    func stopTimer(_ entry: TimerEntry) {
+        if timers.remove(entry) { armTimer() }
+    }
+
+    /// Cancels `entry` from any thread: it never fires, and it stops keeping the loop alive.
+    func cancelTimer(_ entry: TimerEntry) {
+        guard !entry.cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if isOnLoopThread {
+            stopTimer(entry)
+        } else {
+            _ = submit(.late) { [self] in stopTimer(entry) }
+        }
+    }
+
+    /// Points the one `uv_timer_t` at the earliest timer, or stops it when there is none, so
+    /// that an empty timer queue does not keep the loop alive.
+    func armTimer() {
+        // `onTimer` arms the handle itself once its callbacks are done.
+        guard !inTimerCallback else { return }
+        guard let expiry = timers.nextExpiry else {
+            if armedExpiry != nil {
+                armedExpiry = nil
+                uv_timer_stop(timerHandle)
+            }
+            return
+        }
+        guard expiry != armedExpiry else { return }
+        armedExpiry = expiry
+        let now = uv_now(loop)
+        uv_timer_start(timerHandle, Trampolines.timer, expiry > now ? expiry - now : 0, 0)
+    }
+
+    /// The timer handle fired: run every timer that is due, in order.
+    ///
+    /// Only timers started before this pass fire in it: one started meanwhile (a zero-delay
+    /// timer that restarts itself) waits for the next loop iteration, after the loop has
+    /// polled, so it cannot starve other work or shutdown.
+    func onTimer() {
+        armedExpiry = nil
+        inTimerCallback = true
+        let now = uv_now(loop)
+        let limit = timers.sequenceLimit
+        while let entry = timers.popExpired(now: now, startedBefore: limit) {
+            if !entry.isCancelled { entry.fire() }
+        }
+        drainLocal()
+        inTimerCallback = false
+        if let expiry = timers.nextExpiry, expiry <= uv_now(loop) {
+            // Due already: arming the handle now would run it again in this same pass of
+            // libuv 1.44's timer loop. Re-arm it from the wake-up, after this iteration's poll.
+            rearmAfterPoll = true
+            wake()
+        } else {
+            armTimer()
+        }
+    }
+
+    // MARK: Pool work
+
+    /// Queues `request` on libuv's pool (loop thread). Throws when the loop is shutting down.
+    func startWork(_ request: WorkRequest) throws(UVError) {
+        guard !shuttingDown else {
+            throw UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down before the work could be queued")
+        }
+        guard !request.cancelled.load(ordering: .acquiring) else {
+            request.finish(false, true)
+            return
+        }
+        try request.queue(on: loop)
+        inFlight[request.id] = request
+    }
+
+    /// Cancels `request` if it has not started (loop thread).
+    func cancelWork(_ request: WorkRequest) {
+        guard inFlight[request.id] != nil else { return }
+        request.cancelIfQueued()
+    }
+
+    /// The after-work callback (loop thread).
+    func workFinished(_ request: WorkRequest, status: Int32) {
+        inFlight[request.id] = nil
+        let ran = status == 0 && request.didRun
+        request.finish(ran, request.cancelled.load(ordering: .acquiring))
+        drainLocal()
+        if shuttingDown, inFlight.isEmpty { closeHandles() }
+    }
+}
