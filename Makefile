@@ -41,7 +41,7 @@ test-tsan:
 ADAPTER_SUITES ?= PromiseFSTests|PromiseSQLiteTests|PromiseUVTests
 test-asan:
 	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=address --scratch-path .build-asan
-	@$(call run_bounded,env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" \
+	@$(call run_bounded,env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1 quarantine_size_mb=64" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" \
 	  $(SWIFT) test -j $(JOBS) --sanitize=address --scratch-path .build-asan --skip-build \
 	  --filter '$(ADAPTER_SUITES)',swift test --sanitize=address)
 

@@ -117,7 +117,10 @@ struct Helper {
         }.get()
         try await file.close().get()
         #expect(total == size)
-        #expect(peak.value - before < 256 << 20, "resident memory grew by \((peak.value - before) >> 20) MiB reading 1 GiB")
+        // Resident memory is the whole process's: other suites run alongside, and under
+        // AddressSanitizer freed memory sits in quarantine. Half the file still tells a flat
+        // read from one that holds the gibibyte.
+        #expect(peak.value - before < 512 << 20, "resident memory grew by \((peak.value - before) >> 20) MiB reading 1 GiB")
     }
 }
 
