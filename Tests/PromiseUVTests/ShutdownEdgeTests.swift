@@ -38,9 +38,9 @@ actor LoopCloser {
                 resumed.store(loop.isOnLoopThread ? 1 : 2, ordering: .releasing)
             }
         }
-        #expect(try await eventually(.seconds(5)) { resumed.load(ordering: .acquiring) != 0 }, "the task awaiting its loop's shutdown never resumed")
+        #expect(try await eventually(.seconds(60)) { resumed.load(ordering: .acquiring) != 0 }, "the task awaiting its loop's shutdown never resumed")
         #expect(resumed.load(ordering: .acquiring) == 1)
-        #expect(try await eventually(.seconds(5)) { weak.loop == nil }, "the loop leaked")
+        #expect(try await eventually(.seconds(60)) { weak.loop == nil }, "the loop leaked")
     }
 
     @Test func anActorOnTheLoopAwaitingItsOwnShutdownResumes() async throws {
@@ -57,7 +57,7 @@ actor LoopCloser {
         }
         #expect(try await eventually(.seconds(60)) { resumed.load(ordering: .acquiring) != 0 }, "the actor awaiting its loop's shutdown never resumed")
         #expect(resumed.load(ordering: .acquiring) == 1)
-        #expect(try await eventually(.seconds(5)) { weak.loop == nil }, "the loop leaked")
+        #expect(try await eventually(.seconds(60)) { weak.loop == nil }, "the loop leaked")
     }
 
     @Test func aPlainClosureGivenToAShutDownLoopNeverRuns() async throws {
