@@ -18,11 +18,14 @@ let package = Package(
         .library(name: "PromiseFS", targets: ["PromiseFS"]),
         .library(name: "PromiseSQLite", targets: ["PromiseSQLite"]),
         .library(name: "PromiseUV", targets: ["PromiseUV"]),
+        .library(name: "PromiseCurl", targets: ["PromiseCurl"]),
     ],
     dependencies: [
         // Only for `make docs` (the generate-documentation command plugin). No target depends
         // on it, so nothing that depends on this package builds or links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // PromiseCurl's request and response heads (HTTPRequest, HTTPResponse, HTTPFields).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         .target(name: "PromiseCore", swiftSettings: strictSettings),
@@ -42,6 +45,18 @@ let package = Package(
         // libuv 1.44 (Debian 12). Only PromiseUV imports it, with `internal import`.
         .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(name: "PromiseUV", dependencies: ["PromiseCore", "CUV"], swiftSettings: strictSettings),
+        // libcurl 7.88 (Debian 12). Only PromiseCurl imports it, with `internal import`.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(
+            name: "PromiseCurl",
+            dependencies: ["PromiseCore", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseCurlTests",
+            dependencies: ["PromiseCurl"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PromiseCoreTests",
             dependencies: ["PromiseCore", "PromiseTesting"],

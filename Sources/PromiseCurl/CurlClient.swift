@@ -1,0 +1,157 @@
+/// An HTTP client on libcurl's multi interface: one thread drives every transfer of the
+/// client, so connections (and HTTP/2 streams) are reused across requests.
+///
+/// ## Threading
+///
+/// The client owns one libcurl multi handle on one driver thread (`curl_multi_poll`). Calls
+/// from any thread queue the request and wake that thread; every libcurl call happens there.
+/// Promises are resolved there too, after libcurl is done with the transfer and outside every
+/// libcurl callback, and their callbacks run where each `then(on:)` says (the default context
+/// when it says nothing). Only a callback given `InlineContext()` runs on the driver thread
+/// itself: keep such callbacks short.
+///
+/// ## Cancellation
+///
+/// `cancel()` on a request's promise, or the core's `timeout` cancelling it, stops the transfer
+/// in any state: still queued, connecting, or transferring. The easy handle is removed on the
+/// driver thread and the connection is closed or returned to the pool by libcurl.
+///
+/// ## Lifetime
+///
+/// ``shutdown()`` refuses new requests, fails the ones in flight with
+/// ``CurlError/Code/shutdown`` and cleans libcurl up on the driver thread. A client that is
+/// released without `shutdown()` shuts down by itself. ``shared`` is never shut down.
+///
+/// ```swift
+/// let client = try CurlClient()
+/// client.get("http://127.0.0.1:8080/json").validate().then { response in
+///     print(response.status, response.text)
+/// }
+/// ```
+public final class CurlClient: Sendable {
+    private let driver: Driver
+    private let isShared: Bool
+
+    /// The process-wide client with the default ``CurlConfiguration``. It is never shut down;
+    /// its thread starts on first use.
+    public static let shared: CurlClient = {
+        do {
+            return try CurlClient(configuration: CurlConfiguration(), isShared: true)
+        } catch {
+            fatalError("PromiseCurl could not start the shared client: \(error)")
+        }
+    }()
+
+    /// Creates a client and starts its driver thread.
+    ///
+    /// - Parameter configuration: Limits, deadlines and TLS settings; the safe defaults when
+    ///   not given.
+    /// - Throws: ``CurlError`` with ``CurlError/Code/internalError`` if libcurl cannot be set up
+    ///   or the thread cannot be started.
+    public convenience init(configuration: CurlConfiguration = CurlConfiguration()) throws(CurlError) {
+        try self.init(configuration: configuration, isShared: false)
+    }
+
+    private init(configuration: CurlConfiguration, isShared: Bool) throws(CurlError) {
+        driver = try Driver(configuration: configuration)
+        self.isShared = isShared
+    }
+
+    deinit {
+        _ = driver.shutdown()
+    }
+
+    /// The configuration the client was made with.
+    public var configuration: CurlConfiguration { driver.configuration }
+
+    /// Requests submitted and not yet completed (queued, connecting or transferring).
+    public var pendingRequests: Int { driver.pendingTransfers }
+
+    /// The libcurl version and the libraries it was built with, e.g.
+    /// `libcurl/7.88.1 OpenSSL/3.0.17 zlib/1.2.13 brotli/1.0.9 nghttp2/1.52.0`.
+    public static var libcurlVersion: String { curlVersion() }
+
+    /// Sends a request and collects the whole response in memory.
+    ///
+    /// The promise rejects with ``CurlError``: ``CurlError/Code/invalidRequest`` before
+    /// anything is sent (bad URL, header injection, a scheme the request does not allow),
+    /// libcurl's code when the transfer fails, ``CurlError/Code/responseTooLarge`` past the
+    /// body limit, ``CurlError/Code/shutdown`` when the client shuts down. A response of any
+    /// status fulfils it; chain ``PromiseCore/Promise/validate(on:)`` to refuse non-2xx.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: A promise of the response; cancelling it aborts the transfer.
+    public func execute(_ request: CurlRequest) -> Promise<CurlResponse> {
+        submit(request, download: nil)
+    }
+
+    /// Sends a request and streams the response body into a file.
+    ///
+    /// The body goes to a temporary file in the same directory, which replaces `path` only
+    /// when the transfer succeeds (and, by default, the status is 2xx). A failure, a refused
+    /// status or a cancellation leaves `path` as it was and no temporary file behind.
+    /// ``CurlRequest/maxResponseBodySize`` does not apply; the fulfilled response has an empty
+    /// ``CurlResponse/body``.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - path: Where the body is stored.
+    ///   - options: Durability and status rules; see ``CurlDownloadOptions``.
+    /// - Returns: A promise of the response (without body).
+    public func download(_ request: CurlRequest, to path: String, options: CurlDownloadOptions = CurlDownloadOptions()) -> Promise<CurlResponse> {
+        submit(request, download: DownloadTarget(path: path, options: options))
+    }
+
+    /// Refuses new requests, fails the ones in flight with ``CurlError/Code/shutdown``, and
+    /// cleans libcurl up on the driver thread.
+    ///
+    /// - Returns: A promise fulfilled once libcurl is cleaned up and the thread has ended
+    ///   (every call gets one). For ``shared``, a promise rejected with
+    ///   ``CurlError/Code/invalidRequest``: the shared client is never shut down.
+    public func shutdown() -> Promise<Void> {
+        guard !isShared else {
+            return Promise(CurlError(.invalidRequest, message: "CurlClient.shared is never shut down; make a CurlClient of your own to shut down"))
+        }
+        return driver.shutdown()
+    }
+
+    private func submit(_ request: CurlRequest, download: DownloadTarget?) -> Promise<CurlResponse> {
+        let method = request.method.rawValue
+        if let problem = request.invalidity {
+            return Promise(CurlError(.invalidRequest, message: problem, method: method, url: request.url))
+        }
+        guard let parts = request.parts else {
+            return Promise(CurlError(.invalidRequest, message: "the URL did not parse", method: method, url: request.url))
+        }
+        let allowed = request.allowedSchemes.map { Set($0.map { $0.lowercased() }) } ?? ["http", "https"]
+        guard allowed.contains(parts.scheme) else {
+            return Promise(CurlError(
+                .invalidRequest,
+                message: "the URL scheme '\(parts.scheme)' is not allowed; only \(allowed.sorted().joined(separator: ", ")) are, unless the request lists it in allowedSchemes",
+                method: method, url: request.url))
+        }
+        let transfer = Transfer(request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize)
+        let promise = transfer.promise
+        guard driver.submit(transfer) else {
+            return Promise(CurlError(.shutdown, message: "the client was shut down; make a new CurlClient", method: method, url: request.url))
+        }
+        promise.onCancelFromLibrary { [weak driver, weak transfer] in
+            guard let driver, let transfer else { return }
+            driver.cancel(transfer)
+        }
+        return promise
+    }
+}
+
+/// How ``CurlClient/download(_:to:options:)`` stores a body.
+public struct CurlDownloadOptions: Sendable {
+    /// Flush the file and its directory to disk before the promise fulfils (`fsync`), so a
+    /// power loss cannot leave a renamed but empty file. Default `true`.
+    public var durable = true
+    /// Store the body only for a 2xx status; otherwise reject with
+    /// ``CurlError/Code/badStatus`` and leave the file as it was. Default `true`.
+    public var requireSuccess = true
+
+    /// The defaults: durable, 2xx only.
+    public init() {}
+}

@@ -1,0 +1,68 @@
+/// Settings of one ``CurlClient``: connection limits, deadlines, size limits, TLS and the
+/// HTTP version. The defaults are the safe ones; see "HTTP security defaults" in the docs.
+public struct CurlConfiguration: Sendable {
+    /// Open connections across all hosts at most (`CURLMOPT_MAX_TOTAL_CONNECTIONS`); requests
+    /// beyond it wait in libcurl's queue. Default 256.
+    public var maxConnections = 256
+    /// Open connections to one host at most (`CURLMOPT_MAX_HOST_CONNECTIONS`). Default 64.
+    public var maxConnectionsPerHost = 64
+    /// How long connecting (TCP and TLS) may take. Default 10 seconds (libcurl's own is 300).
+    public var connectTimeout: Duration = .seconds(10)
+    /// The total time a request may take, or `nil` for no limit. A request's own
+    /// ``CurlRequest/timeout`` takes precedence.
+    public var timeout: Duration?
+    /// The most redirects followed, only to `http`/`https`. Default 10; `0` follows none.
+    public var maxRedirects = 10
+    /// The largest response body collected in memory, in bytes. Default 64 MiB. Enforced while
+    /// receiving, after content decoding, so a compressed bomb stops at the limit too.
+    public var maxResponseBodySize = 64 << 20
+    /// The largest response head (status line and fields, all responses of a redirect chain
+    /// each counted alone), in bytes. Default 256 KiB.
+    public var maxResponseHeaderSize = 256 << 10
+    /// Which HTTP version to speak. Default ``CurlHTTPVersion/automatic``.
+    public var httpVersion: CurlHTTPVersion = .automatic
+    /// For a burst of requests to a new HTTP/2 origin, wait for the first connection to learn
+    /// whether it multiplexes instead of opening one connection each (`CURLOPT_PIPEWAIT`).
+    /// Default `true`.
+    public var waitForMultiplexing = true
+    /// Ask for compressed responses and decode them (`Accept-Encoding` with every encoding
+    /// libcurl supports). Default `true`.
+    public var decompressResponses = true
+    /// TLS settings.
+    public var tls = CurlTLSConfiguration()
+    /// The `User-Agent` sent when a request sets none; `nil` sends none.
+    public var userAgent: String? = "swift-promise PromiseCurl"
+    /// The name of the client's driver thread (in `top -H`, gdb, `/proc`).
+    public var threadName = "promise-curl"
+
+    /// The defaults.
+    public init() {}
+}
+
+/// TLS settings of a ``CurlClient``.
+public struct CurlTLSConfiguration: Sendable {
+    /// A PEM file of CA certificates to trust instead of the system's (`CURLOPT_CAINFO`), for
+    /// a private CA or a self-signed server certificate.
+    public var caFile: String?
+    /// Verify the server's certificate chain. Default `true`; turning it off makes TLS
+    /// worthless against an active attacker.
+    public var verifyPeer = true
+    /// Verify that the certificate names the host. Default `true`.
+    public var verifyHost = true
+
+    /// The defaults: system trust store, full verification.
+    public init() {}
+}
+
+/// The HTTP version a client speaks.
+public struct CurlHTTPVersion: Hashable, Sendable {
+    let curlValue: Int
+
+    /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise.
+    public static let automatic = CurlHTTPVersion(curlValue: 4)  // CURL_HTTP_VERSION_2TLS
+    /// HTTP/1.1 only.
+    public static let http1_1 = CurlHTTPVersion(curlValue: 2)  // CURL_HTTP_VERSION_1_1
+    /// HTTP/2 without asking first, also over plain TCP (h2c "prior knowledge"); only for
+    /// servers known to speak it.
+    public static let http2PriorKnowledge = CurlHTTPVersion(curlValue: 5)  // CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+}

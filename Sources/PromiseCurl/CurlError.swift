@@ -1,0 +1,55 @@
+/// The error every PromiseCurl promise rejects with (besides `CancellationError` and
+/// ``PromiseCore/PromiseError`` from the core's combinators).
+///
+/// It holds a ``Code`` (libcurl's `CURLcode`, or one of PromiseCurl's own checks), the message
+/// libcurl wrote into the transfer's error buffer (or PromiseCurl's own), the request's method
+/// and URL, and the response when there was one (``CurlError/Code/badStatus`` from
+/// ``CurlResponse/validate()``).
+///
+/// ```swift
+/// client.get("http://127.0.0.1:8080/users/7").validate().catch { error in
+///     switch error {
+///     case CurlError.Code.couldNotConnect: print("the server is down")
+///     case CurlError.Code.badStatus: print("status", (error as! CurlError).response!.status)
+///     default: print(error)
+///     }
+/// }
+/// ```
+public struct CurlError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a code that can grow; match it with `~=` in a `catch` or `case`.
+    public let code: Code
+    /// libcurl's own message for this transfer (its error buffer), or PromiseCurl's message for
+    /// the checks it makes itself.
+    public let message: String
+    /// The request method (`GET`), or empty when the error is not about one request.
+    public let method: String
+    /// The URL the request was made to (before redirects), or empty.
+    public let url: String
+    /// The response, when the failure came after one arrived (a status ``validate()`` refused).
+    public let response: CurlResponse?
+
+    /// Creates an error; PromiseCurl makes these, and tests may too.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - message: A sentence a person can act on.
+    ///   - method: The request method, if any.
+    ///   - url: The request URL, if any.
+    ///   - response: The response that came back, if any.
+    public init(_ code: Code, message: String, method: String = "", url: String = "", response: CurlResponse? = nil) {
+        self.code = code
+        self.message = message
+        self.method = method
+        self.url = url
+        self.response = response
+    }
+
+    /// One line: the message, the request, and the code, e.g.
+    /// `connection refused by 127.0.0.1:9 — GET http://127.0.0.1:9/ (curl error 7, couldNotConnect)`.
+    public var description: String {
+        var line = message
+        if !url.isEmpty { line += " — \(method.isEmpty ? "" : method + " ")\(url)" }
+        line += code.rawValue < Code.libraryBase ? " (curl error \(code.rawValue), \(code.name))" : " (\(code.name))"
+        return line
+    }
+}

@@ -1,0 +1,145 @@
+/// One HTTP request: method, URL, header fields, an optional body, and per-request limits.
+///
+/// Building a request never throws. A problem found while building it (a URL with a space, a
+/// header value with a line feed) is kept and reported when the request is executed: the
+/// returned promise rejects with ``CurlError/Code/invalidRequest`` and nothing is sent.
+///
+/// ```swift
+/// var request = CurlRequest(.post, "http://127.0.0.1:8080/orders")
+/// request.appendQuery([("dry-run", "true")])
+/// request.setHeader("X-Request-ID", "a7f3")
+/// request.body = try .json(Order(item: "tea", count: 2))
+/// request.timeout = .seconds(5)
+/// client.execute(request).validate().then { response in print(response.text) }
+/// ```
+public struct CurlRequest: Sendable {
+    /// The method; `HEAD` makes a request that expects no body.
+    public var method: HTTPRequest.Method
+    /// The absolute URL, query included, as sent (fragments are dropped).
+    public private(set) var url: String
+    /// The header fields sent with the request. libcurl adds `Host`, `Content-Length` and
+    /// `Accept-Encoding` itself; a field set here replaces libcurl's own.
+    public var headerFields: HTTPFields
+    /// The body, or `nil` for none.
+    public var body: CurlBody?
+
+    /// The total time this request may take, redirects included; `nil` uses the client's
+    /// ``CurlConfiguration/timeout``.
+    public var timeout: Duration?
+    /// How long connecting may take; `nil` uses ``CurlConfiguration/connectTimeout``.
+    public var connectTimeout: Duration?
+    /// The most redirects followed; `0` follows none (a 3xx is returned as it is); `nil` uses
+    /// ``CurlConfiguration/maxRedirects``.
+    public var maxRedirects: Int?
+    /// The largest body collected in memory, in bytes; `nil` uses
+    /// ``CurlConfiguration/maxResponseBodySize``.
+    public var maxResponseBodySize: Int?
+    /// URL schemes this request may use, lowercased. `nil` means `http` and `https` only; add
+    /// `file` (or another scheme libcurl supports) here to opt in. Redirects are always limited
+    /// to `http` and `https`.
+    public var allowedSchemes: Set<String>?
+    /// Called with transfer progress, at most about ten times a second and once at the end,
+    /// on ``progressContext`` (the default context when `nil`), never on the client's thread.
+    public var onProgress: (@Sendable (CurlProgress) -> Void)?
+    /// Where ``onProgress`` runs; `nil` means `Promises.defaultContext`.
+    public var progressContext: (any ExecutionContext)?
+
+    /// Problems found while building the request, reported when it is executed.
+    private(set) var problems: [String] = []
+    /// The URL's parts, when it parsed.
+    private(set) var parts: URLParts?
+
+    /// Creates a request.
+    ///
+    /// - Parameters:
+    ///   - method: The method, `.get` by default.
+    ///   - url: An absolute URL such as `http://127.0.0.1:8080/path?q=1`. Characters that
+    ///     must be percent-encoded (space, control characters) make the request invalid.
+    ///   - headers: Header fields as name–value strings. A name that is not an HTTP token, or
+    ///     a value with CR, LF or NUL, makes the request invalid instead of being sent.
+    ///   - body: The body, if any.
+    public init(_ method: HTTPRequest.Method = .get, _ url: String, headers: KeyValuePairs<String, String> = [:], body: CurlBody? = nil) {
+        self.method = method
+        self.url = url
+        self.headerFields = HTTPFields()
+        self.body = body
+        switch URLParts.parse(url) {
+        case .success(let parts): self.parts = parts; self.url = parts.string
+        case .failure(let problem): problems.append(problem.message)
+        }
+        for (name, value) in headers { setHeader(name, value) }
+    }
+
+    /// Creates a request from a swift-http-types `HTTPRequest` (method, scheme, authority,
+    /// path and header fields).
+    ///
+    /// - Parameters:
+    ///   - request: The request head; its scheme and authority must be set.
+    ///   - body: The body, if any.
+    public init(_ request: HTTPRequest, body: CurlBody? = nil) {
+        let url = "\(request.scheme ?? "")://\(request.authority ?? "")\(request.path ?? "/")"
+        self.init(request.method, url, body: body)
+        self.headerFields = request.headerFields
+    }
+
+    /// The request head as a swift-http-types `HTTPRequest`.
+    public var head: HTTPRequest {
+        HTTPRequest(method: method, scheme: parts?.scheme, authority: parts?.authority, path: parts?.pathAndQuery, headerFields: headerFields)
+    }
+
+    /// Sets a header field from strings, replacing fields of the same name.
+    ///
+    /// A name that is not an HTTP token, or a value containing CR, LF or NUL, is not set: the
+    /// request becomes invalid and its promise will reject with
+    /// ``CurlError/Code/invalidRequest`` naming the field, so header injection never reaches
+    /// the wire.
+    ///
+    /// - Parameters:
+    ///   - name: The field name, e.g. `Authorization`.
+    ///   - value: The field value; leading and trailing spaces are trimmed.
+    public mutating func setHeader(_ name: String, _ value: String) {
+        guard let fieldName = HTTPField.Name(name) else {
+            problems.append("header name \(quoted(name)) is not a valid HTTP token")
+            return
+        }
+        if let bad = value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            problems.append("header \(name) contains \(bad == 0 ? "NUL" : bad == 0x0D ? "CR" : "LF") (0x\(String(bad, radix: 16, uppercase: true).leftPadded(2))); header injection refused")
+            return
+        }
+        headerFields[fieldName] = value
+    }
+
+    /// Appends query items to the URL, percent-encoding names and values (RFC 3986
+    /// unreserved characters stay as they are; a space becomes `%20`).
+    ///
+    /// - Parameter items: Name–value pairs, in order; a `nil` value appends the name alone.
+    public mutating func appendQuery(_ items: [(String, String?)]) {
+        guard var parts, !items.isEmpty else { return }
+        let encoded = items.map { name, value in
+            value.map { "\(PercentEncoding.query(name))=\(PercentEncoding.query($0))" } ?? PercentEncoding.query(name)
+        }.joined(separator: "&")
+        parts.query = parts.query.map { $0.isEmpty ? encoded : $0 + "&" + encoded } ?? encoded
+        self.parts = parts
+        url = parts.string
+    }
+
+    /// The reason this request cannot be sent, or `nil`.
+    var invalidity: String? {
+        if let first = problems.first { return first }
+        for field in headerFields {
+            let bad = field.withUnsafeBytesOfValue { $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
+            if bad { return "header \(field.name) contains CR, LF or NUL; header injection refused" }
+        }
+        return nil
+    }
+}
+
+private func quoted(_ text: String) -> String {
+    "'" + String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }) + "'"
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,89 @@
+public import FoundationEssentials
+
+/// A complete response: status, header fields, the body collected in memory, and where the
+/// request ended up after redirects.
+public struct CurlResponse: Sendable {
+    /// Status and header fields of the final response (after redirects).
+    public var head: HTTPResponse
+    /// The body, decoded from any `Content-Encoding` (gzip, deflate). Empty for `HEAD`, and for
+    /// ``CurlClient/download(_:to:options:on:)``, which writes it to a file instead.
+    public var body: [UInt8]
+    /// The URL of the final response, after redirects.
+    public var url: String
+    /// How many redirects were followed.
+    public var redirectCount: Int
+    /// The HTTP version of the final response, e.g. `1.1` or `2`.
+    public var httpVersion: String
+
+    /// Creates a response; the client makes these, and tests may too.
+    ///
+    /// - Parameters:
+    ///   - head: Status and header fields.
+    ///   - body: The body bytes.
+    ///   - url: The final URL.
+    ///   - redirectCount: Redirects followed.
+    ///   - httpVersion: The protocol version.
+    public init(head: HTTPResponse, body: [UInt8] = [], url: String = "", redirectCount: Int = 0, httpVersion: String = "1.1") {
+        self.head = head
+        self.body = body
+        self.url = url
+        self.redirectCount = redirectCount
+        self.httpVersion = httpVersion
+    }
+
+    /// The status, e.g. `.ok`; `status.code` is the number.
+    public var status: HTTPResponse.Status { head.status }
+
+    /// The header fields; `headerFields[.contentType]` reads one.
+    public var headerFields: HTTPFields { head.headerFields }
+
+    /// The body as UTF-8 text; invalid bytes become U+FFFD.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body as `Data`.
+    public var data: Data { Data(body) }
+
+    /// Decodes the body as JSON.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder; a default `JSONDecoder` when not given.
+    /// - Returns: The decoded value.
+    /// - Throws: The decoder's `DecodingError` when the body does not match `type`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        try decoder.decode(type, from: Data(body))
+    }
+
+    /// Returns this response if its status is 2xx, and throws otherwise.
+    ///
+    /// - Returns: This response.
+    /// - Throws: ``CurlError`` with ``CurlError/Code/badStatus``, carrying this response.
+    public func validate() throws(CurlError) -> CurlResponse {
+        guard head.status.kind == .successful else {
+            let reason = head.status.reasonPhrase.isEmpty ? "" : " \(head.status.reasonPhrase)"
+            throw CurlError(.badStatus, message: "status \(head.status.code)\(reason), expected 2xx", url: url, response: self)
+        }
+        return self
+    }
+}
+
+extension Promise where Value == CurlResponse {
+    /// Rejects with ``CurlError/Code/badStatus`` (carrying the response) unless the status is
+    /// 2xx; otherwise passes the response on.
+    ///
+    /// - Parameter context: Where the check runs; `nil` means the default context.
+    /// - Returns: A promise of the same response, or the rejection.
+    public func validate(on context: (any ExecutionContext)? = nil) -> Promise<CurlResponse> {
+        then(on: context) { (response: CurlResponse) throws -> CurlResponse in try response.validate() }
+    }
+
+    /// Decodes the body as JSON once the response arrives.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - context: Where decoding runs; `nil` means the default context.
+    /// - Returns: A promise of the decoded value.
+    public func decode<T: Decodable & Sendable>(_ type: T.Type, on context: (any ExecutionContext)? = nil) -> Promise<T> {
+        then(on: context) { (response: CurlResponse) throws -> T in try response.decode(type) }
+    }
+}

@@ -1,0 +1,206 @@
+internal import CCurl
+import Synchronization
+
+/// The thread that owns one multi handle and every easy handle in it.
+///
+/// Other threads only append to `incoming` or `cancelled` under the lock and, if the driver is
+/// waiting in `curl_multi_poll`, wake it with `curl_multi_wakeup` (the one multi call libcurl
+/// allows from another thread). Wake-ups are coalesced: at most one is sent per wait.
+///
+/// Each turn the driver takes both lists whole, removes cancelled transfers, adds new ones,
+/// runs `curl_multi_perform`, and completes finished transfers: it removes the easy handle,
+/// builds the response, frees the handle, and only then resolves the promise, outside every
+/// curl callback. Shutdown fails what is left and cleans up on this thread, never in a
+/// `deinit`.
+final class Driver: Sendable {
+    private struct State {
+        var incoming: [Transfer] = []
+        var cancelled: [Transfer] = []
+        var accepting = true
+        var stopping = false
+        var polling = false
+        var wakeSent = false
+        var stopped = false
+        var waiters: [Promise<Void>] = []
+    }
+
+    /// The multi handle, shared only for `curl_multi_wakeup`.
+    ///
+    /// `@unchecked Sendable`: other threads call nothing on it but `curl_multi_wakeup`, which
+    /// libcurl documents as thread-safe, and only before the driver cleans it up (`stopped`
+    /// is set under the lock first).
+    private struct MultiHandle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    private let state = Lock(State())
+    private let multi: MultiHandle
+    let configuration: CurlConfiguration
+    private let activeCount = Atomic<Int>(0)
+
+    init(configuration: CurlConfiguration) throws(CurlError) {
+        self.configuration = configuration
+        try curlCheck(curlGlobalInit, "curl_global_init")
+        guard let multi = curl_multi_init() else {
+            throw CurlError(.internalError, message: "curl_multi_init failed (out of memory?)")
+        }
+        self.multi = MultiHandle(pointer: multi)
+        do throws(CurlError) {
+            try curlMultiCheck(ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxConnections)), "CURLMOPT_MAX_TOTAL_CONNECTIONS")
+            try curlMultiCheck(ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost)), "CURLMOPT_MAX_HOST_CONNECTIONS")
+            // Keep as many idle connections as may be open, so a burst's connections are reused.
+            try curlMultiCheck(ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, configuration.maxConnections)), "CURLMOPT_MAXCONNECTS")
+        } catch {
+            curl_multi_cleanup(multi)
+            throw error
+        }
+        let started = WorkerThread.start(name: configuration.threadName) { [self] in run() }
+        guard started else {
+            curl_multi_cleanup(multi)
+            throw CurlError(.internalError, message: "could not start the client's thread (pthread_create failed)")
+        }
+    }
+
+    /// Transfers submitted and not yet completed.
+    var pendingTransfers: Int { activeCount.load(ordering: .relaxed) }
+
+    // MARK: Other threads
+
+    /// Queues `transfer`; `false` once shutdown started.
+    func submit(_ transfer: Transfer) -> Bool {
+        let accepted: Bool = state.withLock { state in
+            guard state.accepting else { return false }
+            state.incoming.append(transfer)
+            wakeIfPolling(&state)
+            return true
+        }
+        if accepted { activeCount.add(1, ordering: .relaxed) }
+        return accepted
+    }
+
+    /// Stops `transfer` wherever it is: not started yet, connecting, or transferring.
+    func cancel(_ transfer: Transfer) {
+        transfer.cancelled.store(true, ordering: .releasing)
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.cancelled.append(transfer)
+            wakeIfPolling(&state)
+        }
+    }
+
+    /// Refuses new requests, fails the ones in flight with ``CurlError/Code/shutdown``, and
+    /// cleans libcurl up on the driver thread.
+    func shutdown() -> Promise<Void> {
+        let waiter = Promise<Void>.pending()
+        let done: Bool = state.withLock { state in
+            if state.stopped { return true }
+            state.waiters.append(waiter)
+            state.accepting = false
+            state.stopping = true
+            wakeIfPolling(&state)
+            return false
+        }
+        if done { waiter.fulfill(()) }
+        return waiter
+    }
+
+    /// Wakes the driver from `curl_multi_poll`, at most once per wait. Called under the lock,
+    /// so it can never race `curl_multi_cleanup` (which runs after `stopped` is set under it).
+    private func wakeIfPolling(_ state: inout State) {
+        guard state.polling, !state.wakeSent else { return }
+        state.wakeSent = true
+        curl_multi_wakeup(multi.pointer)
+    }
+
+    // MARK: The driver thread
+
+    private func run() {
+        var active = [ObjectIdentifier: Transfer]()
+        var batch = [Transfer]()
+        var cancels = [Transfer]()
+        while true {
+            let stopping: Bool = state.withLock { state in
+                swap(&batch, &state.incoming)
+                swap(&cancels, &state.cancelled)
+                state.wakeSent = false
+                return state.stopping
+            }
+            for transfer in cancels {
+                guard let easy = transfer.easy, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
+                curl_multi_remove_handle(multi.pointer, easy)
+                transfer.cleanUp()
+                transfer.promise.reject(CancellationError())
+                activeCount.subtract(1, ordering: .relaxed)
+            }
+            for transfer in batch {
+                if transfer.cancelled.load(ordering: .acquiring) {
+                    transfer.promise.reject(CancellationError())
+                    activeCount.subtract(1, ordering: .relaxed)
+                } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration) {
+                    transfer.promise.reject(failure)
+                    activeCount.subtract(1, ordering: .relaxed)
+                } else {
+                    active[ObjectIdentifier(transfer)] = transfer
+                }
+            }
+            batch.removeAll(keepingCapacity: batch.capacity <= 4096)
+            cancels.removeAll(keepingCapacity: cancels.capacity <= 4096)
+            if stopping {
+                stop(active)
+                return
+            }
+            var running: Int32 = 0
+            _ = curl_multi_perform(multi.pointer, &running)
+            completeFinished(&active)
+            let idle: Bool = state.withLock { state in
+                guard state.incoming.isEmpty, state.cancelled.isEmpty, !state.stopping else { return false }
+                state.polling = true
+                return true
+            }
+            if idle {
+                _ = curl_multi_poll(multi.pointer, nil, 0, 1000, nil)
+                state.withLock { $0.polling = false }
+            }
+        }
+    }
+
+    private func completeFinished(_ active: inout [ObjectIdentifier: Transfer]) {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi.pointer, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var raw: UnsafeMutableRawPointer?
+            _ = ccurl_easy_getinfo_private(easy, &raw)
+            guard let raw else { continue }
+            let transfer = Unmanaged<Transfer>.fromOpaque(raw).takeUnretainedValue()
+            curl_multi_remove_handle(multi.pointer, easy)
+            active.removeValue(forKey: ObjectIdentifier(transfer))
+            transfer.reportFinalProgress()
+            let result = transfer.finish(code)
+            transfer.cleanUp()
+            activeCount.subtract(1, ordering: .relaxed)
+            transfer.promise.resolve(result.mapError { $0 as any Error })
+        }
+    }
+
+    private func stop(_ active: [ObjectIdentifier: Transfer]) {
+        for transfer in active.values {
+            if let easy = transfer.easy { curl_multi_remove_handle(multi.pointer, easy) }
+            transfer.cleanUp()
+            transfer.promise.reject(transfer.error(.shutdown, "the client was shut down while the request was in flight"))
+            activeCount.subtract(1, ordering: .relaxed)
+        }
+        let (late, waiters): ([Transfer], [Promise<Void>]) = state.withLock { state in
+            state.stopped = true
+            state.polling = false
+            defer { state.incoming = []; state.cancelled = []; state.waiters = [] }
+            return (state.incoming, state.waiters)
+        }
+        for transfer in late {
+            transfer.promise.reject(transfer.error(.shutdown, "the client was shut down before the request started"))
+            activeCount.subtract(1, ordering: .relaxed)
+        }
+        curl_multi_cleanup(multi.pointer)
+        for waiter in waiters { waiter.fulfill(()) }
+    }
+}

@@ -1,0 +1,74 @@
+/// Builds a response head from the header lines libcurl hands to `CURLOPT_HEADERFUNCTION`,
+/// one call per line, CRLF included. Pure and allocation-light, so it can be tested and
+/// fuzzed alone.
+///
+/// - A status line (`HTTP/1.1 301 Moved`, `HTTP/2 200`) starts a new head: after a redirect
+///   or a `100 Continue` only the last response's fields are kept.
+/// - A field line is split at the first colon; surrounding spaces and tabs are trimmed. A line
+///   whose name is not an HTTP token is skipped (libcurl has already accepted the response).
+/// - A line starting with a space or tab continues the previous field (obsolete folding).
+/// - The bytes of one head are capped; past the cap ``feed(_:)`` returns `false`, and the
+///   transfer is aborted.
+struct ResponseHeadParser {
+    private(set) var status = 0
+    private(set) var reason = ""
+    private(set) var fields = HTTPFields()
+    private(set) var headBytes = 0
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Takes one line. Returns `false` when the head grew past the limit.
+    mutating func feed(_ line: UnsafeRawBufferPointer) -> Bool {
+        var bytes = ArraySlice(line)
+        // Strip the line ending.
+        while let last = bytes.last, last == 0x0A || last == 0x0D { bytes = bytes.dropLast() }
+        if bytes.starts(with: Self.httpPrefix) {
+            startHead(bytes)
+            headBytes = line.count
+            return headBytes <= limit
+        }
+        headBytes += line.count
+        guard headBytes <= limit else { return false }
+        guard let first = bytes.first else { return true }  // the blank line ending a head
+        if first == 0x20 || first == 0x09 {
+            continueLastField(trimmed(bytes))
+            return true
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return true }
+        let nameBytes = trimmed(bytes[..<colon])
+        guard !nameBytes.isEmpty, let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return true }
+        fields.append(HTTPField(name: name, value: trimmed(bytes[bytes.index(after: colon)...])))
+        return true
+    }
+
+    private static let httpPrefix = Array("HTTP/".utf8)
+
+    /// `HTTP/1.1 200 OK`: the code is the second word, the reason the rest.
+    private mutating func startHead(_ line: ArraySlice<UInt8>) {
+        fields = HTTPFields()
+        status = 0
+        reason = ""
+        guard let space = line.firstIndex(of: 0x20) else { return }
+        var rest = line[line.index(after: space)...]
+        while rest.first == 0x20 { rest = rest.dropFirst() }
+        let codeBytes = rest.prefix(while: { $0 >= 0x30 && $0 <= 0x39 })
+        guard codeBytes.count == 3 else { return }
+        status = codeBytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        reason = String(decoding: trimmed(rest.dropFirst(3)), as: UTF8.self)
+    }
+
+    private mutating func continueLastField(_ more: ArraySlice<UInt8>) {
+        guard let lastIndex = fields.indices.last else { return }
+        let field = fields[lastIndex]
+        let joined = field.withUnsafeBytesOfValue { Array($0) } + [0x20] + more
+        fields[lastIndex] = HTTPField(name: field.name, value: joined)
+    }
+
+    private func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        return slice
+    }
+}

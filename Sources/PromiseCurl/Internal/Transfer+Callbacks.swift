@@ -1,0 +1,86 @@
+internal import CCurl
+import Dispatch
+
+/// What the C callbacks do, on the driver thread, inside `curl_multi_perform`. None of them
+/// runs user code or touches the multi handle; a problem is recorded in `failure` and libcurl
+/// is told to stop (a short count), so the transfer ends through the usual path.
+extension Transfer {
+    /// `CURLOPT_WRITEFUNCTION`: collect or write the body.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let sink {
+            guard sink.write(bytes) else {
+                failure = error(.fileError, "writing the download to '\(sink.target)' failed: \(describe(sink.writeErrno)); the target was left as it was")
+                return 0
+            }
+            return bytes.count
+        }
+        guard body.count + bytes.count <= maxBody else {
+            failure = error(.responseTooLarge, "the response body grew past the limit of \(maxBody) bytes; raise maxResponseBodySize or use download(_:to:)")
+            return 0
+        }
+        body.append(contentsOf: bytes)
+        return bytes.count
+    }
+
+    /// `CURLOPT_HEADERFUNCTION`: one header line.
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
+        guard head.feed(line) else {
+            failure = error(.headersTooLarge, "the response head is larger than the limit of \(head.limit) bytes")
+            return 0
+        }
+        return line.count
+    }
+
+    /// `CURLOPT_READFUNCTION`: the next piece of a file body.
+    func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let file = uploadFile, let count = file.read(into: buffer) else {
+            failure = error(.readError, "reading the request body file failed: \(describe(uploadFile?.readErrno ?? 0))")
+            return ccurl_readfunc_abort()
+        }
+        return count
+    }
+
+    /// `CURLOPT_SEEKFUNCTION`: rewind a file body.
+    func seekBody(to offset: Int64) -> Int32 {
+        guard let file = uploadFile else { return ccurl_seekfunc_cantseek() }
+        return file.seek(to: offset) ? ccurl_seekfunc_ok() : ccurl_seekfunc_fail()
+    }
+
+    /// `CURLOPT_XFERINFOFUNCTION`: hand progress to the user's context, at most ten times a
+    /// second.
+    func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64, final: Bool = false) {
+        guard let handler = request.onProgress else { return }
+        let report = CurlProgress(
+            downloaded: downloaded, expectedDownload: downloadTotal > 0 ? downloadTotal : nil,
+            uploaded: uploaded, expectedUpload: uploadTotal > 0 ? uploadTotal : nil)
+        guard progress.shouldReport(report, final: final) else { return }
+        (request.progressContext ?? Promises.defaultContext).execute { handler(report) }
+    }
+
+    /// The last report, sent once more when the transfer ends so the final count is seen.
+    func reportFinalProgress() {
+        guard request.onProgress != nil, let easy else { return }
+        var downloaded: curl_off_t = 0, downloadTotal: curl_off_t = 0, uploaded: curl_off_t = 0, uploadTotal: curl_off_t = 0
+        _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_SIZE_DOWNLOAD_T, &downloaded)
+        _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &downloadTotal)
+        _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+        _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_UPLOAD_T, &uploadTotal)
+        reportProgress(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded), final: true)
+    }
+}
+
+/// Rate-limits progress reports: a report goes out when something changed and 100 ms have
+/// passed since the last one, and always at the end.
+struct ProgressThrottle {
+    private var last: CurlProgress?
+    private var lastTime: UInt64 = 0
+
+    mutating func shouldReport(_ report: CurlProgress, final: Bool) -> Bool {
+        if report == last { return false }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard final || last == nil || now - lastTime >= 100_000_000 else { return false }
+        last = report
+        lastTime = now
+        return true
+    }
+}

@@ -1,0 +1,288 @@
+internal import CCurl
+import Synchronization
+
+/// How a download stores its body (see ``CurlClient/download(_:to:options:on:)``).
+struct DownloadTarget: Sendable {
+    let path: String
+    let options: CurlDownloadOptions
+}
+
+/// One request from submission to delivery. Created on the caller's thread; from the moment
+/// it is handed to the driver, every field below `// Driver thread only` is touched by the
+/// driver thread alone (it creates the easy handle, runs the callbacks, reads the result and
+/// cleans up), so no C handle is shared between threads.
+///
+/// `@unchecked Sendable`: the immutable fields are set before submission; the mutable ones
+/// belong to the driver thread as said above; `cancelled` is atomic.
+final class Transfer: @unchecked Sendable {
+    let request: CurlRequest
+    let parts: URLParts
+    let promise: Promise<CurlResponse>
+    let download: DownloadTarget?
+    /// Set by `cancel()` on any thread; the driver never starts a transfer that has it.
+    let cancelled = Atomic<Bool>(false)
+
+    // Driver thread only.
+    var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(ccurl_error_size()))
+    private var uploadBytes: UnsafeMutableRawBufferPointer?
+    var uploadFile: UploadFile?
+    var sink: DownloadSink?
+    var head: ResponseHeadParser
+    var body = [UInt8]()
+    var maxBody = 0
+    /// A failure found by a callback, which then made libcurl stop with a generic code.
+    var failure: CurlError?
+    var progress = ProgressThrottle()
+    private var retainedForC: Unmanaged<Transfer>?
+
+    init(request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int) {
+        self.request = request
+        self.parts = parts
+        self.download = download
+        self.promise = Promise<CurlResponse>.pending()
+        self.head = ResponseHeadParser(limit: headLimit)
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    var methodName: String { request.method.rawValue }
+
+    func error(_ code: CurlError.Code, _ message: String, response: CurlResponse? = nil) -> CurlError {
+        CurlError(code, message: message, method: methodName, url: request.url, response: response)
+    }
+
+    // MARK: Starting
+
+    /// Creates and configures the easy handle and adds it to `multi`.
+    ///
+    /// - Returns: Why it could not start, or `nil` once it is running.
+    func start(multi: UnsafeMutableRawPointer, configuration: CurlConfiguration) -> CurlError? {
+        guard let easy = curl_easy_init() else { return error(.internalError, "curl_easy_init failed (out of memory?)") }
+        self.easy = easy
+        retainedForC = Unmanaged.passRetained(self)
+        do throws(CurlError) {
+            try configure(easy, configuration)
+            try curlMultiCheck(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
+            return nil
+        } catch {
+            cleanUp()
+            return CurlError(error.code, message: error.message, method: methodName, url: request.url)
+        }
+    }
+
+    private func configure(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
+        let context = retainedForC!.toOpaque()
+        try setString(easy, CURLOPT_URL, request.url, "CURLOPT_URL")
+        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), "CURLOPT_PRIVATE")
+        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
+        try setLong(easy, CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
+
+        // Security defaults, pinned on every handle (libcurl 7.88's own are unsafe).
+        let schemes = (request.allowedSchemes ?? ["http", "https"]).sorted().joined(separator: ",")
+        try setString(easy, CURLOPT_PROTOCOLS_STR, schemes, "CURLOPT_PROTOCOLS_STR")
+        try setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "CURLOPT_REDIR_PROTOCOLS_STR")
+        let redirects = max(0, request.maxRedirects ?? configuration.maxRedirects)
+        try setLong(easy, CURLOPT_FOLLOWLOCATION, redirects > 0 ? 1 : 0, "CURLOPT_FOLLOWLOCATION")
+        try setLong(easy, CURLOPT_MAXREDIRS, redirects, "CURLOPT_MAXREDIRS")
+        try setLong(easy, CURLOPT_UNRESTRICTED_AUTH, 0, "CURLOPT_UNRESTRICTED_AUTH")
+        try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout ?? configuration.connectTimeout), "CURLOPT_CONNECTTIMEOUT_MS")
+        if let total = request.timeout ?? configuration.timeout {
+            try setLong(easy, CURLOPT_TIMEOUT_MS, milliseconds(total), "CURLOPT_TIMEOUT_MS")
+        }
+        try setLong(easy, CURLOPT_SSL_VERIFYPEER, configuration.tls.verifyPeer ? 1 : 0, "CURLOPT_SSL_VERIFYPEER")
+        try setLong(easy, CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyHost ? 2 : 0, "CURLOPT_SSL_VERIFYHOST")
+        if let caFile = configuration.tls.caFile { try setString(easy, CURLOPT_CAINFO, caFile, "CURLOPT_CAINFO") }
+        try setLong(easy, CURLOPT_HTTP_VERSION, configuration.httpVersion.curlValue, "CURLOPT_HTTP_VERSION")
+        if configuration.waitForMultiplexing { try setLong(easy, CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT") }
+        if configuration.decompressResponses { try setString(easy, CURLOPT_ACCEPT_ENCODING, "", "CURLOPT_ACCEPT_ENCODING") }
+
+        // Where the response goes.
+        try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerTrampoline), "CURLOPT_HEADERFUNCTION")
+        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+        try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeTrampoline), "CURLOPT_WRITEFUNCTION")
+        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
+        if let download {
+            switch DownloadSink.create(target: download.path, durable: download.options.durable) {
+            case .success(let sink): self.sink = sink
+            case .failure(let failure): throw failure
+            }
+        } else {
+            maxBody = max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize)
+            // An early refusal when Content-Length already says too much; the write
+            // callback enforces the limit for chunked and compressed bodies.
+            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBody)), "CURLOPT_MAXFILESIZE_LARGE")
+        }
+        if request.onProgress != nil {
+            try setLong(easy, CURLOPT_NOPROGRESS, 0, "CURLOPT_NOPROGRESS")
+            try curlCheck(ccurl_easy_setopt_xferinfo_function(easy, progressTrampoline), "CURLOPT_XFERINFOFUNCTION")
+            try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context), "CURLOPT_XFERINFODATA")
+        }
+
+        try configureMethodAndBody(easy)
+        try configureHeaders(easy, configuration)
+    }
+
+    private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) throws(CurlError) {
+        let method = request.method
+        guard let body = request.body else {
+            switch method {
+            case .get: try setLong(easy, CURLOPT_HTTPGET, 1, "CURLOPT_HTTPGET")
+            case .head: try setLong(easy, CURLOPT_NOBODY, 1, "CURLOPT_NOBODY")
+            case .post:
+                try setLong(easy, CURLOPT_POST, 1, "CURLOPT_POST")
+                try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0), "CURLOPT_POSTFIELDSIZE_LARGE")
+                try setString(easy, CURLOPT_COPYPOSTFIELDS, "", "CURLOPT_COPYPOSTFIELDS")
+            default: try setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue, "CURLOPT_CUSTOMREQUEST")
+            }
+            return
+        }
+        // A body is sent as a POST body; any other method name replaces POST in the request
+        // line (libcurl's documented way to send PUT, PATCH, DELETE … with a body).
+        try setLong(easy, CURLOPT_POST, 1, "CURLOPT_POST")
+        if method != .post { try setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue, "CURLOPT_CUSTOMREQUEST") }
+        switch body.storage {
+        case .bytes(let bytes):
+            // Copied once into memory libcurl may keep pointing at until the handle is gone.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            bytes.withUnsafeBytes { source in buffer.copyMemory(from: source) }
+            uploadBytes = buffer
+            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
+            try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, buffer.baseAddress), "CURLOPT_POSTFIELDS")
+        case .file(let path):
+            switch UploadFile.open(path) {
+            case .success(let file): uploadFile = file
+            case .failure(let failure): throw failure
+            }
+            let context = retainedForC!.toOpaque()
+            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(uploadFile!.size)), "CURLOPT_POSTFIELDSIZE_LARGE")
+            try curlCheck(ccurl_easy_setopt_read_function(easy, readTrampoline), "CURLOPT_READFUNCTION")
+            try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context), "CURLOPT_READDATA")
+            try curlCheck(ccurl_easy_setopt_seek_function(easy, seekTrampoline), "CURLOPT_SEEKFUNCTION")
+            try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context), "CURLOPT_SEEKDATA")
+        }
+    }
+
+    private func configureHeaders(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
+        var fields = request.headerFields
+        if let body = request.body, let type = body.contentType, fields[.contentType] == nil {
+            fields[.contentType] = type
+        }
+        if request.body != nil, fields[.expect] == nil {
+            // No `Expect: 100-continue` round trip (a second's wait with servers that ignore it).
+            appendHeaderLine("Expect:")
+        }
+        if fields[.userAgent] == nil, let agent = configuration.userAgent {
+            try setString(easy, CURLOPT_USERAGENT, agent, "CURLOPT_USERAGENT")
+        }
+        for field in fields {
+            // "Name;" is libcurl's way to send a field with an empty value ("Name:" removes it).
+            let value = field.value
+            appendHeaderLine(value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
+        }
+        if let headerList {
+            try curlCheck(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        }
+    }
+
+    private func appendHeaderLine(_ line: String) {
+        headerList = curl_slist_append(headerList, line)
+    }
+
+    private func setLong(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int, _ name: String) throws(CurlError) {
+        try curlCheck(ccurl_easy_setopt_long(easy, option, value), name)
+    }
+
+    private func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String, _ name: String) throws(CurlError) {
+        try curlCheck(ccurl_easy_setopt_string(easy, option, value), name)
+    }
+
+    private func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        if seconds < 0 { return 1 }
+        if seconds > Int64(Int32.max) / 1000 { return Int(Int32.max) }
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    // MARK: Finishing
+
+    /// Builds the outcome once libcurl says the transfer is done.
+    func finish(_ code: CURLcode) -> Result<CurlResponse, CurlError> {
+        guard let easy else { return .failure(error(.internalError, "transfer finished without a handle")) }
+        if let failure { return .failure(failure) }
+        guard code == CURLE_OK else { return .failure(curlFailure(code, easy)) }
+        var status = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var redirects = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_REDIRECT_COUNT, &redirects)
+        var version = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        var effective: UnsafeMutablePointer<CChar>?
+        _ = ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
+        let finalURL = effective.map { String(cString: $0) } ?? request.url
+        if status == 0 { status = head.status }
+        let responseStatus = HTTPResponse.Status(code: max(0, min(status, 999)), reasonPhrase: head.reason)
+        let response = CurlResponse(
+            head: HTTPResponse(status: responseStatus, headerFields: head.fields),
+            body: body, url: finalURL, redirectCount: redirects, httpVersion: Self.versionName(version))
+        if let sink {
+            let accepted = !(download?.options.requireSuccess ?? true) || responseStatus.kind == .successful
+            self.sink = nil
+            guard accepted else {
+                sink.discard()
+                return .failure(error(.badStatus, "status \(status) \(head.reason), not saved to '\(sink.target)' (the file was left as it was)", response: response))
+            }
+            if let failure = sink.commit() {
+                return .failure(CurlError(failure.code, message: failure.message, method: methodName, url: request.url, response: response))
+            }
+        }
+        return .success(response)
+    }
+
+    private func curlFailure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> CurlError {
+        let buffered = String(cString: errorBuffer)
+        var message = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+        if code == CURLE_COULDNT_CONNECT {
+            var osErrno = 0
+            _ = ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
+            if osErrno == 111 {  // ECONNREFUSED
+                message = "connection refused by \(parts.authority) (\(message))"
+            }
+        } else if code == CURLE_FILESIZE_EXCEEDED {
+            return error(.responseTooLarge, "the response body is larger than the limit of \(maxBody) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)")
+        } else if code == CURLE_UNSUPPORTED_PROTOCOL {
+            message += "; only http and https are allowed unless the request lists more in allowedSchemes"
+        }
+        return error(CurlError.Code(rawValue: Int(code.rawValue)), message)
+    }
+
+    private static func versionName(_ value: Int) -> String {
+        switch value {
+        case 1: "1.0"
+        case 2: "1.1"
+        case 3: "2"
+        case 30: "3"
+        default: "1.1"
+        }
+    }
+
+    /// Frees the easy handle, the header list, the body copy and the files. Call after
+    /// `curl_multi_remove_handle`, on the driver thread. A download not committed is discarded.
+    func cleanUp() {
+        if let easy { curl_easy_cleanup(easy) }
+        easy = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        uploadBytes?.deallocate()
+        uploadBytes = nil
+        uploadFile = nil
+        sink?.discard()
+        sink = nil
+        retainedForC?.release()
+        retainedForC = nil
+    }
+}

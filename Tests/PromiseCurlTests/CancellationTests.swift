@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import PromiseCurl
+
+/// Cancellation and time-outs stop the transfer in every state.
+@Suite struct CancellationTests {
+    let faults = TestServer.faults
+
+    @Test func cancelBeforeTheDriverStartsIt() async throws {
+        let client = try CurlClient()
+        let promise = client.get(faults.url("/never"))
+        promise.cancel()
+        await #expect(throws: CancellationError.self) { try await promise.get() }
+        #expect(try await eventually { client.pendingRequests == 0 })
+        try await client.shutdown().get()
+    }
+
+    @Test func cancelWhileQueuedForAConnection() async throws {
+        var configuration = CurlConfiguration()
+        configuration.maxConnections = 1
+        configuration.maxConnectionsPerHost = 1
+        let client = try CurlClient(configuration: configuration)
+        let holder = client.get(faults.url("/never"))
+        try await Task.sleep(for: .milliseconds(100))
+        let queued = client.get(faults.url("/never"))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(queued.isPending)
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { try await queued.get() }
+        holder.cancel()
+        #expect(try await eventually { client.pendingRequests == 0 })
+        // The connection slot is free again.
+        let after = try await client.get(TestServer.nginx.url("/hello")).validate().get()
+        #expect(after.text == "hello\n")
+        try await client.shutdown().get()
+    }
+
+    @Test func cancelWhileConnecting() async throws {
+        // The fault server never speaks TLS, so the handshake hangs: the transfer is connecting.
+        var configuration = CurlConfiguration()
+        configuration.connectTimeout = .seconds(60)
+        let client = try CurlClient(configuration: configuration)
+        let promise = client.get(faults.url("/", port: "http", scheme: "https"))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(promise.isPending)
+        let start = ContinuousClock.now
+        promise.cancel()
+        await #expect(throws: CancellationError.self) { try await promise.get() }
+        #expect(try await eventually { client.pendingRequests == 0 })
+        #expect(ContinuousClock.now - start < .seconds(10))
+        try await client.shutdown().get()
+    }
+
+    @Test func connectTimeoutWhileConnecting() async throws {
+        var configuration = CurlConfiguration()
+        configuration.connectTimeout = .milliseconds(300)
+        let client = try CurlClient(configuration: configuration)
+        let error = await #expect(throws: CurlError.self) {
+            try await client.get(faults.url("/", port: "http", scheme: "https")).get()
+        }
+        #expect(error?.code == .operationTimedOut)
+        try await client.shutdown().get()
+    }
+
+    @Test func cancelWhileTransferring() async throws {
+        let client = try CurlClient()
+        let started = Lock(false)
+        var request = CurlRequest(.get, faults.url("/trickle"))
+        request.onProgress = { progress in if progress.downloaded > 0 { started.withLock { $0 = true } } }
+        let promise = client.execute(request)
+        #expect(try await eventually { started.withLock { $0 } }, "the body started arriving")
+        promise.cancel()
+        await #expect(throws: CancellationError.self) { try await promise.get() }
+        #expect(try await eventually { client.pendingRequests == 0 }, "the transfer was removed, not left running")
+        try await client.shutdown().get()
+    }
+
+    @Test func coreTimeoutAbortsTheTransfer() async throws {
+        let client = try CurlClient()
+        let start = ContinuousClock.now
+        let error = await #expect(throws: PromiseError.self) {
+            try await client.get(faults.url("/trickle")).then { $0.text }.timeout(.milliseconds(300)).get()
+        }
+        #expect(error?.code == .timedOut)
+        #expect(try await eventually { client.pendingRequests == 0 }, "upward cancellation reached the transfer")
+        #expect(ContinuousClock.now - start < .seconds(9), "far less than the 10 s the trickle takes")
+        try await client.shutdown().get()
+    }
+
+    @Test func cancelledDownloadLeavesNoFile() async throws {
+        let client = try CurlClient()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let started = Lock(false)
+        var request = CurlRequest(.get, faults.url("/trickle"))
+        request.onProgress = { progress in if progress.downloaded > 0 { started.withLock { $0 = true } } }
+        let promise = client.download(request, to: directory + "/out.bin")
+        #expect(try await eventually { started.withLock { $0 } })
+        promise.cancel()
+        #expect(try await eventually { client.pendingRequests == 0 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        try await client.shutdown().get()
+    }
+}

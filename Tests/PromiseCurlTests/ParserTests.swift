@@ -1,0 +1,85 @@
+import Testing
+
+@testable import PromiseCurl
+
+@Suite struct ParserTests {
+    private func feed(_ lines: [String], limit: Int = 1 << 20) -> (ResponseHeadParser, Bool) {
+        var parser = ResponseHeadParser(limit: limit)
+        var ok = true
+        for line in lines {
+            let bytes = Array(line.utf8)
+            ok = bytes.withUnsafeBytes { parser.feed($0) } && ok
+        }
+        return (parser, ok)
+    }
+
+    @Test func statusLineAndFields() {
+        let (parser, ok) = feed(["HTTP/1.1 404 Not Found\r\n", "Content-Type:  text/plain \r\n", "X-A: 1\r\n", "X-A: 2\r\n", "\r\n"])
+        #expect(ok)
+        #expect(parser.status == 404)
+        #expect(parser.reason == "Not Found")
+        #expect(parser.fields[.contentType] == "text/plain")
+        #expect(parser.fields[values: HTTPField.Name("X-A")!] == ["1", "2"])
+    }
+
+    @Test func aLaterHeadReplacesAnEarlierOne() {
+        let (parser, _) = feed(["HTTP/1.1 301 Moved\r\n", "Location: /b\r\n", "\r\n", "HTTP/2 200\r\n", "x-final: yes\r\n", "\r\n"])
+        #expect(parser.status == 200)
+        #expect(parser.reason == "")
+        #expect(parser.fields[.location] == nil)
+        #expect(parser.fields[HTTPField.Name("x-final")!] == "yes")
+    }
+
+    @Test func foldedLinesContinueTheField() {
+        let (parser, _) = feed(["HTTP/1.0 200 OK\r\n", "X-Long: first\r\n", "  second\r\n", "X-Next: n\r\n"])
+        #expect(parser.fields[HTTPField.Name("X-Long")!] == "first second")
+        #expect(parser.fields[HTTPField.Name("X-Next")!] == "n")
+    }
+
+    @Test func invalidLinesAreSkipped() {
+        let (parser, ok) = feed(["HTTP/1.1 200 OK\r\n", "no colon here\r\n", "Bad Name: v\r\n", ": empty\r\n", "Good: v\r\n"])
+        #expect(ok)
+        #expect(parser.fields.count == 1)
+        #expect(parser.fields[HTTPField.Name("Good")!] == "v")
+    }
+
+    @Test func theLimitHolds() {
+        let (_, ok) = feed(["HTTP/1.1 200 OK\r\n"] + Array(repeating: "X-Filler: 0123456789\r\n", count: 100), limit: 1000)
+        #expect(!ok)
+    }
+
+    @Test func oddStatusLines() {
+        #expect(feed(["HTTP/1.1 20 OK\r\n"]).0.status == 0)
+        #expect(feed(["HTTP/1.1\r\n"]).0.status == 0)
+        #expect(feed(["HTTP/1.1 2000\r\n"]).0.status == 0)
+        #expect(feed(["HTTP/1.1   200   OK  \r\n"]).0.reason == "OK")
+    }
+
+    @Test func urlParts() throws {
+        let parts = try URLParts.parse("HTTPS://user:pw@[::1]:8443/a/b?x=1#frag").get()
+        #expect(parts.scheme == "https")
+        #expect(parts.authority == "user:pw@[::1]:8443")
+        #expect(parts.host == "[::1]")
+        #expect(parts.path == "/a/b")
+        #expect(parts.query == "x=1")
+        #expect(parts.string == "https://user:pw@[::1]:8443/a/b?x=1")
+        #expect(try URLParts.parse("http://h").get().pathAndQuery == "/")
+        #expect(try URLParts.parse("http://h?q").get().string == "http://h/?q")
+        #expect(try URLParts.parse("file:///tmp/x").get().path == "/tmp/x")
+        #expect((try? URLParts.parse("1http://h/").get()) == nil)
+    }
+
+    @Test func percentEncoding() {
+        #expect(PercentEncoding.query("a b+c/~_.-") == "a%20b%2Bc%2F~_.-")
+        #expect(PercentEncoding.form("a b+c") == "a+b%2Bc")
+        #expect(PercentEncoding.query("é") == "%C3%A9")
+    }
+
+    @Test func errorDescriptionsAreOneLine() {
+        let error = CurlError(.couldNotConnect, message: "connection refused by 127.0.0.1:9", method: "GET", url: "http://127.0.0.1:9/")
+        #expect(error.description == "connection refused by 127.0.0.1:9 — GET http://127.0.0.1:9/ (curl error 7, couldNotConnect)")
+        let own = CurlError(.invalidRequest, message: "bad")
+        #expect(own.description == "bad (invalidRequest)")
+        #expect(CurlError.Code(rawValue: 99).name == "code 99")
+    }
+}

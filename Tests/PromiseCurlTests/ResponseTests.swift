@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+@testable import PromiseCurl
+
+@Suite struct ResponseTests {
+    let client: CurlClient
+    let httpbin = TestServer.httpbin
+    let nginx = TestServer.nginx
+
+    init() throws { client = try CurlClient() }
+
+    @Test func gzipIsDecoded() async throws {
+        let response = try await client.get(httpbin.url("/gzip")).validate().get()
+        #expect(response.headerFields[.contentEncoding] == "gzip")
+        #expect(try response.decode(Echo.self).gzipped == true)
+
+        let text = try await client.get(nginx.url("/text.txt")).validate().get()
+        #expect(text.headerFields[.contentEncoding] == "gzip")
+        #expect(text.text.hasPrefix("line 0 of a compressible text\n"))
+        #expect(text.body.count == (try String(contentsOfFile: nginx.root! + "/text.txt", encoding: .utf8)).utf8.count)
+    }
+
+    @Test func chunkedBodyIsCollected() async throws {
+        let response = try await client.get(httpbin.url("/stream/20")).validate().get()
+        #expect(response.headerFields[.transferEncoding] == "chunked")
+        #expect(response.text.split(separator: "\n").count == 20)
+        let bytes = try await client.get(httpbin.url("/stream-bytes/50000?chunk_size=1000&seed=7")).validate().get()
+        #expect(bytes.body.count == 50_000)
+    }
+
+    @Test func validateRejectsNon2xxWithTheResponse() async throws {
+        let error = await #expect(throws: CurlError.self) {
+            try await client.get(httpbin.url("/status/418")).validate().get()
+        }
+        #expect(error?.code == .badStatus)
+        #expect(error?.response?.status.code == 418)
+        #expect(error?.description.contains("status 418") == true)
+        // Without validate(), any status fulfils.
+        #expect(try await client.get(httpbin.url("/status/503")).get().status == .serviceUnavailable)
+        #expect(try await client.get(httpbin.url("/status/204")).validate().get().status == .noContent)
+    }
+
+    @Test func responseHeadIsParsed() async throws {
+        let response = try await client.get(httpbin.url("/json")).validate().get()
+        #expect(response.headerFields[.contentType] == "application/json")
+        #expect(response.status.reasonPhrase == "OK")
+        #expect(response.url == httpbin.url("/json"))
+        #expect(!response.text.isEmpty)
+    }
+
+    @Test func downloadStreamsIntoTheFileAtomically() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let target = directory + "/text.txt"
+        try "old content".write(toFile: target, atomically: false, encoding: .utf8)
+        let progress = Lock<CurlProgress?>(nil)
+        var request = CurlRequest(.get, nginx.url("/text.txt"))
+        request.onProgress = { report in progress.withLock { $0 = report } }
+        let response = try await client.download(request, to: target).get()
+        #expect(response.body.isEmpty)
+        let expected = try Data(contentsOf: URL(fileURLWithPath: nginx.root! + "/text.txt"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["text.txt"])
+        // Progress counts bytes on the wire: gzip-compressed here, so fewer than the file holds.
+        #expect(try await eventually { (progress.withLock { $0?.downloaded } ?? 0) > 0 })
+        #expect(progress.withLock { $0?.downloaded ?? 0 } < Int64(expected.count))
+    }
+
+    @Test func aFailedDownloadLeavesTheTargetAsItWas() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let target = directory + "/page.html"
+        try "keep me".write(toFile: target, atomically: false, encoding: .utf8)
+        let notFound = await #expect(throws: CurlError.self) { try await client.download(nginx.url("/missing"), to: target).get() }
+        #expect(notFound?.code == .badStatus)
+        #expect(notFound?.response?.status == .notFound)
+        let reset = await #expect(throws: CurlError.self) { try await client.download(TestServer.faults.url("/reset"), to: target).get() }
+        #expect(reset?.code == .receiveError || reset?.code == .partialFile)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["page.html"], "no temporary file left behind")
+    }
+
+    @Test func downloadIntoAnUnwritableDirectoryRejectsClearly() async throws {
+        let error = await #expect(throws: CurlError.self) {
+            try await client.download(nginx.url("/small.txt"), to: "/nonexistent-directory/file.txt").get()
+        }
+        #expect(error?.code == .fileError)
+        #expect(error?.message.contains("/nonexistent-directory") == true)
+    }
+
+    @Test func downloadProgressReachesTheTotal() async throws {
+        let reports = Lock<[CurlProgress]>([])
+        var request = CurlRequest(.get, httpbin.url("/bytes/100000"))
+        request.onProgress = { report in reports.withLock { $0.append(report) } }
+        let response = try await client.execute(request).validate().get()
+        #expect(response.body.count == 100_000)
+        #expect(try await eventually { reports.withLock { $0.last?.downloaded == 100_000 } })
+        #expect(reports.withLock { $0.last?.fractionDownloaded } == 1.0)
+    }
+}

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Starts one loopback test server for PromiseCurl's tests and benchmarks, prints one JSON line
+describing it on stdout, and stops it when the process that started it exits.
+
+Kinds:
+  httpbin  httpbin (PyPI) under gunicorn on 127.0.0.1
+  nginx    nginx (Debian) on 127.0.0.1: HTTP/1.1, HTTPS + HTTP/2 with a certificate made by a
+           CA generated here with openssl, and h2c; static files incl. a large one on request
+  faults   a small socket server of ours that misbehaves on purpose (see FaultHandler)
+
+Only 127.0.0.1 is ever bound or contacted.
+
+Usage: serve.py KIND --parent PID [--dir DIR] [--big-mib N] [--workers N]
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HOST = "127.0.0.1"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, child, timeout=30.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if child is not None and child.poll() is not None:
+            raise SystemExit(f"serve.py: the server exited with status {child.returncode} before listening on {port}")
+        try:
+            with socket.create_connection((HOST, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"serve.py: nothing listened on {HOST}:{port} within {timeout} s")
+
+
+def watch_parent(parent, cleanup):
+    """Runs cleanup once the parent process is gone (or on SIGTERM/SIGINT)."""
+    def stop(*_):
+        cleanup()
+        os._exit(0)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    while True:
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            stop()
+        if os.getppid() != parent:
+            stop()
+        time.sleep(0.5)
+
+
+def start_httpbin(args):
+    port = free_port()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", "--workers", str(args.workers),
+         "--worker-class", "gthread", "--threads", "16", "--log-level", "warning", "--timeout", "120",
+         "httpbin:app"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_for_port(port, child)
+    return {"http": port}, [child], None
+
+
+def openssl(*arguments, cwd):
+    subprocess.run(["openssl", *arguments], cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def make_certificates(directory):
+    """A CA, and a server certificate it signed for 127.0.0.1 and localhost."""
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+            "-days", "2", "-subj", "/CN=swift-promise test CA", cwd=directory)
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=127.0.0.1", cwd=directory)
+    with open(os.path.join(directory, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "server.pem", "-days", "2", "-extfile", "san.ext", cwd=directory)
+
+
+def start_nginx(args):
+    directory = args.dir or tempfile.mkdtemp(prefix="promisecurl-nginx-")
+    root = os.path.join(directory, "www")
+    os.makedirs(root, exist_ok=True)
+    for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        os.makedirs(os.path.join(directory, sub), exist_ok=True)
+    with open(os.path.join(root, "small.txt"), "w") as f:
+        f.write("hello from nginx\n")
+    with open(os.path.join(root, "text.txt"), "w") as f:
+        f.write("".join(f"line {i} of a compressible text\n" for i in range(20000)))
+    if args.big_mib:
+        with open(os.path.join(root, "big.bin"), "wb") as f:
+            block = os.urandom(1 << 20)
+            for _ in range(args.big_mib):
+                f.write(block)
+    make_certificates(directory)
+    http, https, h2c = free_port(), free_port(), free_port()
+    user = "user root;" if os.geteuid() == 0 else ""
+    conf = f"""
+{user}
+worker_processes {args.workers};
+daemon off;
+error_log {directory}/error.log warn;
+pid {directory}/nginx.pid;
+events {{ worker_connections 8192; }}
+http {{
+    access_log off;
+    client_body_temp_path {directory}/body;
+    proxy_temp_path {directory}/proxy;
+    fastcgi_temp_path {directory}/fastcgi;
+    uwsgi_temp_path {directory}/uwsgi;
+    scgi_temp_path {directory}/scgi;
+    keepalive_requests 10000000;
+    keepalive_timeout 120s;
+    http2_max_requests 10000000;
+    sendfile on;
+    gzip on;
+    gzip_types text/plain application/json;
+    gzip_min_length 100;
+    default_type application/octet-stream;
+    types {{ text/plain txt; application/json json; }}
+    server {{
+        listen {HOST}:{http};
+        root {root};
+        location = /hello {{ default_type text/plain; return 200 "hello\\n"; }}
+    }}
+    server {{
+        listen {HOST}:{https} ssl http2;
+        ssl_certificate {directory}/server.pem;
+        ssl_certificate_key {directory}/server.key;
+        root {root};
+        location = /hello {{ default_type text/plain; return 200 "hello\\n"; }}
+    }}
+    server {{
+        listen {HOST}:{h2c} http2;
+        root {root};
+        location = /hello {{ default_type text/plain; return 200 "hello\\n"; }}
+    }}
+}}
+"""
+    with open(os.path.join(directory, "nginx.conf"), "w") as f:
+        f.write(conf)
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    child = subprocess.Popen([nginx, "-p", directory, "-c", os.path.join(directory, "nginx.conf")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    for port in (http, https, h2c):
+        wait_for_port(port, child)
+    info = {"http": http, "https": https, "h2c": h2c, "ca": os.path.join(directory, "ca.pem"), "root": root}
+    cleanup_dir = None if args.dir else directory
+    return info, [child], cleanup_dir
+
+
+class FaultHandler(socketserver.BaseRequestHandler):
+    """Misbehaves according to the request path:
+    /never        reads the request and never answers
+    /reset        announces 1 MiB, sends 1 KiB, then resets the connection (RST)
+    /truncated    chunked encoding cut off before the last chunk, then close
+    /bad-status   an invalid status line
+    /huge-headers 1 MiB of header fields
+    /trickle      a 100-byte body, one byte every 100 ms
+    /close        closes without sending anything
+    """
+
+    def handle(self):
+        sock = self.request
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+        path = data.split(b" ", 2)[1].decode("latin-1") if data.count(b" ") >= 2 else "/"
+        path = path.split("?", 1)[0]
+        try:
+            if path == "/never":
+                while sock.recv(65536):
+                    pass
+            elif path == "/reset":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n\r\n" + b"x" * 1024)
+                time.sleep(0.05)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                sock.close()
+            elif path == "/truncated":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n5\r\nwor")
+                sock.shutdown(socket.SHUT_RDWR)
+            elif path == "/bad-status":
+                sock.sendall(b"HTTP/1.1 OK-ISH\r\n\r\n")
+                sock.shutdown(socket.SHUT_RDWR)
+            elif path == "/huge-headers":
+                sock.sendall(b"HTTP/1.1 200 OK\r\n")
+                line = b"X-Filler: " + b"f" * 1000 + b"\r\n"
+                for _ in range(1024):
+                    sock.sendall(line)
+                sock.sendall(b"Content-Length: 0\r\n\r\n")
+            elif path == "/trickle":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
+                for _ in range(100):
+                    sock.sendall(b"t")
+                    time.sleep(0.1)
+            elif path == "/close":
+                sock.shutdown(socket.SHUT_RDWR)
+            else:
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        except OSError:
+            pass
+
+
+class FaultServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def start_faults(args):
+    server = FaultServer((HOST, 0), FaultHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return {"http": server.server_address[1]}, [], None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", choices=["httpbin", "nginx", "faults"])
+    parser.add_argument("--parent", type=int, default=os.getppid())
+    parser.add_argument("--dir")
+    parser.add_argument("--big-mib", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+    starters = {"httpbin": start_httpbin, "nginx": start_nginx, "faults": start_faults}
+    info, children, directory = starters[args.kind](args)
+
+    def cleanup():
+        for child in children:
+            try:
+                os.killpg(child.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for child in children:
+            try:
+                child.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+        if directory:
+            shutil.rmtree(directory, ignore_errors=True)
+
+    print(json.dumps(info), flush=True)
+    watch_parent(args.parent, cleanup)
+
+
+if __name__ == "__main__":
+    main()
