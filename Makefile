@@ -38,7 +38,7 @@ test-tsan:
 
 ## test-asan: the adapter suites under AddressSanitizer with leak detection; any report fails the run
 # scripts/lsan.supp names the few leaks that belong to the toolchain's test runner, not to us.
-ADAPTER_SUITES ?= PromiseFSTests|PromiseSQLiteTests|PromiseUVTests
+ADAPTER_SUITES ?= PromiseFSTests|PromiseSQLiteTests|PromiseUVTests|PromiseCurlTests
 test-asan:
 	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=address --scratch-path .build-asan
 	@$(call run_bounded,env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1 quarantine_size_mb=64" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" \
@@ -77,6 +77,8 @@ docs: bootstrap
 	  generate-documentation --target PromiseSQLite --output-path .build-docs/PromiseSQLite --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseUV --output-path .build-docs/PromiseUV --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseCurl --output-path .build-docs/PromiseCurl --warnings-as-errors
 
 clean:
 	rm -rf .build .build-tsan .build-asan .build-docs Examples/.build Benchmarks/.build

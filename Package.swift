@@ -54,7 +54,14 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseCurlTests",
+            dependencies: ["PromiseCurl", "promisecurl-minimal"],
+            swiftSettings: strictSettings
+        ),
+        // Run by PromiseCurlTests: a program that depends on PromiseCurl alone (checked with ldd).
+        .executableTarget(
+            name: "promisecurl-minimal",
             dependencies: ["PromiseCurl"],
+            path: "Tests/PromiseCurlMinimal",
             swiftSettings: strictSettings
         ),
         .testTarget(
