@@ -62,7 +62,7 @@ extension CurlClient {
         execute(CurlRequest(.delete, url, headers: headers))
     }
 
-    /// Downloads a URL into a file with a `GET`; see ``download(_:to:options:)``.
+    /// Downloads a URL into a file with a `GET`; see ``download(_:to:options:)-(CurlRequest,_,_)``.
     ///
     /// - Parameters:
     ///   - url: An absolute `http` or `https` URL.

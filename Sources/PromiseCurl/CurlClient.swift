@@ -77,7 +77,7 @@ public final class CurlClient: Sendable {
     /// anything is sent (bad URL, header injection, a scheme the request does not allow),
     /// libcurl's code when the transfer fails, ``CurlError/Code/responseTooLarge`` past the
     /// body limit, ``CurlError/Code/shutdown`` when the client shuts down. A response of any
-    /// status fulfils it; chain ``PromiseCore/Promise/validate(on:)`` to refuse non-2xx.
+    /// status fulfils it; chain `validate()` to refuse non-2xx.
     ///
     /// - Parameter request: The request.
     /// - Returns: A promise of the response; cancelling it aborts the transfer.
@@ -143,7 +143,7 @@ public final class CurlClient: Sendable {
     }
 }
 
-/// How ``CurlClient/download(_:to:options:)`` stores a body.
+/// How ``CurlClient/download(_:to:options:)-(CurlRequest,_,_)`` stores a body.
 public struct CurlDownloadOptions: Sendable {
     /// Flush the file and its directory to disk before the promise fulfils (`fsync`), so a
     /// power loss cannot leave a renamed but empty file. Default `true`.

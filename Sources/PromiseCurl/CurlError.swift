@@ -1,5 +1,5 @@
 /// The error every PromiseCurl promise rejects with (besides `CancellationError` and
-/// ``PromiseCore/PromiseError`` from the core's combinators).
+/// `PromiseError` from the core's combinators).
 ///
 /// It holds a ``Code`` (libcurl's `CURLcode`, or one of PromiseCurl's own checks), the message
 /// libcurl wrote into the transfer's error buffer (or PromiseCurl's own), the request's method
@@ -25,7 +25,7 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     public let method: String
     /// The URL the request was made to (before redirects), or empty.
     public let url: String
-    /// The response, when the failure came after one arrived (a status ``validate()`` refused).
+    /// The response, when the failure came after one arrived (a status ``CurlResponse/validate()`` refused).
     public let response: CurlResponse?
 
     /// Creates an error; PromiseCurl makes these, and tests may too.

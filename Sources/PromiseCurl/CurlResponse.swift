@@ -6,7 +6,7 @@ public struct CurlResponse: Sendable {
     /// Status and header fields of the final response (after redirects).
     public var head: HTTPResponse
     /// The body, decoded from any `Content-Encoding` (gzip, deflate). Empty for `HEAD`, and for
-    /// ``CurlClient/download(_:to:options:on:)``, which writes it to a file instead.
+    /// ``CurlClient/download(_:to:options:)-(CurlRequest,_,_)``, which writes it to a file instead.
     public var body: [UInt8]
     /// The URL of the final response, after redirects.
     public var url: String

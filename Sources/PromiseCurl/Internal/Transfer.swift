@@ -1,7 +1,7 @@
 internal import CCurl
 import Synchronization
 
-/// How a download stores its body (see ``CurlClient/download(_:to:options:on:)``).
+/// How a download stores its body (see ``CurlClient/download(_:to:options:)-(CurlRequest,_,_)``).
 struct DownloadTarget: Sendable {
     let path: String
     let options: CurlDownloadOptions
