@@ -34,9 +34,9 @@ public struct CurlRequest: Sendable {
     /// The largest body collected in memory, in bytes; `nil` uses
     /// ``CurlConfiguration/maxResponseBodySize``.
     public var maxResponseBodySize: Int?
-    /// URL schemes this request may use, lowercased. `nil` means `http` and `https` only; add
-    /// `file` (or another scheme libcurl supports) here to opt in. Redirects are always limited
-    /// to `http` and `https`.
+    /// The complete list of URL schemes this request may use, lowercased. `nil` means `http`
+    /// and `https` only; `["http", "https", "file"]` opts in to `file` as well. Redirects are
+    /// always limited to `http` and `https`.
     public var allowedSchemes: Set<String>?
     /// Called with transfer progress, at most about ten times a second and once at the end,
     /// on ``progressContext`` (the default context when `nil`), never on the client's thread.

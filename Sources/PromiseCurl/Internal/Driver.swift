@@ -133,7 +133,10 @@ final class Driver: Sendable {
                 activeCount.subtract(1, ordering: .relaxed)
             }
             for transfer in batch {
-                if transfer.cancelled.load(ordering: .acquiring) {
+                if stopping {
+                    transfer.promise.reject(transfer.error(.shutdown, "the client was shut down before the request started"))
+                    activeCount.subtract(1, ordering: .relaxed)
+                } else if transfer.cancelled.load(ordering: .acquiring) {
                     transfer.promise.reject(CancellationError())
                     activeCount.subtract(1, ordering: .relaxed)
                 } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration) {
