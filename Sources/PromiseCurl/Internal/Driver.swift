@@ -114,7 +114,33 @@ final class Driver: Sendable {
 
     // MARK: The driver thread
 
+    /// Easy handles kept for reuse, driver thread only: `curl_easy_reset` clears a handle's
+    /// options but keeps its allocations, cheaper than `curl_easy_cleanup` + `curl_easy_init`.
+    /// Connections and caches live in the multi handle either way.
+    private struct SpareHandles {
+        private var handles: [UnsafeMutableRawPointer] = []
+        private let limit = 256
+
+        mutating func take() -> UnsafeMutableRawPointer? { handles.popLast() }
+
+        mutating func give(_ easy: UnsafeMutableRawPointer?) {
+            guard let easy else { return }
+            if handles.count < limit {
+                curl_easy_reset(easy)
+                handles.append(easy)
+            } else {
+                curl_easy_cleanup(easy)
+            }
+        }
+
+        mutating func freeAll() {
+            for easy in handles { curl_easy_cleanup(easy) }
+            handles = []
+        }
+    }
+
     private func run() {
+        var spares = SpareHandles()
         var active = [ObjectIdentifier: Transfer]()
         var batch = [Transfer]()
         var cancels = [Transfer]()
@@ -128,7 +154,7 @@ final class Driver: Sendable {
             for transfer in cancels {
                 guard let easy = transfer.easy, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
                 curl_multi_remove_handle(multi.pointer, easy)
-                transfer.cleanUp()
+                spares.give(transfer.detachHandle())
                 transfer.promise.reject(CancellationError())
                 activeCount.subtract(1, ordering: .relaxed)
             }
@@ -139,7 +165,7 @@ final class Driver: Sendable {
                 } else if transfer.cancelled.load(ordering: .acquiring) {
                     transfer.promise.reject(CancellationError())
                     activeCount.subtract(1, ordering: .relaxed)
-                } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration) {
+                } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration, spare: spares.take()) {
                     transfer.promise.reject(failure)
                     activeCount.subtract(1, ordering: .relaxed)
                 } else {
@@ -149,12 +175,13 @@ final class Driver: Sendable {
             batch.removeAll(keepingCapacity: batch.capacity <= 4096)
             cancels.removeAll(keepingCapacity: cancels.capacity <= 4096)
             if stopping {
+                spares.freeAll()
                 stop(active)
                 return
             }
             var running: Int32 = 0
             _ = curl_multi_perform(multi.pointer, &running)
-            completeFinished(&active)
+            completeFinished(&active, &spares)
             let idle: Bool = state.withLock { state in
                 guard state.incoming.isEmpty, state.cancelled.isEmpty, !state.stopping else { return false }
                 state.polling = true
@@ -167,7 +194,7 @@ final class Driver: Sendable {
         }
     }
 
-    private func completeFinished(_ active: inout [ObjectIdentifier: Transfer]) {
+    private func completeFinished(_ active: inout [ObjectIdentifier: Transfer], _ spares: inout SpareHandles) {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi.pointer, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -180,7 +207,7 @@ final class Driver: Sendable {
             active.removeValue(forKey: ObjectIdentifier(transfer))
             transfer.reportFinalProgress()
             let result = transfer.finish(code)
-            transfer.cleanUp()
+            spares.give(transfer.detachHandle())
             activeCount.subtract(1, ordering: .relaxed)
             transfer.promise.resolve(result.mapError { $0 as any Error })
         }

@@ -20,11 +20,11 @@ struct ResponseHeadParser {
 
     /// Takes one line. Returns `false` when the head grew past the limit.
     mutating func feed(_ line: UnsafeRawBufferPointer) -> Bool {
-        var bytes = ArraySlice(line)
-        // Strip the line ending.
-        while let last = bytes.last, last == 0x0A || last == 0x0D { bytes = bytes.dropLast() }
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+        let bytes = line[0..<end]
         if bytes.starts(with: Self.httpPrefix) {
-            startHead(bytes)
+            startHead(ArraySlice(bytes))
             headBytes = line.count
             return headBytes <= limit
         }
@@ -32,14 +32,22 @@ struct ResponseHeadParser {
         guard headBytes <= limit else { return false }
         guard let first = bytes.first else { return true }  // the blank line ending a head
         if first == 0x20 || first == 0x09 {
-            continueLastField(trimmed(bytes))
+            continueLastField(ArraySlice(trimmedRaw(bytes)))
             return true
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return true }
-        let nameBytes = trimmed(bytes[..<colon])
+        let nameBytes = trimmedRaw(bytes[..<colon])
         guard !nameBytes.isEmpty, let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return true }
-        fields.append(HTTPField(name: name, value: trimmed(bytes[bytes.index(after: colon)...])))
+        if fields.isEmpty { fields.reserveCapacity(16) }
+        fields.append(HTTPField(name: name, value: trimmedRaw(bytes[(colon + 1)...])))
         return true
+    }
+
+    private func trimmedRaw(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        return slice
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)

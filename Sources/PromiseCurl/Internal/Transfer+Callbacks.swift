@@ -18,6 +18,12 @@ extension Transfer {
             failure = error(.responseTooLarge, "the response body grew past the limit of \(maxBody) bytes; raise maxResponseBodySize or use download(_:to:)")
             return 0
         }
+        if body.isEmpty, let easy {
+            // One allocation for the whole body when Content-Length is known (capped by the limit).
+            var expected: curl_off_t = -1
+            _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
+            if expected > 0 { body.reserveCapacity(min(Int(expected), maxBody)) }
+        }
         body.append(contentsOf: bytes)
         return bytes.count
     }

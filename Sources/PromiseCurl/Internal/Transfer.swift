@@ -61,8 +61,14 @@ final class Transfer: @unchecked Sendable {
     /// Creates and configures the easy handle and adds it to `multi`.
     ///
     /// - Returns: Why it could not start, or `nil` once it is running.
-    func start(multi: UnsafeMutableRawPointer, configuration: CurlConfiguration) -> CurlError? {
-        guard let easy = curl_easy_init() else { return error(.internalError, "curl_easy_init failed (out of memory?)") }
+    ///
+    /// - Parameters:
+    ///   - multi: The driver's multi handle.
+    ///   - configuration: The client's settings.
+    ///   - spare: An easy handle from an earlier transfer, reset with `curl_easy_reset`, or
+    ///     `nil` for a new one.
+    func start(multi: UnsafeMutableRawPointer, configuration: CurlConfiguration, spare: UnsafeMutableRawPointer?) -> CurlError? {
+        guard let easy = spare ?? curl_easy_init() else { return error(.internalError, "curl_easy_init failed (out of memory?)") }
         self.easy = easy
         retainedForC = Unmanaged.passRetained(self)
         do throws(CurlError) {
@@ -273,8 +279,15 @@ final class Transfer: @unchecked Sendable {
     /// Frees the easy handle, the header list, the body copy and the files. Call after
     /// `curl_multi_remove_handle`, on the driver thread. A download not committed is discarded.
     func cleanUp() {
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy = detachHandle() { curl_easy_cleanup(easy) }
+    }
+
+    /// ``cleanUp()`` except for the easy handle, which is returned for the driver to reset and
+    /// reuse (a new handle costs about as much as configuring one).
+    func detachHandle() -> UnsafeMutableRawPointer? {
+        let detached = easy
         easy = nil
+        defer { retainedForC?.release(); retainedForC = nil }
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
         uploadBytes?.deallocate()
@@ -282,7 +295,6 @@ final class Transfer: @unchecked Sendable {
         uploadFile = nil
         sink?.discard()
         sink = nil
-        retainedForC?.release()
-        retainedForC = nil
+        return detached
     }
 }

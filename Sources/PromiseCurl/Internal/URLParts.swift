@@ -31,40 +31,53 @@ struct URLParts: Sendable, Equatable {
     }
 
     static func parse(_ text: String) -> Result<URLParts, Problem> {
+        var text = text
+        text.makeContiguousUTF8()
+        let utf8 = text.utf8
         var offset = 0
-        for byte in text.utf8 {
+        for byte in utf8 {
             if byte <= 0x20 || byte == 0x7F {
                 let what = byte == 0x20 ? "a space" : "control character 0x\(String(byte, radix: 16, uppercase: true))"
                 return .failure(Problem(message: "URL '\(printable(text))' contains \(what) at offset \(offset); percent-encode it"))
             }
             offset += 1
         }
-        guard let separator = text.firstRange(of: "://") else {
+        // Every delimiter is ASCII, so byte offsets on the UTF-8 view are valid String indices.
+        let bytes = Array(utf8)
+        let count = bytes.count
+        var separator = -1
+        var i = 0
+        while i + 2 < count {
+            if bytes[i] == 0x3A && bytes[i + 1] == 0x2F && bytes[i + 2] == 0x2F { separator = i; break }
+            i += 1
+        }
+        guard separator >= 0 else {
             return .failure(Problem(message: "URL '\(printable(text))' is not absolute; write it as scheme://host/path, e.g. http://127.0.0.1:8080/"))
         }
-        let scheme = text[..<separator.lowerBound]
-        let schemeBytes = Array(scheme.utf8)
         func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+        let schemeBytes = bytes[..<separator]
         guard let first = schemeBytes.first, isLetter(first),
             schemeBytes.allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else {
-            return .failure(Problem(message: "URL '\(printable(text))' has an invalid scheme '\(scheme)'"))
+            return .failure(Problem(message: "URL '\(printable(text))' has an invalid scheme '\(String(decoding: schemeBytes, as: UTF8.self))'"))
         }
-        var rest = text[separator.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = String(rest[..<authorityEnd])
-        var tail = rest[authorityEnd...]
+        var end = count
+        if let hash = bytes[(separator + 3)...].firstIndex(of: 0x23) { end = hash }
+        let rest = bytes[(separator + 3)..<end]
+        let authorityEnd = rest.firstIndex(where: { $0 == 0x2F || $0 == 0x3F }) ?? end
+        let authority = String(decoding: bytes[(separator + 3)..<authorityEnd], as: UTF8.self)
+        var pathEnd = end
         var query: String?
-        if let mark = tail.firstIndex(of: "?") {
-            query = String(tail[tail.index(after: mark)...])
-            tail = tail[..<mark]
+        if let mark = bytes[authorityEnd..<end].firstIndex(of: 0x3F) {
+            query = String(decoding: bytes[(mark + 1)..<end], as: UTF8.self)
+            pathEnd = mark
         }
-        let lowered = scheme.lowercased()
+        let lowered = String(decoding: schemeBytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
         if authority.isEmpty && lowered != "file" {
             return .failure(Problem(message: "URL '\(printable(text))' has no host"))
         }
-        return .success(URLParts(scheme: lowered, authority: authority, path: tail.isEmpty ? "/" : String(tail), query: query))
+        let path = pathEnd == authorityEnd ? "/" : String(decoding: bytes[authorityEnd..<pathEnd], as: UTF8.self)
+        return .success(URLParts(scheme: lowered, authority: authority, path: path, query: query))
     }
 
     private static func printable(_ text: String) -> String {
