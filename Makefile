@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan test-asan bench bench-fs bench-sqlite bench-uv docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan test-asan bench bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -45,12 +45,13 @@ test-asan:
 	  $(SWIFT) test -j $(JOBS) --sanitize=address --scratch-path .build-asan --skip-build \
 	  --filter '$(ADAPTER_SUITES)',swift test --sanitize=address)
 
-## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV
+## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl
 bench: bootstrap
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
 	cd Benchmarks && ./sqlite-ratios.sh
 	cd Benchmarks && ./uv-ratios.sh
+	cd Benchmarks && ./curl-ratios.sh
 
 ## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files, 3 rounds; ~3 min)
 bench-fs: bootstrap
@@ -63,6 +64,10 @@ bench-sqlite: bootstrap
 ## bench-uv: PromiseUV next to raw libuv C calls, a serial DispatchQueue and Node (timers, round trips, Bluebird workloads; ~2 min)
 bench-uv: bootstrap
 	cd Benchmarks && ./uv-ratios.sh
+
+## bench-curl: PromiseCurl next to a raw C libcurl multi loop and AsyncHTTPClient against nginx on loopback (c=1/16/256 and a 256 MiB download, 5 rounds; ~1 min once built)
+bench-curl: bootstrap
+	cd Benchmarks && ./curl-ratios.sh
 
 ## docs: DocC catalogs of PromiseCore, PromiseTesting and the adapters into .build-docs/ (swift-docc-plugin; warnings fail)
 docs: bootstrap

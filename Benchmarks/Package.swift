@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         // The peer for PromiseSQLite (it needs swift-nio 2.101.3 or later).
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
+        // The peer for PromiseCurl.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         // ordo-one/benchmark, formerly package-benchmark (the old identity prints a deprecation
         // warning). The MallocInterposer trait is what makes mallocCount* metrics work on Linux;
         // the other default trait, RuntimeInterposer, needs a package the mirror does not have.
@@ -80,6 +82,26 @@ let package = Package(
             path: "Sources/UVRawBench",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("uv")]
+        ),
+        // PromiseCurl beside a raw C libcurl multi loop (CurlRawBench) and AsyncHTTPClient,
+        // against nginx on loopback; Benchmarks/curl-ratios.sh.
+        .executableTarget(
+            name: "PromiseCurlBench",
+            dependencies: [
+                .product(name: "PromiseCurl", package: "swift-promise"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                "CurlRawBench",
+            ],
+            path: "Sources/PromiseCurlBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "CurlRawBench",
+            path: "Sources/CurlRawBench",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("curl")]
         ),
         // Release-binary size cost of PromiseCore: same program with and without it.
         .executableTarget(
