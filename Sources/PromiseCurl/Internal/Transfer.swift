@@ -89,7 +89,7 @@ final class Transfer: @unchecked Sendable {
         try setLong(easy, CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
 
         // Security defaults, pinned on every handle (libcurl 7.88's own are unsafe).
-        let schemes = (request.allowedSchemes ?? ["http", "https"]).sorted().joined(separator: ",")
+        let schemes = request.allowedSchemes.map { $0.sorted().joined(separator: ",") } ?? "http,https"
         try setString(easy, CURLOPT_PROTOCOLS_STR, schemes, "CURLOPT_PROTOCOLS_STR")
         try setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "CURLOPT_REDIR_PROTOCOLS_STR")
         let redirects = max(0, request.maxRedirects ?? configuration.maxRedirects)
@@ -137,7 +137,7 @@ final class Transfer: @unchecked Sendable {
         let method = request.method
         guard let body = request.body else {
             switch method {
-            case .get: try setLong(easy, CURLOPT_HTTPGET, 1, "CURLOPT_HTTPGET")
+            case .get: break  // a new or reset handle makes a GET
             case .head: try setLong(easy, CURLOPT_NOBODY, 1, "CURLOPT_NOBODY")
             case .post:
                 try setLong(easy, CURLOPT_POST, 1, "CURLOPT_POST")
