@@ -30,10 +30,13 @@ test-core:
 	@$(call run_bounded,$(SWIFT) test -j $(JOBS) --skip-build,swift test)
 
 ## test-tsan: ThreadSanitizer run; any report fails the run
+# Tests run one at a time here: on 2 cores, parallel tests under TSan starved each other for
+# a minute (a 60 s timer fired before the test that set it got to cancel it); one at a time the
+# suites take 16 s instead of 60 s. Concurrency inside each test is unchanged.
 test-tsan:
 	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=thread --scratch-path .build-tsan
 	@$(call run_bounded,env TSAN_OPTIONS="halt_on_error=1 abort_on_error=1" \
-	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan --skip-build \
+	  $(SWIFT) test -j $(JOBS) --sanitize=thread --scratch-path .build-tsan --skip-build --no-parallel \
 	  --filter 'PromiseCoreTests|PromiseTestingTests|PromiseUVTests',swift test --sanitize=thread)
 
 ## test-asan: the adapter suites under AddressSanitizer with leak detection; any report fails the run

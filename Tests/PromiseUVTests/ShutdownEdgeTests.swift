@@ -38,9 +38,9 @@ actor LoopCloser {
                 resumed.store(loop.isOnLoopThread ? 1 : 2, ordering: .releasing)
             }
         }
-        #expect(try await eventually(.seconds(60)) { resumed.load(ordering: .acquiring) != 0 }, "the task awaiting its loop's shutdown never resumed")
+        #expect(try await eventually(.seconds(300)) { resumed.load(ordering: .acquiring) != 0 }, "the task awaiting its loop's shutdown never resumed")
         #expect(resumed.load(ordering: .acquiring) == 1)
-        #expect(try await eventually(.seconds(60)) { weak.loop == nil }, "the loop leaked")
+        #expect(try await eventually(.seconds(300)) { weak.loop == nil }, "the loop leaked")
     }
 
     @Test func anActorOnTheLoopAwaitingItsOwnShutdownResumes() async throws {
@@ -55,9 +55,9 @@ actor LoopCloser {
                 resumed.store(outcome, ordering: .releasing)
             }
         }
-        #expect(try await eventually(.seconds(60)) { resumed.load(ordering: .acquiring) != 0 }, "the actor awaiting its loop's shutdown never resumed")
+        #expect(try await eventually(.seconds(300)) { resumed.load(ordering: .acquiring) != 0 }, "the actor awaiting its loop's shutdown never resumed")
         #expect(resumed.load(ordering: .acquiring) == 1)
-        #expect(try await eventually(.seconds(60)) { weak.loop == nil }, "the loop leaked")
+        #expect(try await eventually(.seconds(300)) { weak.loop == nil }, "the loop leaked")
     }
 
     @Test func aPlainClosureGivenToAShutDownLoopNeverRuns() async throws {
@@ -76,8 +76,8 @@ actor LoopCloser {
     @Test func aPendingExecuteAfterClosureIsDroppedAtShutdownNotRun() async throws {
         let loop = try startedLoop()
         let ran = Atomic<Int>(0)
-        _ = loop.executeAfter(.seconds(60)) { ran.add(1, ordering: .relaxed) }
-        let delayed = Promise(1).delay(on: loop, .seconds(60))
+        _ = loop.executeAfter(.seconds(3_600)) { ran.add(1, ordering: .relaxed) }
+        let delayed = Promise(1).delay(on: loop, .seconds(3_600))
         // Both timers are on the loop before it shuts down.
         #expect(try await Promise<Int>(on: loop) { loop.core.pendingTimerCount }.get() == 2)
         try await loop.shutdown().get()
