@@ -155,19 +155,15 @@ final class Driver: Sendable {
                 guard let easy = transfer.easy, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
                 curl_multi_remove_handle(multi.pointer, easy)
                 spares.give(transfer.detachHandle())
-                transfer.promise.reject(CancellationError())
-                activeCount.subtract(1, ordering: .relaxed)
+                settle(transfer, .failure(CancellationError()))
             }
             for transfer in batch {
                 if stopping {
-                    transfer.promise.reject(transfer.error(.shutdown, "the client was shut down before the request started"))
-                    activeCount.subtract(1, ordering: .relaxed)
+                    settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
                 } else if transfer.cancelled.load(ordering: .acquiring) {
-                    transfer.promise.reject(CancellationError())
-                    activeCount.subtract(1, ordering: .relaxed)
+                    settle(transfer, .failure(CancellationError()))
                 } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration, spare: spares.take()) {
-                    transfer.promise.reject(failure)
-                    activeCount.subtract(1, ordering: .relaxed)
+                    settle(transfer, .failure(failure))
                 } else {
                     active[ObjectIdentifier(transfer)] = transfer
                 }
@@ -208,17 +204,22 @@ final class Driver: Sendable {
             transfer.reportFinalProgress()
             let result = transfer.finish(code)
             spares.give(transfer.detachHandle())
-            activeCount.subtract(1, ordering: .relaxed)
-            transfer.promise.resolve(result.mapError { $0 as any Error })
+            settle(transfer, result.mapError { $0 as any Error })
         }
+    }
+
+    /// Resolves a transfer's promise (ignored if `cancel()` already rejected it) and counts
+    /// it as no longer pending.
+    private func settle(_ transfer: Transfer, _ result: Result<CurlResponse, any Error>) {
+        activeCount.subtract(1, ordering: .relaxed)
+        transfer.promise.resolve(result)
     }
 
     private func stop(_ active: [ObjectIdentifier: Transfer]) {
         for transfer in active.values {
             if let easy = transfer.easy { curl_multi_remove_handle(multi.pointer, easy) }
             transfer.cleanUp()
-            transfer.promise.reject(transfer.error(.shutdown, "the client was shut down while the request was in flight"))
-            activeCount.subtract(1, ordering: .relaxed)
+            settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down while the request was in flight")))
         }
         let (late, waiters): ([Transfer], [Promise<Void>]) = state.withLock { state in
             state.stopped = true
@@ -227,8 +228,7 @@ final class Driver: Sendable {
             return (state.incoming, state.waiters)
         }
         for transfer in late {
-            transfer.promise.reject(transfer.error(.shutdown, "the client was shut down before the request started"))
-            activeCount.subtract(1, ordering: .relaxed)
+            settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
         }
         curl_multi_cleanup(multi.pointer)
         for waiter in waiters { waiter.fulfill(()) }

@@ -24,7 +24,7 @@ struct ResponseHeadParser {
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         let bytes = line[0..<end]
         if bytes.starts(with: Self.httpPrefix) {
-            startHead(ArraySlice(bytes))
+            startHead(bytes)
             headBytes = line.count
             return headBytes <= limit
         }
@@ -32,18 +32,21 @@ struct ResponseHeadParser {
         guard headBytes <= limit else { return false }
         guard let first = bytes.first else { return true }  // the blank line ending a head
         if first == 0x20 || first == 0x09 {
-            continueLastField(ArraySlice(trimmedRaw(bytes)))
+            continueLastField(trimmed(bytes))
             return true
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return true }
-        let nameBytes = trimmedRaw(bytes[..<colon])
+        let nameBytes = trimmed(bytes[..<colon])
         guard !nameBytes.isEmpty, let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return true }
         if fields.isEmpty { fields.reserveCapacity(16) }
-        fields.append(HTTPField(name: name, value: trimmedRaw(bytes[(colon + 1)...])))
+        fields.append(HTTPField(name: name, value: trimmed(bytes[(colon + 1)...])))
         return true
     }
 
-    private func trimmedRaw(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+    private typealias Line = Slice<UnsafeRawBufferPointer>
+
+    /// `bytes` without leading and trailing spaces and tabs.
+    private func trimmed(_ bytes: Line) -> Line {
         var slice = bytes
         while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
         while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
@@ -53,7 +56,7 @@ struct ResponseHeadParser {
     private static let httpPrefix = Array("HTTP/".utf8)
 
     /// `HTTP/1.1 200 OK`: the code is the second word, the reason the rest.
-    private mutating func startHead(_ line: ArraySlice<UInt8>) {
+    private mutating func startHead(_ line: Line) {
         fields = HTTPFields()
         status = 0
         reason = ""
@@ -66,17 +69,10 @@ struct ResponseHeadParser {
         reason = String(decoding: trimmed(rest.dropFirst(3)), as: UTF8.self)
     }
 
-    private mutating func continueLastField(_ more: ArraySlice<UInt8>) {
+    private mutating func continueLastField(_ more: Line) {
         guard let lastIndex = fields.indices.last else { return }
         let field = fields[lastIndex]
         let joined = field.withUnsafeBytesOfValue { Array($0) } + [0x20] + more
         fields[lastIndex] = HTTPField(name: field.name, value: joined)
-    }
-
-    private func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var slice = bytes
-        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
-        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
-        return slice
     }
 }
