@@ -15,6 +15,10 @@ static inline uv_handle_t *cuv_timer_as_handle(uv_timer_t *handle) {
     return (uv_handle_t *)handle;
 }
 
+static inline uv_handle_t *cuv_signal_as_handle(uv_signal_t *handle) {
+    return (uv_handle_t *)handle;
+}
+
 static inline uv_req_t *cuv_work_as_req(uv_work_t *request) {
     return (uv_req_t *)request;
 }

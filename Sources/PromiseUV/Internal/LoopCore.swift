@@ -63,7 +63,8 @@ final class LoopCore: @unchecked Sendable {
     var shuttingDown = false
     private var holdsThread = false
     private var asyncClosed = false
-    private var openHandles = 2
+    /// Handles not yet closed: the wake-up and timer handles, and one per signal watch.
+    var openHandles = 2
     private var loopClosed = false
     /// Set while `onTimer` runs: a timer started meanwhile must not re-arm the handle with a
     /// zero timeout (libuv 1.44 would fire it again in the same pass, forever).
@@ -75,6 +76,8 @@ final class LoopCore: @unchecked Sendable {
     let timers = TimerQueue()
     var armedExpiry: UInt64?
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
+    /// Pending ``UVLoop/nextSignal(_:)`` watches.
+    var signals: [ObjectIdentifier: SignalWatcher] = [:]
 
     /// How many local work items run in a row before pending I/O gets a turn.
     private static let localBatchLimit = 65_536
@@ -353,6 +356,7 @@ final class LoopCore: @unchecked Sendable {
         for entry in timers.removeAll() where !entry.isCancelled {
             entry.abandon()
         }
+        abandonSignals()
         armTimer()
         updateReference()
         if inFlight.isEmpty { closeHandles() }
