@@ -4,6 +4,7 @@
 // by URL.
 //
 //   make demo        # or: cd Examples && swift run promise-demo
+//   make test        # runs MirrorKitTests too (make test-examples)
 
 import Foundation
 import PackageDescription
@@ -12,6 +13,11 @@ import PackageDescription
 // work it out so the example builds whatever the checkout is called.
 let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 
+let settings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
 let package = Package(
     name: "swift-promise-examples",
     dependencies: [
@@ -19,16 +25,35 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     ],
     targets: [
+        // The mirroring pipeline: all four adapters working together on one UVLoop.
+        .target(
+            name: "MirrorKit",
+            dependencies: [
+                .product(name: "PromiseCurl", package: root),
+                .product(name: "PromiseFS", package: root),
+                .product(name: "PromiseSQLite", package: root),
+                .product(name: "PromiseUV", package: root),
+            ],
+            swiftSettings: settings
+        ),
         .executableTarget(
             name: "promise-demo",
             dependencies: [
+                "MirrorKit",
                 .product(name: "PromiseCore", package: root),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: [
-                .swiftLanguageMode(.v6),
-                .enableUpcomingFeature("ExistentialAny"),
-            ]
-        )
+            swiftSettings: settings
+        ),
+        .testTarget(
+            name: "MirrorKitTests",
+            dependencies: [
+                "MirrorKit",
+                "promise-demo",
+                .product(name: "PromiseSQLite", package: root),
+                .product(name: "PromiseUV", package: root),
+            ],
+            swiftSettings: settings
+        ),
     ]
 )

@@ -17,6 +17,9 @@ extension UVLoop {
     /// watching and restores the default action too (unless another watch for the same
     /// signal is pending, on this loop or another).
     ///
+    /// The signal is unblocked on the loop thread (`pthread_sigmask`), so a blocked mask
+    /// inherited from a parent process cannot swallow it.
+    ///
     /// A pending watch does not keep ``run()`` going: a program that is done exits even if
     /// nobody pressed Ctrl-C. Call `nextSignal` again after it fires to keep watching.
     ///

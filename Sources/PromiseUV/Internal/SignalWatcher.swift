@@ -1,4 +1,5 @@
 internal import CUV
+internal import Glibc
 internal import Synchronization
 
 /// One pending ``UVLoop/nextSignal(_:)``: a `uv_signal_t` started one-shot and unreferenced,
@@ -36,6 +37,13 @@ final class SignalWatcher: @unchecked Sendable {
             try uvCheck(status, "uv_signal_start_oneshot", detail: "watching for \(signal)")
         }
         uv_unref(cuv_signal_as_handle(handle))
+        // A signal blocked on every thread is never delivered, and a parent can hand its
+        // blocked mask down (Foundation's Process does): unblock it on the loop thread, so
+        // the kernel always has a thread to deliver it to.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal.rawValue)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// Stops and closes the handle (loop thread); its memory is freed in the close callback.
