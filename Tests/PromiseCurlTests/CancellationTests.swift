@@ -102,4 +102,28 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
         try await client.shutdown().get()
     }
+
+    @Test func aResponseThatNeverComesDoesNotHoldUpOtherRequestsToTheSameHost() async throws {
+        // Regression: CURLOPT_PIPEWAIT on plain HTTP/1.1 made the second request wait for the
+        // first connection to learn whether it multiplexes, which needs its response headers.
+        let client = try CurlClient()
+        let stuck = client.get(faults.url("/never"))
+        try await Task.sleep(for: .milliseconds(100))
+        var request = CurlRequest(.get, faults.url("/"))
+        request.timeout = .seconds(10)
+        let response = try await client.execute(request).get()
+        #expect(response.text == "ok")
+        #expect(stuck.isPending)
+        stuck.cancel()
+        try await client.shutdown().get()
+    }
+
+    @Test func onlyTransfersThatCanMultiplexWaitForAConnection() {
+        #expect(Transfer.canMultiplex("https://example.org/", .automatic))
+        #expect(Transfer.canMultiplex("HTTPS://example.org/", .automatic))
+        #expect(!Transfer.canMultiplex("https://example.org/", .http1_1))
+        #expect(!Transfer.canMultiplex("http://example.org/", .automatic))
+        #expect(Transfer.canMultiplex("http://example.org/", .http2PriorKnowledge))
+        #expect(!Transfer.canMultiplex("http", .automatic))
+    }
 }

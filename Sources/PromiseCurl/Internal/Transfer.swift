@@ -104,7 +104,12 @@ final class Transfer: @unchecked Sendable {
         try setLong(easy, CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyHost ? 2 : 0, "CURLOPT_SSL_VERIFYHOST")
         if let caFile = configuration.tls.caFile { try setString(easy, CURLOPT_CAINFO, caFile, "CURLOPT_CAINFO") }
         try setLong(easy, CURLOPT_HTTP_VERSION, configuration.httpVersion.curlValue, "CURLOPT_HTTP_VERSION")
-        if configuration.waitForMultiplexing { try setLong(easy, CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT") }
+        // Only where multiplexing can happen: HTTP/2 over TLS (ALPN) or h2c by prior knowledge.
+        // On plain HTTP/1.1, PIPEWAIT made a request wait for a same-host connection whose
+        // response headers had not arrived yet (a slow page held up every later request).
+        if configuration.waitForMultiplexing, Self.canMultiplex(request.url, configuration.httpVersion) {
+            try setLong(easy, CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT")
+        }
         if configuration.decompressResponses { try setString(easy, CURLOPT_ACCEPT_ENCODING, "", "CURLOPT_ACCEPT_ENCODING") }
 
         // Where the response goes.
@@ -264,6 +269,18 @@ final class Transfer: @unchecked Sendable {
             message += "; only http and https are allowed unless the request lists more in allowedSchemes"
         }
         return error(CurlError.Code(rawValue: Int(code.rawValue)), message)
+    }
+
+    /// Whether a transfer to `url` could share a connection with others (HTTP/2): over TLS
+    /// unless HTTP/1.1 is forced, or over plain HTTP with prior knowledge.
+    static func canMultiplex(_ url: String, _ version: CurlHTTPVersion) -> Bool {
+        if version == .http2PriorKnowledge { return true }
+        guard version != .http1_1 else { return false }
+        var scheme = url.utf8.prefix(6).makeIterator()
+        for expected in "https:".utf8 {
+            guard let byte = scheme.next(), byte | 0x20 == expected | 0x20 else { return false }
+        }
+        return true
     }
 
     private static func versionName(_ value: Int) -> String {
