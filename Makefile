@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan test-asan bench bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan test-asan test-examples bench bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -16,8 +16,8 @@ build: bootstrap
 demo: bootstrap
 	cd Examples && $(SWIFT) run -j $(JOBS) promise-demo
 
-## test: every suite, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer
-test: bootstrap test-core test-tsan test-asan
+## test: every suite, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer, then the demo's own tests
+test: bootstrap test-core test-tsan test-asan test-examples
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
 TEST_TIMEOUT ?= 900
@@ -47,6 +47,11 @@ test-asan:
 	@$(call run_bounded,env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1 quarantine_size_mb=64" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" \
 	  $(SWIFT) test -j $(JOBS) --sanitize=address --scratch-path .build-asan --skip-build \
 	  --filter '$(ADAPTER_SUITES)',swift test --sanitize=address)
+
+## test-examples: the demo's tests (Examples/Tests/MirrorKitTests): whole mirror runs against httpbin and the sample site, SIGINT to the real program
+test-examples:
+	cd Examples && $(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
+	@$(call run_bounded,sh -c 'cd Examples && exec $(SWIFT) test -j $(JOBS) --skip-build',swift test in Examples)
 
 ## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl
 bench: bootstrap

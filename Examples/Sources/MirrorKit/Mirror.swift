@@ -96,7 +96,6 @@ public final class Mirror: @unchecked Sendable {
         configuration.maxConnectionsPerHost = max(1, options.concurrency)
         configuration.tls.caFile = options.caFile
         configuration.userAgent = "promise-demo (swift-promise)"
-        configuration.waitForMultiplexing = false
         client = try CurlClient(configuration: configuration)
         started = clock.now
         lastPlainStatus = clock.now

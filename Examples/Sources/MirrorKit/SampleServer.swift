@@ -22,20 +22,30 @@ public final class SampleServer: Sendable {
     /// How long ``/slow.html`` takes to answer.
     public static let slowDelay: Duration = .milliseconds(1500)
 
-    /// Starts listening on an ephemeral port of 127.0.0.1.
+    /// The port `promise-demo` asks for first, so that its sample URLs (and the mirror's
+    /// directory names) are the same from one run to the next.
+    public static let preferredPort = 28_417
+
+    /// Starts listening on 127.0.0.1: on `preferredPort` when it is given and free, otherwise
+    /// on a port the kernel picks.
     ///
     /// - Throws: ``MirrorError`` when the socket cannot be bound.
-    public init() throws {
+    public init(preferredPort: Int = 0) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw MirrorError("sample server: socket() failed: \(String(cString: strerror(errno)))") }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        func bindTo(_ port: Int) -> Bool {
+            address.sin_port = UInt16(port).bigEndian
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
         }
-        guard bound == 0, listen(fd, 128) == 0 else {
+        let bound = (preferredPort != 0 && bindTo(preferredPort)) || bindTo(0)
+        guard bound, listen(fd, 128) == 0 else {
             let message = String(cString: strerror(errno))
             close(fd)
             throw MirrorError("sample server: cannot listen on 127.0.0.1: \(message)")

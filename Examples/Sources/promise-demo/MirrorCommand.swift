@@ -73,7 +73,7 @@ struct MirrorCommand: ParsableCommand {
         }
         var server: SampleServer?
         if lines.isEmpty {
-            let sample = try SampleServer()
+            let sample = try SampleServer(preferredPort: SampleServer.preferredPort)
             server = sample
             lines = sample.sampleURLs
             console.line("No URLs given: mirroring the built-in sample site, served on 127.0.0.1:\(sample.port) by this program.")
