@@ -182,7 +182,7 @@ public final class Mirror: @unchecked Sendable {
             let fetch = fetchWithRetry(job, target)
             job.fetch = fetch
             outcome = fetch.then(on: loop) { response in self.store(job, target, response) }
-                .recover(on: loop) { error in self.row(job, error: Self.describe(error), response: error) }
+                .recover(on: loop) { error in self.row(job, error: Self.describe(error), failure: error) }
         }
         outcome
             .then(on: loop) { row in self.record(row, of: job) }
@@ -242,16 +242,18 @@ public final class Mirror: @unchecked Sendable {
             }
     }
 
-    private func row(_ job: Job, error: String?, response: Any? = nil) -> IndexRow {
+    /// A row for `job`, with what is known of the response: from `response` when one
+    /// arrived and was accepted, or from `failure` when it was an unsuccessful status.
+    private func row(_ job: Job, error: String?, response: CurlResponse? = nil, failure: (any Error)? = nil) -> IndexRow {
         var row = IndexRow(
             url: job.line, finalURL: nil, status: nil, bytes: nil,
             durationMs: Format.milliseconds(clock.now - job.started), attempts: job.attempts,
             error: error, file: nil, runID: report.runID
         )
-        if let response = response as? CurlResponse {
+        if let response {
             row.finalURL = response.url
             row.status = response.status.code
-        } else if let failure = response as? HTTPStatusError {
+        } else if let failure = failure as? HTTPStatusError {
             row.finalURL = failure.finalURL
             row.status = failure.status
         }

@@ -14,7 +14,7 @@ struct MirrorCommand: ParsableCommand {
             itself on 127.0.0.1, so it works offline. Ctrl-C cancels the transfers in flight \
             and leaves no partial file. Running it again refreshes the mirror in place.
             Exit status: 0 when the run finished (failed URLs are listed and recorded), 1 when \
-            it could not start, 130 when interrupted.
+            it could not start, 130 when interrupted by Ctrl-C (143 by SIGTERM).
             """
     )
 
@@ -111,6 +111,7 @@ struct MirrorCommand: ParsableCommand {
         for line in Summary.lines(report, outputDirectory: output, elapsed: ContinuousClock.now - start) {
             console.line(line)
         }
-        if report.interruptedBy != nil { throw ExitCode(130) }
+        // The shell's convention for a program stopped by a signal: 128 + its number.
+        if let signal = report.interruptedBy { throw ExitCode(128 + signal.rawValue) }
     }
 }

@@ -49,6 +49,6 @@ struct Tour: ParsableCommand {
         try scenes.cancellation()
         try scenes.dashboard()
         print("")
-        print("Done. Read Examples/Sources/promise-demo/Scenes.swift for the code behind each scene.")
+        print("Done. Read Examples/Sources/promise-demo/Tour/Scenes.swift for the code behind each scene.")
     }
 }
