@@ -23,7 +23,10 @@ public struct CurlConfiguration: Sendable {
     public var httpVersion: CurlHTTPVersion = .automatic
     /// For a burst of requests to a new HTTP/2 origin, wait for the first connection to learn
     /// whether it multiplexes instead of opening one connection each (`CURLOPT_PIPEWAIT`).
-    /// Default `true`.
+    /// Default `true`. It applies only to requests that can multiplex: `https` URLs (unless
+    /// ``httpVersion`` is ``CurlHTTPVersion/http1_1``) and any URL with
+    /// ``CurlHTTPVersion/http2PriorKnowledge``. A plain `http` request never waits, so a
+    /// slow response cannot hold up other requests to the same host.
     public var waitForMultiplexing = true
     /// Ask for compressed responses and decode them (`Accept-Encoding` with every encoding
     /// libcurl supports). Default `true`.

@@ -69,7 +69,8 @@ static int configure(CURL *easy, slot *s) {
     bad |= curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L) != CURLE_OK;
     bad |= curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 10000L) != CURLE_OK;
     bad |= curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS) != CURLE_OK;
-    bad |= curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L) != CURLE_OK;
+    // No CURLOPT_PIPEWAIT: PromiseCurl sets it only where a request can multiplex (https or
+    // h2c prior knowledge), and the benchmark's URLs are plain http.
     bad |= curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK;
     bad |= curl_easy_setopt(easy, CURLOPT_USERAGENT, "swift-promise PromiseCurl") != CURLE_OK;
     bad |= curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L) != CURLE_OK;
