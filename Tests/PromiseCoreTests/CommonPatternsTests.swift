@@ -1,0 +1,807 @@
+import Dispatch
+import Glibc
+import PromiseCore
+import Synchronization
+import Testing
+
+// Every ```swift block of Sources/PromiseCore/PromiseCore.docc/CommonPatterns.md, exactly as
+// written there, with assertions on what it does. `articleSnippetsAreAllHere` fails when a
+// block of the article is missing from this file, so editing one without the other is caught.
+// The stand-ins the snippets call (fetchUser, upload, search, …) are members of the suite, so
+// they shadow the README's stand-ins of the same names in this file only.
+
+@Suite struct CommonPatternsTests {
+    let gauge = Gauge()
+    let settingsLoads = Counter()
+    let searchesStopped = Counter()
+    let converted = Recorder<String>()
+    let photoLoads = Counter()
+    let backupsStarted = Counter()
+    let backupsStopped = Counter()
+
+    // MARK: - Chaining
+
+    @Test func chaining() throws {
+        let log = Recorder<String>()
+
+        let banner = fetchUser(id: 7)                     // Promise<User>
+            .then { user in fetchAvatar(for: user) }      // waits for the avatar: Promise<Avatar>
+            .then { avatar in try render(avatar) }        // may throw: Promise<String>
+            .always { log.append("finished") }            // whatever the outcome
+            .catch { error in log.append("failed: \(error)") }
+
+        #expect(try awaitPromise(banner, timeout: .seconds(5)) == "Ada at 512 px")
+        #expect(log.events == ["finished"])
+    }
+
+    @Test func failingChain() throws {
+        let log = Recorder<String>()
+
+        let broken = fetchUser(id: 0)                     // a user without an avatar
+            .then { user in fetchAvatar(for: user) }
+            .then { avatar in
+                guard avatar.size > 0 else { throw RenderError.empty }
+                return try render(avatar)
+            }
+            .then { text in log.append("shown: \(text)") }  // skipped
+            .catch { error in log.append("failed: \(error)") }
+
+        #expect(throws: RenderError.empty) { try awaitPromise(broken, timeout: .seconds(5)) }
+        #expect(log.events == ["failed: empty"])
+    }
+
+    @Test func backgroundWork() throws {
+        let imageWork = DispatchQueue(label: "image-work")
+        let icon = fetchUser(id: 7)
+            .then { user in fetchAvatar(for: user) }
+            .then(on: imageWork) { avatar in avatar.scaled(to: 64) }     // runs on imageWork
+            .then { avatar in "\(avatar.owner) at \(avatar.size) px" }   // back on the default context
+
+        #expect(try awaitPromise(icon, timeout: .seconds(5)) == "Ada at 64 px")
+    }
+
+    @Test func sharingOneResult() throws {
+        let settings = loadSettings()                     // the work starts once
+        let theme = settings.then { $0.theme }            // any number of steps may wait for it,
+        let language = settings.then { $0.language }      // before or after it settles
+
+        #expect(try awaitPromise(theme, timeout: .seconds(5)) == "dark")
+        #expect(try awaitPromise(language, timeout: .seconds(5)) == "en")
+        let late = settings.then { $0.theme }             // after it settled: same value, no new work
+        #expect(try awaitPromise(late, timeout: .seconds(5)) == "dark")
+        #expect(settingsLoads.value == 1)
+    }
+
+    // MARK: - Many promises
+
+    @Test func oneAtATime() throws {
+        let files = ["a.txt", "b.txt", "c.txt"]
+        let oneByOne = Promise.map(files, concurrency: 1) { name in upload(name) }
+
+        #expect(try awaitPromise(oneByOne, timeout: .seconds(5)) == ["a.txt uploaded", "b.txt uploaded", "c.txt uploaded"])
+        #expect(gauge.max == 1)
+        #expect(gauge.finishOrder == files)
+    }
+
+    @Test func foldingOneAtATime() throws {
+        let files = ["a.txt", "b.txt", "c.txt"]
+
+        let receipts = Promise([String]()).reduce(files) { done, name in
+            upload(name).then { done + [$0] }            // starts once the previous upload is done
+        }
+
+        #expect(try awaitPromise(receipts, timeout: .seconds(5)) == ["a.txt uploaded", "b.txt uploaded", "c.txt uploaded"])
+        #expect(gauge.max == 1)
+        #expect(gauge.finishOrder == files)
+    }
+
+    @Test func allInParallel() throws {
+        let files = ["a.txt", "b.txt", "c.txt"]
+
+        let everyFile = all(files.map { upload($0) })    // all three start now
+
+        #expect(try awaitPromise(everyFile, timeout: .seconds(5)) == ["a.txt uploaded", "b.txt uploaded", "c.txt uploaded"])
+        #expect(gauge.max > 1)   // they overlapped
+        #expect(gauge.max <= 3)
+    }
+
+    @Test func concurrencyLimit() throws {
+        let photos = (1...12).map { "photo\($0).jpg" }
+        let uploaded = Promise.map(photos, concurrency: 3) { name in upload(name) }
+
+        let names = try awaitPromise(uploaded, timeout: .seconds(5))
+        #expect(names == photos.map { "\($0) uploaded" })   // input order, whatever the finishing order
+        #expect(gauge.max <= 3)                             // the limit held
+        #expect(gauge.max > 1)                              // and was used
+        #expect(gauge.started == 12)
+    }
+
+    // MARK: - Time
+
+    @Test func timeout() throws {
+        let started = ContinuousClock.now
+
+        let results = all([search("swift"), search("promises")])
+            .timeout(.milliseconds(50))                  // rejects with PromiseError.Code.timedOut
+                                                         // and cancels both searches
+
+        let error = #expect(throws: PromiseError.self) { try awaitPromise(results, timeout: .seconds(5)) }
+        #expect(error?.code == .timedOut)
+        #expect(ContinuousClock.now - started >= .milliseconds(50))
+        #expect(pollUntil { searchesStopped.value == 2 })   // the work behind it was stopped
+    }
+
+    @Test func timeoutByRace() throws {
+        let fresh = search("swift")
+        let cached = Promise(["cached result"]).delay(.milliseconds(50))
+        let shown = race([fresh, cached])                // the first to settle wins; the other is cancelled
+
+        #expect(try awaitPromise(shown, timeout: .seconds(5)) == ["cached result"])
+        #expect(pollUntil { fresh.isCancelled && searchesStopped.value == 1 })
+    }
+
+    @Test func minimumDuration() throws {
+        let started = ContinuousClock.now
+
+        let atLeast = Promise(()).delay(.milliseconds(50))   // starts counting now
+        let status = all(quickCheck(), atLeast)
+            .then { status, _ in status }                    // after whichever takes longer
+
+        #expect(try awaitPromise(status, timeout: .seconds(5)) == "all good")
+        #expect(ContinuousClock.now - started >= .milliseconds(50))
+    }
+
+    // MARK: - Cancellation
+
+    @Test func cancellingStopsTheWork() throws {
+        let saved = convert("report.txt")
+            .then { name in "saved \(name)" }
+        saved.cancel()    // convert's promise has no other consumer: it is cancelled, its job stopped
+
+        #expect(saved.isCancelled)
+        blockThread(for: .milliseconds(80))   // well past the job's 30 ms
+        #expect(converted.events.isEmpty)
+    }
+
+    @Test func cancellingATaskStopsTheWork() throws {
+        let report = Promise {
+            try await Task.sleep(for: .milliseconds(30))     // throws CancellationError once cancelled
+            converted.append("report.pdf")
+            return "report.pdf"
+        }
+        report.cancel()                                      // cancels the Task
+
+        #expect(report.isCancelled)
+        blockThread(for: .milliseconds(80))
+        #expect(converted.events.isEmpty)
+    }
+
+    @Test func workThatIsNotCancelledRuns() throws {
+        // The control for the two tests above: left alone, the same work does happen.
+        let saved = convert("report.txt").then { name in "saved \(name)" }
+        #expect(try awaitPromise(saved, timeout: .seconds(5)) == "saved report.pdf")
+        #expect(converted.events == ["report.pdf"])
+    }
+
+    // MARK: - Retry and polling
+
+    @Test func retryTransientFailures() throws {
+        let service = StatusService(failuresBeforeSuccess: 2)
+
+        let status = retry(attempts: 3, delay: .milliseconds(10), condition: { _, error in error is Unavailable }) {
+            service.status()
+        }
+
+        #expect(try awaitPromise(status, timeout: .seconds(5)) == "ok")
+        #expect(service.calls == 3)
+
+        let broken = StatusService(failuresBeforeSuccess: 2, failure: RenderError.empty)
+        let notRetried = retry(attempts: 3, delay: .milliseconds(10), condition: { _, error in error is Unavailable }) {
+            broken.status()
+        }
+        #expect(throws: RenderError.empty) { try awaitPromise(notRetried, timeout: .seconds(5)) }
+        #expect(broken.calls == 1)
+    }
+
+    @Test func polling() throws {
+        let job = BuildJob(doneAfterPolls: 3)
+
+        let finished = retry(attempts: 100, delay: .milliseconds(10)) {
+            job.status().validate { $0 == .done }        // not done yet: a failed attempt, try again
+        }
+
+        #expect(try awaitPromise(finished, timeout: .seconds(5)) == .done)
+        #expect(job.polls == 3)
+
+        let stuck = BuildJob(doneAfterPolls: .max)
+        let gaveUp = retry(attempts: 2, delay: .milliseconds(10)) { stuck.status().validate { $0 == .done } }
+        let error = #expect(throws: PromiseError.self) { try awaitPromise(gaveUp, timeout: .seconds(5)) }
+        #expect(error?.code == .validationFailure)
+        #expect(stuck.polls == 3)
+    }
+
+    // MARK: - Wrapping callbacks and delegates
+
+    @Test func wrappingCallbacks() throws {
+        let size = wrap { fileSize(of: "notes.txt", completion: $0) }     // (Int?, Error?) handler
+        let text = wrap { readText(of: "notes.txt", completion: $0) }     // Result handler
+        let dimensions = Promise<(width: Int, height: Int)> { fulfill, reject in   // any other shape
+            measureImage("logo.png") { width, height, error in
+                if let error { reject(error) } else { fulfill((width, height)) }
+            }
+        }
+
+        #expect(try awaitPromise(size, timeout: .seconds(5)) == 9)
+        #expect(try awaitPromise(text, timeout: .seconds(5)) == "some text")
+        let measured = try awaitPromise(dimensions, timeout: .seconds(5))
+        #expect(measured.width == 640 && measured.height == 480)
+
+        let missing = wrap { fileSize(of: "missing.txt", completion: $0) }
+        #expect(throws: Unavailable.self) { try awaitPromise(missing, timeout: .seconds(5)) }
+    }
+
+    @Test func wrappingADelegate() throws {
+        let scanner = DeviceScanner(devices: ["printer", "speaker", "lamp"])
+
+        let device = scanOnce(with: scanner)
+
+        #expect(try awaitPromise(device, timeout: .seconds(5)) == "printer")   // the first report wins
+        #expect(pollUntil { scanner.stops >= 1 })     // and the proxy stopped the scan
+        #expect(pollUntil { !scanner.hasDelegate })   // the proxy was released once the promise settled
+    }
+
+    @Test func wrappingADelegateThatFails() {
+        let scanner = DeviceScanner(devices: [])
+        let device = scanOnce(with: scanner)
+        #expect(throws: Unavailable.self) { try awaitPromise(device, timeout: .seconds(5)) }
+        #expect(pollUntil { !scanner.hasDelegate })
+    }
+
+    @Test func wrappingADelegateThatNeverAnswers() {
+        let scanner = DeviceScanner(devices: ["printer"], silent: true)
+        let device = scanOnce(with: scanner).timeout(.milliseconds(20))
+        let error = #expect(throws: PromiseError.self) { try awaitPromise(device, timeout: .seconds(5)) }
+        #expect(error?.code == .timedOut)
+        #expect(pollUntil { !scanner.hasDelegate })   // cancelling released the proxy too
+    }
+
+    // MARK: - Recovery
+
+    @Test func recovery() throws {
+        #expect(try awaitPromise(cityOrDefault(Promise<String>(AirplaneMode())), timeout: .seconds(5)) == "Savannah")
+        #expect(try awaitPromise(cityOrDefault(Promise("Lisbon")), timeout: .seconds(5)) == "Lisbon")
+        #expect(throws: Unavailable.self) {
+            try awaitPromise(cityOrDefault(Promise<String>(Unavailable())), timeout: .seconds(5))
+        }
+    }
+
+    @Test func recoveryWithAnotherAttempt() throws {
+        let city = currentCity()
+            .recover { _ in lastKnownCity() }            // another attempt, from somewhere else
+
+        #expect(try awaitPromise(city, timeout: .seconds(5)) == "Porto")
+    }
+
+    // MARK: - Results
+
+    @Test func keepingEarlierResults() throws {
+        let card = fetchUser(id: 7)
+            .then { user in fetchAvatar(for: user).then { avatar in (user, avatar) } }
+            .then { user, avatar in "\(user.name) (#\(user.id)), \(avatar.size) px" }
+
+        let independent = all(fetchUser(id: 7), loadSettings())   // no need to wait in turn
+            .then { user, settings in "\(user.name) likes \(settings.theme)" }
+
+        #expect(try awaitPromise(card, timeout: .seconds(5)) == "Ada (#7), 512 px")
+        #expect(try awaitPromise(independent, timeout: .seconds(5)) == "Ada likes dark")
+    }
+
+    @Test func waitingForAllWhateverTheirResult() throws {
+        let outcomes = all([fetchUser(id: 1), fetchUser(id: -1), fetchUser(id: 3)].map(settled))
+
+        let results = try awaitPromise(outcomes, timeout: .seconds(5))
+        #expect(results.count == 3)
+        #expect((try? results[0].get())?.name == "User 1")
+        #expect(throws: Unavailable.self) { try results[1].get() }
+        #expect((try? results[2].get())?.name == "User 3")
+
+        let cancelled = Promise<Int>.pending()
+        cancelled.cancel()
+        let withCancellation = try awaitPromise(all([settled(cancelled), settled(Promise(1))]), timeout: .seconds(5))
+        #expect(withCancellation[0].failureValue is CancellationError)
+    }
+
+    // MARK: - Trees of promises
+
+    @Test func treeOfParallelTasks() throws {
+        let photo = loadPhoto(named: "beach.jpg")               // one root
+        let thumbnail = photo.then { makeThumbnail(of: $0) }    // three branches,
+        let faces = photo.then { detectFaces(in: $0) }          // started together
+        let backup = photo.then { uploadBackup(of: $0) }        // once the photo is loaded
+        let everything = all(thumbnail, faces, backup)
+
+        let (small, count, receipt) = try awaitPromise(everything, timeout: .seconds(5))
+        #expect(small == "beach.jpg, 64 px")
+        #expect(count == 2)
+        #expect(receipt == "beach.jpg backed up")
+        #expect(photoLoads.value == 1)
+        #expect(gauge.max > 1)   // the branches overlapped
+    }
+
+    @Test func cancellingOneBranch() throws {
+        let photo = loadPhoto(named: "beach.jpg")
+        let thumbnail = photo.then { makeThumbnail(of: $0) }
+        let backup = photo.then { uploadBackup(of: $0) }
+        backup.cancel()    // this branch only: the photo still loads, the thumbnail is still made
+
+        #expect(try awaitPromise(thumbnail, timeout: .seconds(5)) == "beach.jpg, 64 px")
+        #expect(backup.isCancelled)
+        #expect(photo.isFulfilled)
+        #expect(backupsStarted.value == 0)
+    }
+
+    @Test func cancellingABranchWhoseWorkIsRunning() throws {
+        let photo = loadPhoto(named: "beach.jpg")
+        let thumbnail = photo.then { makeThumbnail(of: $0) }
+        let backup = photo.then { uploadBackup(of: $0) }
+        #expect(pollUntil { backupsStarted.value == 1 })
+        backup.cancel()
+        #expect(pollUntil { backupsStopped.value == 1 })   // the upload itself was stopped
+        #expect(try awaitPromise(thumbnail, timeout: .seconds(5)) == "beach.jpg, 64 px")
+        #expect(!photo.isCancelled)
+    }
+
+    @Test func cancellingTheRoot() {
+        let photo = loadPhoto(named: "beach.jpg")
+        let thumbnail = photo.then { makeThumbnail(of: $0) }
+        let faces = photo.then { detectFaces(in: $0) }
+        photo.cancel()     // the root: every branch is cancelled with it
+
+        #expect(outcome(of: thumbnail).failureValue is CancellationError)
+        #expect(outcome(of: faces).failureValue is CancellationError)
+        #expect(gauge.started == 0)
+    }
+
+    @Test func serialContextForSharedState() throws {
+        let tally = Tally()
+        let words = ["Red", "green", "RED", "blue", "red", "Green"]
+        let counted = words.map { word in
+            Promise(on: DispatchQueue.global()) { word.lowercased() }   // produced in parallel
+                .then(on: tally.queue) { tally.add($0) }                // counted one at a time
+        }
+        let counts = all(counted).then(on: tally.queue) { _ in tally.counts }
+
+        #expect(try awaitPromise(counts, timeout: .seconds(5)) == ["red": 3, "green": 2, "blue": 1])
+    }
+
+    // MARK: - The article and this file agree
+
+    @Test func articleSnippetsAreAllHere() throws {
+        let missing = try ArticleSnippets.missing(article: "CommonPatterns.md", testFile: #filePath)
+        #expect(missing.count == 0, "CommonPatterns.md blocks not found verbatim in this file:\n\(missing.joined(separator: "\n\n"))")
+        #expect(try ArticleSnippets.blocks(article: "CommonPatterns.md").count >= 25)
+    }
+}
+
+// MARK: - Helpers in the article
+
+extension CommonPatternsTests {
+    /// Converts a file after 30 ms of work on another thread.
+    func convert(_ file: String) -> Promise<String> {
+        let promise = Promise<String>.pending()
+        let job = DispatchQueue.global().executeAfter(.milliseconds(30)) {
+            let pdf = file.replacing(".txt", with: ".pdf")   // the work: never runs once cancelled
+            converted.append(pdf)
+            promise.fulfill(pdf)
+        }
+        promise.onCancel { job.cancel() }                   // how to stop it
+        return promise
+    }
+
+    /// Reports to its `delegate`, which it holds weakly, and may report more than once.
+    protocol ScannerDelegate: AnyObject, Sendable {
+        func scanner(_ scanner: DeviceScanner, didFind device: String)
+        func scanner(_ scanner: DeviceScanner, didFailWith error: any Error)
+    }
+
+    /// Turns the first report of a scan into a promise.
+    final class ScanProxy: ScannerDelegate {
+        let promise = Promise<String>.pending()
+
+        func start(_ scanner: DeviceScanner) -> Promise<String> {
+            scanner.delegate = self      // a weak reference: something else must keep self alive,
+            scanner.start()
+            return promise.always { _ = self }   // so the pending promise holds it until it settles
+        }
+
+        func scanner(_ scanner: DeviceScanner, didFind device: String) {
+            promise.fulfill(device)      // only the first report counts
+            scanner.stop()
+        }
+
+        func scanner(_ scanner: DeviceScanner, didFailWith error: any Error) {
+            promise.reject(error)
+        }
+    }
+
+    func scanOnce(with scanner: DeviceScanner) -> Promise<String> {
+        ScanProxy().start(scanner)
+    }
+
+    func cityOrDefault(_ location: Promise<String>) -> Promise<String> {
+        location.recover { error in
+            guard error is AirplaneMode else { throw error }   // recover only what you expect
+            return "Savannah"
+        }
+    }
+
+    /// The outcome of `promise`, as a value: never rejects, not even when cancelled.
+    func settled<Value>(_ promise: Promise<Value>) -> Promise<Result<Value, any Error>> {
+        promise
+            .then { Result<Value, any Error>.success($0) }
+            .recover(policy: .allErrors) { .failure($0) }
+    }
+
+    /// Word counts that only `queue` reads or writes.
+    final class Tally: @unchecked Sendable {
+        // Safe: `counts` is only touched by blocks running on `queue`, which is serial.
+        let queue = DispatchQueue(label: "tally")
+        private(set) var counts: [String: Int] = [:]
+
+        func add(_ word: String) {
+            dispatchPrecondition(condition: .onQueue(queue))
+            counts[word, default: 0] += 1
+        }
+    }
+}
+
+// MARK: - Stand-ins for the reader's own code
+
+extension CommonPatternsTests {
+    struct User: Sendable {
+        let id: Int
+        let name: String
+    }
+
+    struct Avatar: Sendable {
+        let owner: String
+        let size: Int
+
+        func scaled(to size: Int) -> Avatar { Avatar(owner: owner, size: size) }
+    }
+
+    struct Settings: Sendable {
+        let theme: String
+        let language: String
+    }
+
+    struct Photo: Sendable {
+        let name: String
+    }
+
+    enum RenderError: Error, Equatable {
+        case empty
+    }
+
+    struct Unavailable: Error {}
+    struct AirplaneMode: Error {}
+
+    enum JobStatus: Sendable, Equatable {
+        case running, done
+    }
+
+    /// Users after 5 ms; negative ids are unavailable, user 0 has an empty avatar.
+    func fetchUser(id: Int) -> Promise<User> {
+        guard id >= 0 else { return Promise<User>(Unavailable()).delay(.milliseconds(5)) }
+        return Promise(User(id: id, name: id == 7 ? "Ada" : "User \(id)")).delay(.milliseconds(5))
+    }
+
+    func fetchAvatar(for user: User) -> Promise<Avatar> {
+        Promise(Avatar(owner: user.name, size: user.id == 0 ? 0 : 512)).delay(.milliseconds(5))
+    }
+
+    func render(_ avatar: Avatar) throws -> String {
+        guard avatar.size > 0 else { throw RenderError.empty }
+        return "\(avatar.owner) at \(avatar.size) px"
+    }
+
+    func loadSettings() -> Promise<Settings> {
+        settingsLoads.increment()
+        return Promise(Settings(theme: "dark", language: "en")).delay(.milliseconds(5))
+    }
+
+    /// Takes 30 ms, counted by `gauge`.
+    func upload(_ name: String) -> Promise<String> {
+        gauge.run(name, for: .milliseconds(30)) { "\(name) uploaded" }
+    }
+
+    /// Takes 5 s unless cancelled; counts the cancellations in `searchesStopped`.
+    func search(_ query: String) -> Promise<[String]> {
+        let promise = Promise<[String]>.pending()
+        let work = DispatchQueue.global().executeAfter(.seconds(5)) { promise.fulfill(["\(query): 1 result"]) }
+        let stopped = searchesStopped
+        promise.onCancel {
+            work.cancel()
+            stopped.increment()
+        }
+        return promise
+    }
+
+    func quickCheck() -> Promise<String> {
+        Promise("all good").delay(.milliseconds(1))
+    }
+
+    func currentCity() -> Promise<String> {
+        Promise<String>(AirplaneMode()).delay(.milliseconds(1))
+    }
+
+    func lastKnownCity() -> Promise<String> {
+        Promise("Porto").delay(.milliseconds(1))
+    }
+
+    func loadPhoto(named name: String) -> Promise<Photo> {
+        photoLoads.increment()
+        return Promise(Photo(name: name)).delay(.milliseconds(10))
+    }
+
+    func makeThumbnail(of photo: Photo) -> Promise<String> {
+        gauge.run("thumbnail", for: .milliseconds(50)) { "\(photo.name), 64 px" }
+    }
+
+    func detectFaces(in photo: Photo) -> Promise<Int> {
+        gauge.run("faces", for: .milliseconds(50)) { 2 }
+    }
+
+    /// Takes 50 ms; counts starts in `backupsStarted` and cancellations in `backupsStopped`.
+    func uploadBackup(of photo: Photo) -> Promise<String> {
+        backupsStarted.increment()
+        let promise = gauge.run("backup", for: .milliseconds(50)) { "\(photo.name) backed up" }
+        let stopped = backupsStopped
+        promise.onCancel { stopped.increment() }
+        return promise
+    }
+
+    /// Answers `fileSize(of:)` with 9 bytes, or `Unavailable` for `missing.txt`, on another thread.
+    func fileSize(of path: String, completion: @escaping @Sendable (Int?, (any Error)?) -> Void) {
+        DispatchQueue.global().async {
+            path == "missing.txt" ? completion(nil, Unavailable()) : completion(9, nil)
+        }
+    }
+
+    func readText(of path: String, completion: @escaping @Sendable (Result<String, Unavailable>) -> Void) {
+        DispatchQueue.global().async { completion(.success("some text")) }
+    }
+
+    func measureImage(_ name: String, completion: @escaping @Sendable (Int, Int, (any Error)?) -> Void) {
+        DispatchQueue.global().async { completion(640, 480, nil) }
+    }
+
+    /// Answers "ok" after failing a given number of times.
+    final class StatusService: Sendable {
+        private let state: Mutex<(failuresLeft: Int, calls: Int)>
+        private let failure: any Error
+
+        init(failuresBeforeSuccess: Int, failure: any Error = Unavailable()) {
+            state = Mutex((failuresBeforeSuccess, 0))
+            self.failure = failure
+        }
+
+        var calls: Int { state.withLock { $0.calls } }
+
+        func status() -> Promise<String> {
+            let fail = state.withLock { state in
+                state.calls += 1
+                state.failuresLeft -= 1
+                return state.failuresLeft >= 0
+            }
+            return fail ? Promise<String>(failure).delay(.milliseconds(1)) : Promise("ok").delay(.milliseconds(1))
+        }
+    }
+
+    /// Reports `.running` until it has been asked a given number of times.
+    final class BuildJob: Sendable {
+        private let doneAfterPolls: Int
+        private let count = Mutex(0)
+
+        init(doneAfterPolls: Int) {
+            self.doneAfterPolls = doneAfterPolls
+        }
+
+        var polls: Int { count.withLock { $0 } }
+
+        func status() -> Promise<JobStatus> {
+            let poll = count.withLock { $0 += 1; return $0 }
+            return Promise(poll >= doneAfterPolls ? .done : .running).delay(.milliseconds(1))
+        }
+    }
+
+    /// A delegate-style API: reports each device to a weak delegate, or fails if it finds none.
+    /// A silent scanner never reports anything.
+    final class DeviceScanner: Sendable {
+        private struct State {
+            weak var delegate: (any ScannerDelegate)?
+            var running = false
+            var stops = 0
+        }
+
+        private let state = Mutex(State())
+        private let devices: [String]
+        private let silent: Bool
+
+        init(devices: [String], silent: Bool = false) {
+            self.devices = devices
+            self.silent = silent
+        }
+
+        var delegate: (any ScannerDelegate)? {
+            get { state.withLock { $0.delegate } }
+            set { state.withLock { $0.delegate = newValue } }
+        }
+
+        var hasDelegate: Bool { delegate != nil }
+        var stops: Int { state.withLock { $0.stops } }
+
+        func start() {
+            state.withLock { $0.running = true }
+            guard !silent else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { [self] in
+                guard !devices.isEmpty else {
+                    delegate?.scanner(self, didFailWith: Unavailable())
+                    return
+                }
+                for device in devices where state.withLock({ $0.running }) {
+                    delegate?.scanner(self, didFind: device)
+                }
+            }
+        }
+
+        func stop() {
+            state.withLock { state in
+                state.running = false
+                state.stops += 1
+            }
+        }
+    }
+}
+
+// MARK: - Measuring
+
+extension CommonPatternsTests {
+    /// Counts work in flight, remembers the most at once, and the order work finished in.
+    final class Gauge: Sendable {
+        private struct State {
+            var inFlight = 0
+            var max = 0
+            var started = 0
+            var finished: [String] = []
+        }
+
+        private let state = Mutex(State())
+
+        var max: Int { state.withLock { $0.max } }
+        var started: Int { state.withLock { $0.started } }
+        var finishOrder: [String] { state.withLock { $0.finished } }
+
+        /// A promise for `value()` after `duration`, counted as in flight until it settles.
+        func run<Value: Sendable>(
+            _ name: String,
+            for duration: Duration,
+            _ value: @escaping @Sendable () -> Value
+        ) -> Promise<Value> {
+            state.withLock { state in
+                state.inFlight += 1
+                state.started += 1
+                state.max = Swift.max(state.max, state.inFlight)
+            }
+            let promise = Promise<Value>.pending()
+            let timer = DispatchQueue.global().executeAfter(duration) { [self] in
+                state.withLock { state in
+                    state.inFlight -= 1
+                    state.finished.append(name)
+                }
+                promise.fulfill(value())
+            }
+            promise.onCancel { [self] in
+                timer.cancel()
+                state.withLock { $0.inFlight -= 1 }
+            }
+            return promise
+        }
+    }
+}
+
+/// Polls `condition` every millisecond until it holds or two seconds pass.
+func pollUntil(_ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(2)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        blockThread(for: .milliseconds(1))
+    }
+    return true
+}
+
+/// Blocks the calling thread for `duration`.
+func blockThread(for duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1 && errno == EINTR {
+        request = remaining
+    }
+}
+
+// MARK: - Articles and tests agree
+
+/// Finds the ```swift blocks of a PromiseCore DocC article in the test file that runs them.
+enum ArticleSnippets {
+    /// The first lines that mark a block as someone else's code (the migration guide's
+    /// "their code" column), which is not compiled.
+    static let foreignMarkers = ["// PromiseKit", "// google/promises", "// khanlou/Promise"]
+
+    /// The article's own blocks, each as trimmed, non-empty lines.
+    static func blocks(article: String, testFile: String = #filePath) throws -> [[String]] {
+        let root = testFile.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
+        let path = root + "/Sources/PromiseCore/PromiseCore.docc/" + article
+        return swiftBlocks(in: try readFile(path)).filter { block in
+            !foreignMarkers.contains { block.first?.hasPrefix($0) ?? false }
+        }
+    }
+
+    /// The blocks of `article` that `testFile` does not hold as consecutive lines, joined for a message.
+    static func missing(article: String, testFile: String) throws -> [String] {
+        let lines = trimmedLines(of: try readFile(testFile))
+        return try blocks(article: article, testFile: testFile)
+            .filter { !contains(lines, $0) }
+            .map { $0.joined(separator: "\n") }
+    }
+
+    static func swiftBlocks(in markdown: String) -> [[String]] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = trim(line)
+            if current == nil, trimmed == "```swift" {
+                current = []
+            } else if let block = current, trimmed == "```" {
+                blocks.append(block)
+                current = nil
+            } else if current != nil, !trimmed.isEmpty {
+                current?.append(trimmed)
+            }
+        }
+        return blocks
+    }
+
+    static func trimmedLines(of text: String) -> [String] {
+        text.split(separator: "\n").map(trim).filter { !$0.isEmpty }
+    }
+
+    static func contains(_ lines: [String], _ block: [String]) -> Bool {
+        guard !block.isEmpty, block.count <= lines.count else { return block.isEmpty }
+        return (0...(lines.count - block.count)).contains { start in
+            lines[start..<(start + block.count)].elementsEqual(block)
+        }
+    }
+
+    static func trim(_ line: Substring) -> String {
+        String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    struct ReadError: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "cannot read \(path)" }
+    }
+
+    static func readFile(_ path: String) throws -> String {
+        guard let file = fopen(path, "r") else { throw ReadError(path: path) }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
