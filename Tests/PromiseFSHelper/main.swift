@@ -6,6 +6,9 @@
 //   promisefs-helper fsize PATH LIMIT SIZE    under RLIMIT_FSIZE = LIMIT, write SIZE bytes
 //                                             atomically over PATH; print the error
 //   promisefs-helper nobody-read PATH         drop to uid/gid 65534, read PATH; print the error
+//   promisefs-helper nofile DIR               under RLIMIT_NOFILE = 64, 1 000 concurrent
+//                                             operations in DIR, then a recovery batch; print
+//                                             one summary line (see `noFileBurst`)
 import Glibc
 import PromiseFS
 
@@ -22,7 +25,7 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
-guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read PATH …") }
+guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|nofile PATH …") }
 let path = arguments[2]
 
 switch arguments[1] {
@@ -59,6 +62,8 @@ case "nobody-read":
     } catch {
         say("\(error)")
     }
+case "nofile":
+    noFileBurst(in: path)
 default:
     fail("unknown command \(arguments[1])")
 }

@@ -84,6 +84,38 @@ struct Helper {
         #expect(plainList(dir.path) == ["config", "out"], "no temporary file may be left behind")
     }
 
+    @Test func runningOutOfDescriptorsRejectsClearlyLosesNothingAndRecovers() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let work = dir("files")
+        mkdir(work, 0o755)
+        let helper = try Helper(["nofile", work], outputPath: dir("out"))
+        #expect(helper.wait() == 0, "the helper must exit normally, not crash: \(helper.output)")
+        let lines = helper.output.split(separator: "\n")
+        let summary = Dictionary(
+            (lines.first ?? "").split(separator: " ").compactMap { field -> (String, String)? in
+                let parts = field.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let count = { (key: String) in Int(summary[key] ?? "") ?? -1 }
+        #expect(count("ops") == 1_000, "no summary line: \(helper.output)")
+        #expect(count("pending") == 0, "operations still pending after 30 s: \(helper.output)")
+        #expect(count("twice") == 0, "operations settled more than once: \(helper.output)")
+        #expect(count("fulfilled") + count("emfile") == 1_000, "\(helper.output)")
+        #expect(count("emfile") > 0, "the descriptor table never filled up, so this run proved nothing: \(helper.output)")
+        #expect(count("fulfilled") > 0, "\(helper.output)")
+        #expect(count("other") == 0, "rejections other than tooManyOpenFiles: \(helper.output)")
+        #expect(count("wrong") == 0, "a read returned the wrong bytes: \(helper.output)")
+        #expect(count("torn") == 0, "a target holds neither its old nor its new contents: \(helper.output)")
+        #expect(count("lost") == 0, "a fulfilled write left the old contents: \(helper.output)")
+        #expect(count("applied") == 0, "a rejected write replaced its target: \(helper.output)")
+        #expect(count("debris") == 0, "temporary files left behind: \(helper.output)")
+        #expect(count("held") > 0, "\(helper.output)")
+        #expect(summary["recovered"] == "200/200", "the batch after the burst must succeed in full: \(helper.output)")
+    }
+
     @Test func aNonRootReaderGetsPermissionDenied() async throws {
         guard getuid() == 0 else {
             // As a normal user, permission bits alone refuse the read in-process.

@@ -23,6 +23,11 @@ enum FileWriter {
         let mode = existing.map { $0.kind == .regular ? $0.permissions : (options.mode ?? 0o644) } ?? (options.mode ?? 0o644)
         try Sys.fchmod(fd, mode, path: temporary)
         if options.durable { try Sys.fsync(fd, path: temporary) }
+        // The directory is opened before the rename, so that running out of descriptors
+        // (EMFILE) fails the write while the target is still untouched, not after it was
+        // replaced.
+        let dirFD = options.durable ? try Sys.openDirectory(directory) : -1
+        defer { if dirFD >= 0 { Sys.close(dirFD) } }
         if options.exclusive {
             // link(2) refuses an existing name atomically, where a check before rename would race.
             try Sys.link(temporary, path)
@@ -31,11 +36,7 @@ enum FileWriter {
             try Sys.rename(temporary, path)
         }
         renamed = true
-        if options.durable {
-            let dirFD = try Sys.openDirectory(directory)
-            defer { Sys.close(dirFD) }
-            try Sys.fsync(dirFD, path: directory)
-        }
+        if options.durable { try Sys.fsync(dirFD, path: directory) }
     }
 
     /// Truncates (or creates) the file and writes into it.
