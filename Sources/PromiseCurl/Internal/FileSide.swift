@@ -62,19 +62,25 @@ final class DownloadSink {
             discard()
             return CurlError(.fileError, message: "fsync of the download to '\(target)' failed: \(describe(code))")
         }
+        // The directory is opened before the rename: once the new file is in place, nothing
+        // may fail (out of descriptors, say) and report an error for a download that landed.
+        var directoryFD: Int32 = -1
+        if durable {
+            directoryFD = open(Self.split(target).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directoryFD < 0 {
+                let code = errno
+                discard()
+                return CurlError(.fileError, message: "cannot open the directory of '\(target)' to make the download durable: \(describe(code))")
+            }
+        }
+        defer { if directoryFD >= 0 { _ = close(directoryFD) } }
         _ = close(fd)
         guard rename(temporary, target) == 0 else {
             let code = errno
             unlink(temporary)
             return CurlError(.fileError, message: "cannot move the download into place at '\(target)': \(describe(code))")
         }
-        if durable {
-            let directoryFD = open(Self.split(target).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if directoryFD >= 0 {
-                _ = fsync(directoryFD)
-                _ = close(directoryFD)
-            }
-        }
+        if directoryFD >= 0 { _ = fsync(directoryFD) }
         return nil
     }
 
