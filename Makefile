@@ -25,6 +25,9 @@ run_bounded = timeout --kill-after=30 $(TEST_TIMEOUT) $(1) || { status=$$?; \
 	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then echo "make: '$(2)' did not finish within $(TEST_TIMEOUT) s: a test hangs (raise TEST_TIMEOUT=… only if the machine is just slow)" >&2; fi; \
 	exit $$status; }
 
+# PromiseCoreTests' ModelBasedTests runs PROMISE_MODEL_ITERATIONS random programs against the
+# reference model (default 1000, 500 under ThreadSanitizer); a soak run raises it, for example
+# `PROMISE_MODEL_ITERATIONS=50000 make test-core`. PROMISE_MODEL_VERBOSE=1 prints what they covered.
 test-core:
 	$(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
 	@$(call run_bounded,$(SWIFT) test -j $(JOBS) --skip-build,swift test)

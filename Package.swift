@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // PromiseCurl's request and response heads (HTTPRequest, HTTPResponse, HTTPFields).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Only for PromiseCoreTests' model-based property test (generators, shrinking, seeds).
+        // No library product depends on it.
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
         .target(name: "PromiseCore", swiftSettings: strictSettings),
@@ -66,7 +69,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseCoreTests",
-            dependencies: ["PromiseCore", "PromiseTesting"],
+            dependencies: [
+                "PromiseCore",
+                "PromiseTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
