@@ -455,14 +455,9 @@ extension CommonPatternsTests {
     }
 }
 
-// MARK: - Stand-ins for the reader's own code
+// MARK: - Stand-ins for the reader's own code (`User` and `Order` are ReadmeExamplesTests')
 
 extension CommonPatternsTests {
-    struct User: Sendable {
-        let id: Int
-        let name: String
-    }
-
     struct Avatar: Sendable {
         let owner: String
         let size: Int

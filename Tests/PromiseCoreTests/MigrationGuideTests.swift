@@ -282,18 +282,9 @@ extension MigrationGuideTests {
     }
 }
 
-// MARK: - Stand-ins for the reader's own code
+// MARK: - Stand-ins for the reader's own code (`User` and `Order` are ReadmeExamplesTests')
 
 extension MigrationGuideTests {
-    struct User: Sendable {
-        let id: Int
-        let name: String
-    }
-
-    struct Order: Sendable {
-        let number: Int
-    }
-
     struct SensorReading: Sendable {
         let celsius: Double
     }

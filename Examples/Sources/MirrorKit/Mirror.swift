@@ -83,6 +83,7 @@ public final class Mirror: @unchecked Sendable {
     private var started: ContinuousClock.Instant
     private var lastStatus = ""
     private var lastPlainStatus: ContinuousClock.Instant
+    private var lastSave: ContinuousClock.Instant
     private var bytesInFlight: [ObjectIdentifier: Int] = [:]
 
     /// A mirror that runs its callbacks on `loop` and prints to `console`.
@@ -99,6 +100,7 @@ public final class Mirror: @unchecked Sendable {
         client = try CurlClient(configuration: configuration)
         started = clock.now
         lastPlainStatus = clock.now
+        lastSave = clock.now
     }
 
     /// Mirrors every URL in `lines` (blank lines and `#` comments skipped, duplicates once).
@@ -320,7 +322,11 @@ public final class Mirror: @unchecked Sendable {
             lastPlainStatus = now
         }
         lastStatus = status
-        if now - lastPlainStatus >= .seconds(1) { saveBatch() }
+        // Rows finished since the last batch reach the index at least once a second.
+        if now - lastSave >= .seconds(1) {
+            lastSave = now
+            saveBatch()
+        }
         let timer = loop.after(console.interactive ? .milliseconds(100) : .milliseconds(500))
         ticker = timer
         timer.then(on: loop) { self.tick() }
