@@ -129,12 +129,25 @@ public final class FileIOPool: Sendable {
     ///
     /// A job whose promise was cancelled before it started never runs; `body` can check
     /// `cancelled` between steps of long work.
+    ///
+    /// A path holding a NUL byte rejects at once, without a job: the system calls take C
+    /// strings, which end at the first NUL, so they would act on a different, shorter path.
+    /// `otherPath` is the second path of a two-path operation (the target of a move, copy or
+    /// symbolic link).
     func run<T: Sendable>(
         _ operation: String,
         path: String,
+        otherPath: String? = nil,
         _ body: @escaping @Sendable (_ cancelled: CancelFlag) throws -> T
     ) -> Promise<T> {
         let promise = Promise<T>.pending()
+        if let bad = AdapterPaths.containsNUL(path) ? path : otherPath.flatMap({ AdapterPaths.containsNUL($0) ? $0 : nil }) {
+            promise.reject(FSError(
+                .invalidArgument, operation: operation, path: bad,
+                activity: "\(operation) \(AdapterPaths.showingNUL(bad)): the path contains a NUL byte, which would cut it short in the system call; refused"
+            ))
+            return promise
+        }
         let flag = CancelFlag()
         promise.onCancel { flag.set() }
         let accepted = submit {

@@ -41,7 +41,7 @@ extension FileSystem {
     ///   - to: The new path.
     /// - Returns: A promise fulfilled once it has moved.
     public func move(_ from: String, to: String) -> Promise<Void> {
-        pool.run("rename", path: from) { cancelled in try Tree.move(from, to: to, cancelled: cancelled) }
+        pool.run("rename", path: from, otherPath: to) { cancelled in try Tree.move(from, to: to, cancelled: cancelled) }
     }
 
     /// Copies a file, a symbolic link (as a link) or, with `recursive`, a directory tree, to
@@ -53,7 +53,7 @@ extension FileSystem {
     ///   - recursive: Copy a directory and everything in it.
     /// - Returns: A promise fulfilled once the copy is complete. Cancelling stops between chunks.
     public func copy(_ from: String, to: String, recursive: Bool = false) -> Promise<Void> {
-        pool.run("copy", path: from) { cancelled in try Tree.copy(from, to: to, recursive: recursive, cancelled: cancelled) }
+        pool.run("copy", path: from, otherPath: to) { cancelled in try Tree.copy(from, to: to, recursive: recursive, cancelled: cancelled) }
     }
 
     /// Creates a new, empty directory (mode 0700) with a unique name in `$TMPDIR` (or `/tmp`).

@@ -14,7 +14,8 @@
 ///
 /// Safety defaults: every descriptor is opened `O_CLOEXEC`, `EINTR` is retried and short reads
 /// and writes are looped, new files get mode 0644 unless you give one, whole-file reads take a
-/// size cap, and whole-file writes are atomic unless you ask otherwise.
+/// size cap, whole-file writes are atomic unless you ask otherwise, and a path holding a NUL
+/// byte (which the C calls would cut short) is refused with ``FSError/Code-swift.struct/invalidArgument``.
 public struct FileSystem: Sendable {
     /// The pool whose threads run the operations.
     public let pool: FileIOPool
@@ -183,7 +184,7 @@ public struct FileSystem: Sendable {
     ///   - target: What it points to (stored as given; it need not exist).
     /// - Returns: A promise fulfilled once the link exists.
     public func symlink(_ path: String, to target: String) -> Promise<Void> {
-        pool.run("symlink", path: path) { _ in try Sys.symlink(target: target, at: path) }
+        pool.run("symlink", path: path, otherPath: target) { _ in try Sys.symlink(target: target, at: path) }
     }
 }
 

@@ -81,6 +81,28 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["page.html"], "no temporary file left behind")
     }
 
+    @Test func downloadPathsWithANULByteAreRefusedAndLongNamesWork() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Without the check, open(2) would stop at the NUL and write "victim".
+        try "keep".write(toFile: directory + "/victim", atomically: false, encoding: .utf8)
+        let nul = await #expect(throws: CurlError.self) {
+            try await client.download(nginx.url("/small.txt"), to: directory + "/victim\u{0}.txt").get()
+        }
+        #expect(nul?.code == .fileError)
+        #expect(nul?.message.contains("NUL byte") == true)
+        let upload = await #expect(throws: CurlError.self) {
+            try await client.execute(CurlRequest(.post, nginx.url("/small.txt"), body: .file(directory + "/victim\u{0}x"))).get()
+        }
+        #expect(upload?.code == .invalidRequest)
+        #expect(try String(contentsOfFile: directory + "/victim", encoding: .utf8) == "keep")
+        // A 255-byte name is legal; its temporary sibling is shortened to fit NAME_MAX.
+        let long = directory + "/" + String(repeating: "d", count: 255)
+        try await client.download(nginx.url("/small.txt"), to: long).get()
+        #expect(FileManager.default.fileExists(atPath: long))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [String(repeating: "d", count: 255), "victim"])
+    }
+
     @Test func downloadIntoAnUnwritableDirectoryRejectsClearly() async throws {
         let error = await #expect(throws: CurlError.self) {
             try await client.download(nginx.url("/small.txt"), to: "/nonexistent-directory/file.txt").get()

@@ -25,11 +25,16 @@ final class DownloadSink {
     /// `O_EXCL`, `O_CLOEXEC`).
     static func create(target: String, durable: Bool) -> Result<DownloadSink, CurlError> {
         let (directory, name) = split(target)
+        guard !AdapterPaths.containsNUL(target) else {
+            return .failure(CurlError(.fileError, message: "download path '\(AdapterPaths.showingNUL(target))' contains a NUL byte, which would cut it short in the system call; refused"))
+        }
         guard !name.isEmpty else {
             return .failure(CurlError(.fileError, message: "download path '\(target)' names no file"))
         }
+        // `.NAME.` + up to 13 base-36 digits + `.download`, NAME shortened to fit NAME_MAX.
+        let prefix = AdapterPaths.siblingPrefix(of: name, tag: ".", suffixLength: 13 + 9)
         for _ in 0..<8 {
-            let temporary = "\(directory)/.\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).download"
+            let temporary = "\(directory)/\(prefix)\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).download"
             let fd = retryingEINTR { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
             if fd >= 0 { return .success(DownloadSink(target: target, temporary: temporary, fd: fd, durable: durable)) }
             if errno == EEXIST { continue }
@@ -119,6 +124,9 @@ final class UploadFile {
 
     /// Opens a regular file for reading.
     static func open(_ path: String) -> Result<UploadFile, CurlError> {
+        guard !AdapterPaths.containsNUL(path) else {
+            return .failure(CurlError(.invalidRequest, message: "body file '\(AdapterPaths.showingNUL(path))' contains a NUL byte, which would cut it short in the system call; refused"))
+        }
         let fd = retryingEINTR { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
             return .failure(CurlError(.invalidRequest, message: "cannot open the request body file '\(path)': \(describe(errno))"))

@@ -59,7 +59,7 @@ struct URLParts: Sendable, Equatable {
         guard let first = schemeBytes.first, isLetter(first),
             schemeBytes.allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else {
-            return .failure(Problem(message: "URL '\(printable(text))' has an invalid scheme '\(String(decoding: schemeBytes, as: UTF8.self))'"))
+            return .failure(Problem(message: "URL '\(printable(text))' has an invalid scheme '\(printable(String(decoding: schemeBytes, as: UTF8.self), limit: 32))'"))
         }
         var end = count
         if let hash = bytes[(separator + 3)...].firstIndex(of: 0x23) { end = hash }
@@ -80,8 +80,12 @@ struct URLParts: Sendable, Equatable {
         return .success(URLParts(scheme: lowered, authority: authority, path: path, query: query))
     }
 
-    private static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(200).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+    /// `text` for an error message: control characters as `?`, cut after `limit` scalars
+    /// (marked with `…`), so a message stays short whatever the input.
+    private static func printable(_ text: String, limit: Int = 200) -> String {
+        let scalars = text.unicodeScalars
+        let shown = String(scalars.prefix(limit).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+        return scalars.count > limit ? shown + "…" : shown
     }
 }
 

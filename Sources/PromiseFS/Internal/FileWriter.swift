@@ -13,7 +13,8 @@ enum FileWriter {
                 throw FSError(.isADirectory, operation: "write", path: path, activity: "writing \(path)")
             }
         }
-        let (fd, temporary) = try Sys.makeTemporaryFile("\(directory)/.\(name).tmp-", target: path)
+        let prefix = AdapterPaths.siblingPrefix(of: name, tag: ".tmp-", suffixLength: Sys.uniqueSuffixLength)
+        let (fd, temporary) = try Sys.makeTemporaryFile("\(directory)/\(prefix)", target: path)
         var renamed = false
         defer {
             Sys.close(fd)

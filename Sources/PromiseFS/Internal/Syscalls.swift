@@ -254,13 +254,17 @@ enum Sys {
         }
     }
 
-    /// `prefix` followed by 13 letters and digits: a per-process random part and a counter.
+    /// `prefix` followed by 14 letters and digits (``uniqueSuffixLength``): a per-process
+    /// random part and a counter.
     /// Uniqueness, not secrecy, is what matters (creation uses `O_EXCL` and retries), so one
     /// random draw per process is enough, and no name costs a system call.
     static func uniqueName(_ prefix: String) -> String {
         let serial = nameCounter.add(1, ordering: .relaxed).newValue
         return prefix + base36(processNonce, width: 7) + base36(UInt64(serial) % 78_364_164_096, width: 7)
     }
+
+    /// How many bytes ``uniqueName(_:)`` appends to its prefix.
+    static let uniqueSuffixLength = 14
 
     private static let processNonce = UInt64.random(in: 0..<78_364_164_096)  // 36^7
     private static let nameCounter = Atomic<Int>(0)

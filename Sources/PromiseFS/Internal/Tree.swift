@@ -136,7 +136,7 @@ enum Tree {
     static func move(_ from: String, to: String, cancelled: CancelFlag) throws {
         guard try !Sys.rename(from, to, crossDeviceIsFine: true) else { return }
         let (directory, name) = FileWriter.split(to)
-        let staging = Sys.uniqueName("\(directory)/.\(name).move-")
+        let staging = Sys.uniqueName("\(directory)/" + AdapterPaths.siblingPrefix(of: name, tag: ".move-", suffixLength: Sys.uniqueSuffixLength))
         do {
             try copy(from, to: staging, recursive: true, cancelled: cancelled)
             try Sys.rename(staging, to)
