@@ -5,9 +5,10 @@ extension UVLoop {
     /// loop.after(.milliseconds(250)).then(on: loop) { print("a quarter second later") }
     /// ```
     ///
-    /// Timers have libuv's millisecond resolution (durations round up) and measure from the
-    /// moment they are started (the loop's cached time is refreshed first, unlike a bare
-    /// `uv_timer_start`), so they never fire early. Timers due at the same millisecond fire
+    /// Timers have libuv's millisecond resolution (durations round up, and one millisecond is
+    /// added because libuv's clock truncates) and measure from the moment they are started
+    /// (the loop's cached time is refreshed first, unlike a bare `uv_timer_start`), so they
+    /// never fire early: a timer fires between `duration` and about 1 ms after it. Timers due at the same millisecond fire
     /// in the order they were started. All of a loop's timers share one `uv_timer_t`, so a
     /// million pending timers cost memory, not handles. A pending timer keeps ``run()`` going.
     ///

@@ -12,7 +12,11 @@ extension LoopCore {
         // The cached loop time dates from the start of this iteration, and callbacks may have
         // run long since: measure from now, so the timer never fires early.
         uv_update_time(loop)
-        timers.insert(entry, duration: duration.uvMilliseconds, now: uv_now(loop))
+        // uv_now truncates to the millisecond, so "now" may already be up to 1 ms later than
+        // it says: one more millisecond keeps a timer from firing that much early (the soak
+        // run measured 0.99 ms early without it).
+        let milliseconds = duration.uvMilliseconds
+        timers.insert(entry, duration: milliseconds == 0 ? 0 : milliseconds + 1, now: uv_now(loop))
         armTimer()
         return true
     }
