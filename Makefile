@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan test-asan test-examples bench bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan test-asan test-examples test-fuzz fuzz soak bench bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -16,8 +16,8 @@ build: bootstrap
 demo: bootstrap
 	cd Examples && $(SWIFT) run -j $(JOBS) promise-demo
 
-## test: every suite, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer, then the demo's own tests
-test: bootstrap test-core test-tsan test-asan test-examples
+## test: every suite, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer, then the demo's own tests, then the fuzz targets (replayed, then fuzzed briefly)
+test: bootstrap test-core test-tsan test-asan test-examples test-fuzz
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
 TEST_TIMEOUT ?= 900
@@ -55,6 +55,23 @@ test-asan:
 test-examples:
 	cd Examples && $(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
 	@$(call run_bounded,sh -c 'cd Examples && exec $(SWIFT) test -j $(JOBS) --skip-build',swift test in Examples)
+
+## test-fuzz: Fuzz/'s committed corpus and regression inputs replayed as tests, then `make fuzz` (FUZZ_SECONDS=20 per target)
+test-fuzz:
+	cd Fuzz && $(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
+	@$(call run_bounded,sh -c 'cd Fuzz && exec $(SWIFT) test -j $(JOBS) --skip-build',swift test in Fuzz)
+	@$(call run_bounded,env JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz,scripts/fuzz)
+
+## fuzz: libFuzzer with AddressSanitizer on each Fuzz/ target for FUZZ_SECONDS (20) seconds; a failing input lands in Fuzz/Findings/
+FUZZ_SECONDS ?= 20
+fuzz: bootstrap
+	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz
+
+## soak: the long runs (scripts/soak: 10 M promise chains, 1 M HTTP requests, 1 M SQLite operations, 1 M timers, with the RSS curve and descriptor counts), then every fuzz target for SOAK_FUZZ_SECONDS (300) seconds
+SOAK_FUZZ_SECONDS ?= 300
+soak: bootstrap
+	scripts/soak
+	FUZZ_SECONDS=$(SOAK_FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz
 
 ## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl
 bench: bootstrap
@@ -97,4 +114,4 @@ docs: bootstrap
 	  generate-documentation --target PromiseCurl --output-path .build-docs/PromiseCurl --warnings-as-errors
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-docs Examples/.build Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan .build-docs Examples/.build Benchmarks/.build Fuzz/.build Fuzz/.build-fuzz Soak/.build
