@@ -41,6 +41,21 @@ import Testing
         #expect(plainList(dir.path).sorted() == ["victim"])
     }
 
+    @Test func aSlashBeforeACombiningMarkIsStillASeparator() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        // "/\u{301}" is one Swift Character that is not "/", but the kernel splits there.
+        let nested = dir("sub/\u{301}name/deeper")
+        try await fs.createDirectory(nested, recursive: true).get()
+        let file = dir("sub/\u{301}name")  + "/\u{301}file"
+        try await fs.writeText(file, "atomic").get()
+        #expect(plainRead(file) == "atomic")
+        #expect(plainList(dir("sub/\u{301}name")).sorted() == ["deeper", "\u{301}file"].sorted())
+        try await fs.move(file, to: dir("sub") + "/\u{301}moved").get()
+        #expect(plainRead(dir("sub") + "/\u{301}moved") == "atomic")
+        #expect(plainList(dir("sub")).allSatisfy { !$0.contains(".tmp-") && !$0.contains(".move-") })
+    }
+
     @Test func anAtomicWriteAndAMoveTakeEveryNameTheKernelTakes() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

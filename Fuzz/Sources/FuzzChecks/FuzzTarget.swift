@@ -117,3 +117,11 @@ func settled<T: Sendable>(_ promise: Promise<T>) -> (value: T?, error: (any Erro
     done.wait()
     return (promise.value, promise.error)
 }
+
+/// Substring search on UTF-8 bytes (`String.contains` compares `Character`s, so a match that
+/// starts or ends inside a grapheme cluster, such as `/` before a combining mark, is missed).
+func containsBytes(_ text: String, _ part: String) -> Bool {
+    let haystack = Array(text.utf8), needle = Array(part.utf8)
+    guard needle.count <= haystack.count else { return false }
+    return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+}

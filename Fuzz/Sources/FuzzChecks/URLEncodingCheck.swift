@@ -64,10 +64,10 @@ enum URLEncodingCheck {
         try require(scheme.first.map(isLowercaseLetter) == true && scheme.allSatisfy { isLowercaseLetter($0) || isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E },
                     "URL \(printable(text)) parsed with scheme \(printable(parts.scheme))")
         try require(!parts.string.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }), "URL \(printable(text)) parsed into \(printable(parts.string)), which a request line must not carry")
-        try require(parts.path.hasPrefix("/"), "URL \(printable(text)) parsed with path \(printable(parts.path))")
+        try require(parts.path.utf8.first == UInt8(ascii: "/"), "URL \(printable(text)) parsed with path \(printable(parts.path))")
         try require(!parts.authority.utf8.contains(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 }), "URL \(printable(text)) parsed with authority \(printable(parts.authority))")
         try require(!(parts.query ?? "").utf8.contains(0x23), "URL \(printable(text)) kept a fragment in its query \(printable(parts.query ?? ""))")
-        try require(parts.host.isEmpty || parts.authority.contains(parts.host), "URL \(printable(text)): host \(printable(parts.host)) is not in authority \(printable(parts.authority))")
+        try require(parts.host.isEmpty || containsBytes(parts.authority, parts.host), "URL \(printable(text)): host \(printable(parts.host)) is not in authority \(printable(parts.authority))")
         switch URLParts.parse(parts.string) {
         case .success(let again):
             try require(again == parts, "URL \(printable(text)) parsed into \(printable(parts.string)), which parses differently again")

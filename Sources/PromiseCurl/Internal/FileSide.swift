@@ -100,10 +100,10 @@ final class DownloadSink {
         if fd >= 0 { discard() }
     }
 
+    /// Directory and name; a path ending in `/` names no file (an empty name).
     private static func split(_ path: String) -> (directory: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let directory = String(path[..<slash])
-        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+        if path.utf8.last == UInt8(ascii: "/") { return (AdapterPaths.split(path).directory, "") }
+        return AdapterPaths.split(path)
     }
 }
 

@@ -20,14 +20,15 @@ struct URLParts: Sendable, Equatable {
     var string: String { "\(scheme)://\(authority)\(pathAndQuery)" }
 
     /// The host without userinfo and port, brackets of an IPv6 literal kept.
+    /// Found on UTF-8 bytes: a delimiter followed by a combining mark is still a delimiter.
     var host: String {
-        var hostPort = Substring(authority)
-        if let at = hostPort.lastIndex(of: "@") { hostPort = hostPort[hostPort.index(after: at)...] }
-        if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") {
-            return String(hostPort[...close])
+        var hostPort = Array(authority.utf8)[...]
+        if let at = hostPort.lastIndex(of: UInt8(ascii: "@")) { hostPort = hostPort[(at + 1)...] }
+        if hostPort.first == UInt8(ascii: "["), let close = hostPort.firstIndex(of: UInt8(ascii: "]")) {
+            return String(decoding: hostPort[...close], as: UTF8.self)
         }
-        if let colon = hostPort.lastIndex(of: ":") { return String(hostPort[..<colon]) }
-        return String(hostPort)
+        if let colon = hostPort.lastIndex(of: UInt8(ascii: ":")) { return String(decoding: hostPort[..<colon], as: UTF8.self) }
+        return String(decoding: hostPort, as: UTF8.self)
     }
 
     static func parse(_ text: String) -> Result<URLParts, Problem> {

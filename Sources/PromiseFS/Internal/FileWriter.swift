@@ -51,10 +51,6 @@ enum FileWriter {
 
     /// The directory part (`.` when there is none) and the last component of `path`.
     static func split(_ path: String) -> (directory: String, name: String) {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
-        let directory = trimmed[..<slash]
-        return (directory.isEmpty ? "/" : String(directory), String(trimmed[trimmed.index(after: slash)...]))
+        AdapterPaths.split(path)
     }
 }

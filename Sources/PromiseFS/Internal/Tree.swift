@@ -67,9 +67,9 @@ enum Tree {
 
     static func createDirectory(_ path: String, recursive: Bool, mode: UInt32) throws {
         guard recursive else { return try Sys.mkdir(path, mode) }
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += prefix.isEmpty || prefix.hasSuffix("/") ? String(component) : "/\(component)"
+        var prefix = path.utf8.first == UInt8(ascii: "/") ? "/" : ""
+        for component in AdapterPaths.components(path) {
+            prefix += prefix.isEmpty || prefix.utf8.last == UInt8(ascii: "/") ? component : "/" + component
             if let info = try Sys.lstatIfPresent(prefix) {
                 if info.kind == .directory { continue }
                 if info.kind == .symbolicLink, (try? Sys.stat(prefix, followingLinks: true))?.kind == .directory { continue }
