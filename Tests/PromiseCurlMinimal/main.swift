@@ -1,16 +1,23 @@
 // A program that depends on nothing but the PromiseCurl product: PromiseCurlTests runs it
 // against a loopback server and checks with ldd that it links libcurl and neither libuv nor
-// libsqlite3.
+// libsqlite3. It also serves the DNS-failure test, which runs it in a network namespace of
+// its own (no route anywhere, so a name lookup fails without sending anything).
 //
-//   promisecurl-minimal URL
+//   promisecurl-minimal URL…     # one line per URL, in order, on one client:
+//                                # "STATUS BYTES" or "error: CODE: DESCRIPTION"
 import PromiseCurl
 
-let url = CommandLine.arguments.dropFirst().first ?? "http://127.0.0.1:8080/"
-let done = CurlClient.shared.get(url)
-    .validate()
-    .then { response in print(response.status.code, response.body.count) }
-do {
-    _ = try awaitPromise(done)
-} catch {
-    print("error:", error)
+var urls = Array(CommandLine.arguments.dropFirst())
+if urls.isEmpty { urls = ["http://127.0.0.1:8080/"] }
+for url in urls {
+    let done = CurlClient.shared.get(url)
+        .validate()
+        .then { response in print(response.status.code, response.body.count) }
+    do {
+        _ = try awaitPromise(done)
+    } catch let error as CurlError {
+        print("error: \(error.code): \(error)")
+    } catch {
+        print("error:", error)
+    }
 }

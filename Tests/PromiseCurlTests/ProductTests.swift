@@ -25,6 +25,51 @@ import Testing
         #expect(output == "200 17\n")
     }
 
+    /// Whether this machine lets an unprivileged process have its own network namespace
+    /// (`unshare -rn`); some distributions turn that off.
+    private static let namespacesWork: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rn", "/usr/sbin/ip", "link", "set", "lo", "up"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// A name that cannot resolve, looked up where nothing can leave the machine: the program
+    /// runs in a network namespace of its own with only a loopback interface, so the lookup
+    /// fails without a packet reaching any resolver. It must fail with `couldNotResolveHost`
+    /// in bounded time, and the same client must then fetch from a server in that namespace.
+    @Test(.enabled(if: namespacesWork, "unprivileged network namespaces (unshare -rn) are off here"))
+    func anUnresolvableNameFailsFastAndTheClientGoesOn() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dns-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "after the failure\n".write(toFile: directory + "/ok.txt", atomically: true, encoding: .utf8)
+        // The namespace is new and empty, so a fixed port cannot clash with anything.
+        let script = """
+            set -e
+            ip link set lo up
+            python3 -m http.server 8080 --bind 127.0.0.1 --directory '\(directory)' >/dev/null 2>&1 &
+            server=$!
+            trap 'kill $server' EXIT
+            for i in $(seq 200); do
+              python3 -c 'import socket; socket.create_connection(("127.0.0.1", 8080), 0.2)' 2>/dev/null && break
+              sleep 0.05
+            done
+            '\(minimal)' http://promise-test.invalid/ http://127.0.0.1:8080/ok.txt
+            """
+        let start = ContinuousClock.now
+        let output = try run("/usr/bin/unshare", ["-rn", "/bin/sh", "-c", script])
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(ContinuousClock.now - start < .seconds(30))
+        #expect(lines.count == 2, "\(output)")
+        #expect(lines.first?.hasPrefix("error: couldNotResolveHost") == true, "\(output)")
+        #expect(lines.first?.contains("promise-test.invalid") == true, "\(output)")
+        #expect(lines.last == "200 18", "\(output)")
+    }
+
     @Test func itLinksLibcurlAndNoOtherAdapterLibrary() throws {
         let libraries = try run("/usr/bin/ldd", [minimal])
         #expect(libraries.contains("libcurl.so"))
