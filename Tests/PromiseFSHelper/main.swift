@@ -6,11 +6,16 @@
 //   promisefs-helper fsize PATH LIMIT SIZE    under RLIMIT_FSIZE = LIMIT, write SIZE bytes
 //                                             atomically over PATH; print the error
 //   promisefs-helper nobody-read PATH         drop to uid/gid 65534, read PATH; print the error
+//   promisefs-helper chunked-read PATH        read PATH in 1 MiB chunks with forEachChunk;
+//                                             print "BYTES GROWTH": the bytes read and how far
+//                                             resident memory rose above its start (this
+//                                             process only, so parallel tests cannot add to it)
 //   promisefs-helper nofile DIR               under RLIMIT_NOFILE = 64, 1 000 concurrent
 //                                             operations in DIR, then a recovery batch; print
 //                                             one summary line (see `noFileBurst`)
 import Glibc
 import PromiseFS
+import Synchronization
 
 let arguments = CommandLine.arguments
 let fs = FileSystem()
@@ -61,6 +66,30 @@ case "nobody-read":
         say("read")
     } catch {
         say("\(error)")
+    }
+case "chunked-read":
+    /// Resident bytes: the second field of /proc/self/statm, in pages.
+    @Sendable func resident() -> Int {
+        let fd = open("/proc/self/statm", O_RDONLY)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = read(fd, &buffer, buffer.count)
+        let fields = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).split(separator: " ")
+        return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+    do {
+        let file = try awaitPromise(fs.open(path))
+        let start = resident()
+        let peak = Atomic<Int>(start)
+        let total = try awaitPromise(file.forEachChunk(size: 1 << 20, on: .inline) { chunk in
+            precondition(chunk.count == 1 << 20)
+            peak.max(resident(), ordering: .relaxed)
+        })
+        try awaitPromise(file.close())
+        say("\(total) \(peak.load(ordering: .relaxed) - start)")
+    } catch {
+        fail("chunked read failed: \(error)")
     }
 case "nofile":
     noFileBurst(in: path)
