@@ -149,9 +149,11 @@ struct Helper {
         let fields = helper.output.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
         #expect(fields.count == 2, "helper said \(helper.output)")
         #expect(fields.first == Int(size))
-        // Holding the gibibyte would show as ~1 024 MiB; a flat read stays at a few chunks.
-        // Under AddressSanitizer freed chunks wait in a 64 MiB quarantine, hence the margin.
+        // Holding the gibibyte would show as 1 024 MiB or more; a flat read stays at a few
+        // chunks (1.6 MiB measured). Under AddressSanitizer freed chunks wait in the helper's
+        // quarantine (ASan's default 256 MiB: the helper gets a clean environment), so the
+        // ASan build measures about 300 MiB, hence the bound of half the file.
         let growth = fields.last ?? .max
-        #expect(growth < 160 << 20, "resident memory grew by \(growth >> 20) MiB reading 1 GiB")
+        #expect(growth < 512 << 20, "resident memory grew by \(growth >> 20) MiB reading 1 GiB")
     }
 }
