@@ -91,8 +91,8 @@ public final class CurlClient: Sendable {
     /// when the transfer succeeds (and, by default, the status is 2xx). A failure, a refused
     /// status or a cancellation leaves `path` as it was and no temporary file behind. A path
     /// holding a NUL byte rejects with ``CurlError/Code/fileError`` before anything is sent
-    /// (C calls would cut it short and write elsewhere). ``CurlRequest/maxResponseBodySize`` does not apply; the fulfilled response has an empty
-    /// ``CurlResponse/body``.
+    /// (C calls would cut it short and write elsewhere). ``CurlRequest/maxResponseBodySize``
+    /// does not apply; the fulfilled response has an empty ``CurlResponse/body``.
     ///
     /// - Parameters:
     ///   - request: The request.
