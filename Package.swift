@@ -55,9 +55,16 @@ let package = Package(
             dependencies: ["PromiseCore", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: strictSettings
         ),
+        // What several test targets share (timing read where promises settle); not a product.
+        .target(
+            name: "PromiseTestSupport",
+            dependencies: ["PromiseCore"],
+            path: "Tests/PromiseTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PromiseCurlTests",
-            dependencies: ["PromiseCurl", "promisecurl-minimal"],
+            dependencies: ["PromiseCurl", "PromiseTestSupport", "promisecurl-minimal"],
             swiftSettings: strictSettings
         ),
         // Run by PromiseCurlTests: a program that depends on PromiseCurl alone (checked with ldd).
@@ -90,7 +97,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseSQLiteTests",
-            dependencies: ["PromiseSQLite", "promisesqlite-helper"],
+            dependencies: ["PromiseSQLite", "PromiseTestSupport", "promisesqlite-helper"],
             swiftSettings: strictSettings
         ),
         // Spawned by PromiseSQLiteTests: a writer killed with SIGKILL mid-transaction, a

@@ -20,6 +20,10 @@ public func startTrackingPromises() {
 /// default context before counting began; for anything else scheduled before then, call
 /// ``startTrackingPromises()`` first.
 ///
+/// The count covers the whole process: when a test runner runs tests in parallel (Swift
+/// Testing does by default), it includes the other tests' promise work too. Give a waiting
+/// test a process of its own (an exit test) or run the tests one at a time.
+///
 /// Don't call it from a promise context: it blocks the calling thread.
 ///
 /// - Parameter timeout: The longest to wait.

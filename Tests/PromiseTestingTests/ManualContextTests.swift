@@ -47,16 +47,22 @@ import Testing
 @Suite struct WaitForPromisesTests {
     init() { startTrackingPromises() }
 
-    @Test func waitsForChainsOnTheDefaultContextAndOtherQueues() {
-        let order = Lock<[Int]>([])
-        let queue = DispatchQueueShim.make()
-        Promise(1)
-            .then { value in order.withLock { $0.append(value) }; return value + 1 }
-            .then(on: queue) { value in order.withLock { $0.append(value) }; return value + 1 }
-            .delay(.milliseconds(30))
-            .then { value in order.withLock { $0.append(value) } }
-        #expect(waitForPromises(timeout: .seconds(5)))
-        #expect(order.withLock { $0 } == [1, 2, 3])
+    /// `waitForPromises` waits for every promise in the process, and the other suites of this
+    /// run keep promise work in flight for many seconds; so the chain runs in a process of its
+    /// own (an exit test), where it is the only work.
+    @Test func waitsForChainsOnTheDefaultContextAndOtherQueues() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            let order = Lock<[Int]>([])
+            let queue = DispatchQueueShim.make()
+            Promise(1)
+                .then { value in order.withLock { $0.append(value) }; return value + 1 }
+                .then(on: queue) { value in order.withLock { $0.append(value) }; return value + 1 }
+                .delay(.milliseconds(30))
+                .then { value in order.withLock { $0.append(value) } }
+            #expect(waitForPromises(timeout: .seconds(5)))
+            #expect(order.withLock { $0 } == [1, 2, 3])
+        }
     }
 
     @Test func returnsFalseWhenWorkOutlastsTheTimeout() {

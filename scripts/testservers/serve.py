@@ -170,7 +170,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
     /truncated    chunked encoding cut off before the last chunk, then close
     /bad-status   an invalid status line
     /huge-headers 1 MiB of header fields
-    /trickle      a 100-byte body, one byte every 100 ms
+    /trickle      a 100-byte body, one byte every 100 ms (10 s); /trickle?bytes=N sends N
+                  bytes at that pace, so a test that must stop it mid-body can make it
+                  outlast any scheduling delay of its own
     /close        closes without sending anything
     """
 
@@ -183,7 +185,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 return
             data += chunk
         path = data.split(b" ", 2)[1].decode("latin-1") if data.count(b" ") >= 2 else "/"
-        path = path.split("?", 1)[0]
+        path, _, query = path.partition("?")
+        params = dict(item.partition("=")[::2] for item in query.split("&") if item)
         try:
             if path == "/never":
                 while sock.recv(65536):
@@ -206,8 +209,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
                     sock.sendall(line)
                 sock.sendall(b"Content-Length: 0\r\n\r\n")
             elif path == "/trickle":
-                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
-                for _ in range(100):
+                size = int(params.get("bytes", "100"))
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
+                for _ in range(size):
                     sock.sendall(b"t")
                     time.sleep(0.1)
             elif path == "/close":
