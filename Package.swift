@@ -55,7 +55,8 @@ let package = Package(
             dependencies: ["PromiseCore", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: strictSettings
         ),
-        // What several test targets share (timing read where promises settle); not a product.
+        // What several test targets share (timing read where promises settle, waiting for a child
+        // process without blocking the pool); not a product.
         .target(
             name: "PromiseTestSupport",
             dependencies: ["PromiseCore"],
@@ -85,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseFSTests",
-            dependencies: ["PromiseFS", "promisefs-helper"],
+            dependencies: ["PromiseFS", "PromiseTestSupport", "promisefs-helper"],
             swiftSettings: strictSettings
         ),
         // Spawned by PromiseFSTests (a writer to kill, a size limit, a non-root reader).

@@ -1,5 +1,6 @@
 import Glibc
 import PromiseFS
+import PromiseTestSupport
 import Testing
 
 /// A `promisefs-helper` process (built next to the test binary).
@@ -38,13 +39,9 @@ struct Helper {
 
     var output: String { plainRead(outputPath) ?? "" }
 
-    /// Waits for the helper to exit; its exit status, or 128 + the signal that ended it.
+    /// Waits for the helper to exit: its status, or 128 + the signal that ended it.
     @discardableResult
-    func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    }
+    func wait() async throws -> Int32 { try await exitStatus(of: pid) }
 }
 
 @Suite struct DataSafetyTests {
@@ -60,7 +57,7 @@ struct Helper {
             while !helper.output.hasPrefix("ready") { try await Task.sleep(for: .milliseconds(1)) }
             try await Task.sleep(for: .milliseconds(20 + 15 * round))
             kill(helper.pid, SIGKILL)
-            #expect(helper.wait() == 128 + SIGKILL, "the writer must still have been writing: \(helper.output)")
+            #expect(try await helper.wait() == 128 + SIGKILL, "the writer must still have been writing: \(helper.output)")
             guard let info = try? await fs.stat(target).get() else { continue }  // killed before the first rename
             let bytes = try await fs.readFile(target).get()
             #expect(info.size == Int64(size) && bytes.count == size, "round \(round): a torn file of \(bytes.count) bytes")
@@ -78,7 +75,7 @@ struct Helper {
         defer { dir.cleanUp() }
         plainWrite(dir("config"), "old and intact")
         let helper = try Helper(["fsize", dir("config"), "65536", "1000000"], outputPath: dir("out"))
-        #expect(helper.wait() == 0)
+        #expect(try await helper.wait() == 0)
         #expect(helper.output.hasPrefix("file too large writing \(dir(".config.tmp-"))"), "\(helper.output)")
         #expect(plainRead(dir("config")) == "old and intact")
         #expect(plainList(dir.path) == ["config", "out"], "no temporary file may be left behind")
@@ -90,7 +87,7 @@ struct Helper {
         let work = dir("files")
         mkdir(work, 0o755)
         let helper = try Helper(["nofile", work], outputPath: dir("out"))
-        #expect(helper.wait() == 0, "the helper must exit normally, not crash: \(helper.output)")
+        #expect(try await helper.wait() == 0, "the helper must exit normally, not crash: \(helper.output)")
         let lines = helper.output.split(separator: "\n")
         let summary = Dictionary(
             (lines.first ?? "").split(separator: " ").compactMap { field -> (String, String)? in
@@ -131,7 +128,7 @@ struct Helper {
         plainWrite(dir("secret"), "root only", mode: 0o600)
         let helper = try Helper(["nobody-read", dir("secret")], outputPath: "/tmp/promisefs-nobody-\(getpid())")
         defer { unlink(helper.outputPath) }
-        #expect(helper.wait() == 0)
+        #expect(try await helper.wait() == 0)
         #expect(helper.output == "permission denied opening \(dir("secret")) for reading\n")
     }
 
@@ -145,7 +142,7 @@ struct Helper {
         // The read runs in a helper process, so the resident memory measured is its own: in
         // this process, suites running alongside added hundreds of MiB at times.
         let helper = try Helper(["chunked-read", dir("huge")], outputPath: dir("out"))
-        #expect(helper.wait() == 0)
+        #expect(try await helper.wait() == 0)
         let fields = helper.output.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
         #expect(fields.count == 2, "helper said \(helper.output)")
         #expect(fields.first == Int(size))

@@ -24,7 +24,7 @@ import Testing
             // Somewhere inside a later transaction (each takes tens of milliseconds).
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
             kill(helper.pid, SIGKILL)
-            #expect(helper.wait() == 128 + SIGKILL, "the writer must still have been writing: \(helper.output)")
+            #expect(try await helper.wait() == 128 + SIGKILL, "the writer must still have been writing: \(helper.output)")
             let acknowledged = helper.output.split(separator: "\n").filter { $0.hasPrefix("committed ") }.count
 
             let db = try await SQLiteDatabase.open(path: path).get()
@@ -64,7 +64,7 @@ import Testing
         let fd = open(dir("release"), O_WRONLY | O_CREAT, 0o644)
         close(fd)
         try await write.get()
-        #expect(helper.wait() == 0)
+        #expect(try await helper.wait() == 0)
         #expect(helper.output.contains("released"))
         #expect(try await patient.query(String.self, "SELECT who FROM t ORDER BY rowid").get() == ["helper", "test"])
     }

@@ -1,5 +1,6 @@
 import Glibc
 import PromiseSQLite
+import PromiseTestSupport
 import Synchronization
 import Testing
 
@@ -123,9 +124,5 @@ struct HelperProcess {
 
     /// Waits for the helper to exit: its status, or 128 + the signal that ended it.
     @discardableResult
-    func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    }
+    func wait() async throws -> Int32 { try await exitStatus(of: pid) }
 }
