@@ -47,11 +47,15 @@ extension FileSystem {
     /// Copies a file, a symbolic link (as a link) or, with `recursive`, a directory tree, to
     /// a path that must not exist yet. Regular files and directories keep their permission bits.
     ///
+    /// All or nothing: a copy that fails part-way, on a full disk for example, or is cancelled,
+    /// removes what it created, so `to` is either complete or absent.
+    ///
     /// - Parameters:
     ///   - from: What to copy.
     ///   - to: The new path.
     ///   - recursive: Copy a directory and everything in it.
-    /// - Returns: A promise fulfilled once the copy is complete. Cancelling stops between chunks.
+    /// - Returns: A promise fulfilled once the copy is complete. Cancelling stops between chunks
+    ///   (and removes the partial copy).
     public func copy(_ from: String, to: String, recursive: Bool = false) -> Promise<Void> {
         pool.run("copy", path: from, otherPath: to) { cancelled in try Tree.copy(from, to: to, recursive: recursive, cancelled: cancelled) }
     }

@@ -111,6 +111,12 @@ public struct FileSystem: Sendable {
 
     /// Appends bytes to a file, creating it (mode 0644, or `mode`) if needed.
     ///
+    /// Like `write(2)` with `O_APPEND`, an append is not all-or-nothing: when the disk fills
+    /// up part-way, the bytes that fit stay at the end of the file, and the rejection says how
+    /// many: "no space left on device appending to log.jsonl (4096 of 10000 bytes were written
+    /// before the error)". (Cutting them off again could cut off another writer's append that
+    /// landed after them.) For all-or-nothing, rewrite the file with ``writeFile(_:_:options:)``.
+    ///
     /// - Parameters:
     ///   - path: The file.
     ///   - bytes: What to append.
@@ -126,7 +132,7 @@ public struct FileSystem: Sendable {
         pool.run("append", path: path) { _ in
             let fd = try Sys.open(path, Sys.appendFlags, mode: mode, activity: "opening \(path) for appending")
             defer { Sys.close(fd) }
-            try Sys.write(fd, bytes, offset: nil, path: path)
+            try Sys.write(fd, bytes, offset: nil, path: path, activity: "appending to \(path)")
             if durable { try Sys.fsync(fd, path: path) }
         }
     }

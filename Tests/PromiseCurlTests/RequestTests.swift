@@ -1,4 +1,5 @@
 import Foundation
+import PromiseTestSupport
 import Testing
 
 @testable import PromiseCurl

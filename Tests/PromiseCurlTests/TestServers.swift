@@ -91,14 +91,3 @@ func currentThreadName() -> String {
     let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
     return name.trimmingCharacters(in: .whitespacesAndNewlines)
 }
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(_ timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool) async throws -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

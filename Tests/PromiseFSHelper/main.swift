@@ -13,6 +13,10 @@
 //   promisefs-helper nofile DIR               under RLIMIT_NOFILE = 64, 1 000 concurrent
 //                                             operations in DIR, then a recovery batch; print
 //                                             one summary line (see `noFileBurst`)
+//   promisefs-helper disk-full DIR            atomic writes, a recursive copy and an append
+//                                             into DIR, an empty 2 MiB tmpfs, until it is
+//                                             full, then again with room; one line per fact
+//                                             (see `diskFull`)
 import Glibc
 import PromiseFS
 import Synchronization
@@ -30,7 +34,7 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
-guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|nofile PATH …") }
+guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full PATH …") }
 let path = arguments[2]
 
 switch arguments[1] {
@@ -93,6 +97,8 @@ case "chunked-read":
     }
 case "nofile":
     noFileBurst(in: path)
+case "disk-full":
+    diskFull(in: path)
 default:
     fail("unknown command \(arguments[1])")
 }

@@ -16,8 +16,10 @@ struct Helper {
         return me[..<me.lastIndex(of: "/")!] + "/promisefs-helper"
     }
 
-    /// Starts the helper with `arguments`, its standard output going to `outputPath`.
-    init(_ arguments: [String], outputPath: String) throws {
+    /// Starts the helper with `arguments`, its standard output going to `outputPath`; through
+    /// `launcher` if given (a command that ends by running the helper path and arguments it
+    /// is given last).
+    init(_ arguments: [String], outputPath: String, launcher: [String] = []) throws {
         self.outputPath = outputPath
         let executable = Self.executable
         guard access(executable, X_OK) == 0 else {
@@ -28,12 +30,13 @@ struct Helper {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let command = launcher + [executable] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
-        let status = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard status == 0 else { throw FSError(FSError.Code(rawValue: status), operation: "spawn", path: executable) }
+        let status = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        guard status == 0 else { throw FSError(FSError.Code(rawValue: status), operation: "spawn", path: command[0]) }
         self.pid = pid
     }
 
@@ -79,6 +82,57 @@ struct Helper {
         #expect(helper.output.hasPrefix("file too large writing \(dir(".config.tmp-"))"), "\(helper.output)")
         #expect(plainRead(dir("config")) == "old and intact")
         #expect(plainList(dir.path) == ["config", "out"], "no temporary file may be left behind")
+    }
+
+    /// Whether this process may mount a tmpfs in a mount namespace of its own (`unshare -rm`;
+    /// root can, and so can anyone where unprivileged user namespaces are on).
+    static let tmpfsMountable: Bool = {
+        let probe = "d=$(mktemp -d) && mount -t tmpfs -o size=64k promisefs-probe \"$d\"; s=$?; umount \"$d\" 2>/dev/null; rmdir \"$d\"; exit $s"
+        return system("/usr/bin/unshare -rm /bin/sh -c '\(probe)' >/dev/null 2>&1") == 0
+    }()
+
+    /// A disk that really fills up: a 2 MiB tmpfs, mounted in the helper's own mount namespace
+    /// (nothing outside the helper sees it, and it goes away with the helper). The helper reports
+    /// what happened, with plain system calls; this test judges it.
+    @Test(.enabled(if: tmpfsMountable, "cannot mount a tmpfs here (unshare -rm and mount -t tmpfs)"))
+    func aDiskThatFillsUpGivesNoSpaceErrorsLosesNothingAndRecovers() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let mountPoint = dir("disk")
+        mkdir(mountPoint, 0o755)
+        let mountThenRun = "mount -t tmpfs -o size=2m promisefs-test \"$1\" && shift && exec \"$@\""
+        let helper = try Helper(
+            ["disk-full", mountPoint], outputPath: dir("out"),
+            launcher: ["/usr/bin/unshare", "-rm", "/bin/sh", "-c", mountThenRun, "sh", mountPoint]
+        )
+        #expect(try await helper.wait() == 0, "the helper must run to the end: \(helper.output)")
+        var facts: [String: String] = [:]
+        for line in helper.output.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            facts[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
+        }
+        func fact(_ key: String) -> String { facts[key] ?? "(missing; the helper said: \(helper.output))" }
+        let kib = 1024
+
+        // An atomic rewrite that cannot fit: a clear error naming the temporary file, the old
+        // contents untouched.
+        #expect(fact("atomic").hasPrefix("no space left on device writing \(mountPoint)/.config.tmp-"), "\(fact("atomic"))")
+        #expect(fact("config-after-atomic") == "\(256 * kib) uniform 1")
+        // A recursive copy that runs out of room part-way leaves no partial tree.
+        #expect(fact("copy").hasPrefix("no space left on device writing \(mountPoint)/tree2/"), "\(fact("copy"))")
+        #expect(fact("tree2-after-copy") == "absent")
+        // An append is not all-or-nothing: the error says how much of it is in the file.
+        let append = fact("append")
+        #expect(append.hasPrefix("no space left on device appending to \(mountPoint)/log ("), "\(append)")
+        let appended = append.split(separator: "(").last?.split(separator: " ").first.flatMap { Int($0) }
+        #expect(appended.map { $0 > 0 && $0 < 512 * kib } == true, "\(append)")
+        #expect(fact("log-after-append") == "\(appended ?? -1) uniform 9", "the file holds exactly what the error says")
+        // With room again, everything works, and nothing is left from the failures.
+        #expect(fact("recovered-atomic") == "ok")
+        #expect(fact("recovered-config") == "\(512 * kib) uniform 3")
+        #expect(fact("recovered-copy") == "ok")
+        #expect(fact("recovered-tree2") == "a b c \(256 * kib) uniform 7 \(256 * kib) uniform 7")
+        #expect(fact("entries") == "config tree tree2", "no temporary or staging file may be left")
     }
 
     @Test func runningOutOfDescriptorsRejectsClearlyLosesNothingAndRecovers() async throws {

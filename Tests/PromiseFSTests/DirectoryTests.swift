@@ -1,5 +1,6 @@
 import Glibc
 import PromiseFS
+import PromiseTestSupport
 import Testing
 
 @Suite struct DirectoryTests {
@@ -67,6 +68,53 @@ import Testing
 
         #expect(await fsError(fs.copy(dir("src/run.sh"), to: dir("dst/run.sh")))?.code == .fileExists)
         #expect(plainRead(dir("dst/run.sh")) == "#!/bin/sh\n")
+    }
+
+    /// A recursive copy is all or nothing: one entry it cannot copy (a FIFO here) removes what
+    /// it had already copied, read-only directories included, and leaves an existing target
+    /// alone.
+    @Test func aRecursiveCopyThatFailsPartWayLeavesNothing() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        mkdir(dir("src"), 0o755)
+        for index in 0..<20 { plainWrite(dir("src/file\(index)"), "contents \(index)") }
+        mkdir(dir("src/readonly"), 0o755)
+        plainWrite(dir("src/readonly/inside"), "x")
+        chmod(dir("src/readonly"), 0o555)
+        defer { chmod(dir("src/readonly"), 0o755) }
+        mkfifo(dir("src/zz-fifo"), 0o644)
+
+        let error = await fsError(fs.copy(dir("src"), to: dir("dst"), recursive: true))
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.description.contains("src/zz-fifo") == true, "\(String(describing: error))")
+        #expect(plainList(dir.path) == ["src"], "the partial copy must be gone")
+
+        // A target that was there before is not the copy's to remove.
+        mkdir(dir("taken"), 0o755)
+        plainWrite(dir("taken/mine"), "keep")
+        #expect(await fsError(fs.copy(dir("src"), to: dir("taken"), recursive: true))?.code == .fileExists)
+        #expect(plainRead(dir("taken/mine")) == "keep")
+    }
+
+    /// Cancelling a large recursive copy stops it and removes what it had copied; a copy that
+    /// finished first is complete.
+    @Test func aCancelledRecursiveCopyLeavesNothingOrEverything() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        mkdir(dir("src"), 0o755)
+        let chunk = String(repeating: "c", count: 1 << 20)
+        for index in 0..<64 { plainWrite(dir("src/part\(index)"), chunk) }
+        let copy = fs.copy(dir("src"), to: dir("dst"), recursive: true)
+        try await Task.sleep(for: .milliseconds(5))
+        copy.cancel()
+        do {
+            try await copy.get()
+            #expect(plainList(dir("dst")).count == 64, "a fulfilled copy is complete")
+        } catch is CancellationError {
+            // The pool thread may still be removing the partial copy when the promise rejects.
+            let gone = try await eventually { access(dir("dst"), F_OK) != 0 }
+            #expect(gone, "a cancelled copy leaves no partial tree: \(plainList(dir("dst")).count) files left")
+        }
     }
 
     @Test func moveRenamesAndReplacesAFile() async throws {

@@ -1,5 +1,6 @@
 import Glibc
 import PromiseSQLite
+import PromiseTestSupport
 import Testing
 
 // Serialized: each test runs SQLite writers in child processes that keep both CPUs busy.
@@ -17,7 +18,7 @@ import Testing
         var batchesBefore = 0
         for round in 0..<3 {
             let helper = HelperProcess(["crash-writer", path], outputPath: dir("out-\(round)"))
-            let twoCommits = try await eventually(60) {
+            let twoCommits = try await eventually(.seconds(60)) {
                 helper.output.split(separator: "\n").filter { $0.hasPrefix("committed ") }.count >= 2
             }
             #expect(twoCommits, "the writer must commit twice before it is killed: \(helper.output)")

@@ -65,19 +65,9 @@ final class Gate: @unchecked Sendable {
 
     /// Waits, without blocking a thread, until `open()` was called (at most 60 s).
     func opened(sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let done = try await eventually(60) { isOpen.load(ordering: .acquiring) }
+        let done = try await eventually(.seconds(60)) { isOpen.load(ordering: .acquiring) }
         #expect(done, "the gate was never opened", sourceLocation: sourceLocation)
     }
-}
-
-/// Polls `condition` every millisecond for up to `seconds`.
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
 }
 
 /// A `promisesqlite-helper` process (built next to the test binary).
@@ -118,7 +108,7 @@ struct HelperProcess {
 
     /// Waits for the helper to print a line starting with `prefix`.
     func waitFor(_ prefix: String) async throws {
-        let seen = try await eventually(30) { output.split(separator: "\n").contains { $0.hasPrefix(prefix) } }
+        let seen = try await eventually(.seconds(30)) { output.split(separator: "\n").contains { $0.hasPrefix(prefix) } }
         #expect(seen, "the helper never printed '\(prefix)': \(output)")
     }
 

@@ -106,17 +106,26 @@ enum Sys {
     }
 
     /// Writes all of `bytes` at `offset` (or at the current position), looping over short writes.
-    static func write(_ fd: Int32, _ bytes: some Collection<UInt8>, offset: Int64?, path: String) throws(FSError) {
-        var writeError: Int32 = 0
+    /// Writes every byte, or throws; when the error comes after part of `bytes` is written (a
+    /// disk that fills up mid-write), the message says how much was written first, so a caller
+    /// of an append knows what the file now ends with.
+    static func write(
+        _ fd: Int32, _ bytes: some Collection<UInt8>, offset: Int64?, path: String, activity: String? = nil
+    ) throws(FSError) {
+        var outcome = (error: Int32(0), written: 0, count: 0)
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            writeError = writeAll(fd, UnsafeRawBufferPointer(buffer), offset: offset)
+            outcome = writeAll(fd, UnsafeRawBufferPointer(buffer), offset: offset)
         }
         if done == nil {
             let copy = Array(bytes)
-            copy.withUnsafeBytes { writeError = writeAll(fd, $0, offset: offset) }
+            copy.withUnsafeBytes { outcome = writeAll(fd, $0, offset: offset) }
         }
-        if writeError != 0 {
-            throw FSError(FSError.Code(rawValue: writeError), operation: "write", path: path, activity: "writing \(path)")
+        if outcome.error != 0 {
+            var activity = activity ?? "writing \(path)"
+            if outcome.written > 0 {
+                activity += " (\(outcome.written) of \(outcome.count) bytes were written before the error)"
+            }
+            throw FSError(FSError.Code(rawValue: outcome.error), operation: "write", path: path, activity: activity)
         }
     }
 
@@ -125,7 +134,9 @@ enum Sys {
     /// not be told apart from this VM's round-to-round noise.)
     static let writeSlice = 1 << 20
 
-    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, offset: Int64?) -> Int32 {
+    private static func writeAll(
+        _ fd: Int32, _ buffer: UnsafeRawBufferPointer, offset: Int64?
+    ) -> (error: Int32, written: Int, count: Int) {
         var written = 0
         while written < buffer.count {
             let length = min(buffer.count - written, writeSlice)
@@ -135,10 +146,10 @@ enum Sys {
                 }
                 return Glibc.write(fd, buffer.baseAddress! + written, length)
             }
-            if n < 0 { return errno }
+            if n < 0 { return (errno, written, buffer.count) }
             written += n
         }
-        return 0
+        return (0, written, buffer.count)
     }
 
     static func fsync(_ fd: Int32, path: String) throws(FSError) {

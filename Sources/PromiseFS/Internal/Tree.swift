@@ -83,7 +83,29 @@ enum Tree {
 
     /// Copies `from` to `to`, which must not exist. Regular files keep their permission bits,
     /// symbolic links are copied as links, directories only when `recursive` is true.
+    ///
+    /// All or nothing: a copy that fails part-way (a full disk, an unreadable file, a
+    /// cancellation) removes what it created, so `to` is either complete or absent. Directories
+    /// stay 0700 until everything under them is in place and get their own modes last, deepest
+    /// first, so that a read-only directory cannot keep the cleanup from removing its entries.
     static func copy(_ from: String, to: String, recursive: Bool, cancelled: CancelFlag) throws {
+        var directories: [(path: String, mode: UInt32)] = []
+        do {
+            try copyEntry(from, to: to, recursive: recursive, cancelled: cancelled, directories: &directories)
+            for directory in directories.reversed() { try Sys.chmod(directory.path, directory.mode) }
+        } catch {
+            // Only a directory this copy made at `to` is removed: a `to` that already existed
+            // failed the `mkdir`, and a file copy cleans up after itself.
+            if directories.first?.path == to {
+                try? remove(to, recursive: true, cancelled: CancelFlag())
+            }
+            throw error
+        }
+    }
+
+    private static func copyEntry(
+        _ from: String, to: String, recursive: Bool, cancelled: CancelFlag, directories: inout [(path: String, mode: UInt32)]
+    ) throws {
         let info = try Sys.stat(from, followingLinks: false)
         switch info.kind {
         case .regular:
@@ -96,11 +118,12 @@ enum Tree {
                               activity: "copying \(from) (a directory; pass recursive: true)")
             }
             try Sys.mkdir(to, 0o700)
+            directories.append((to, info.permissions))
             for entry in try list(from, recursive: false, cancelled: cancelled) {
                 try cancelled.check()
-                try copy("\(from)/\(entry.relativePath)", to: "\(to)/\(entry.relativePath)", recursive: true, cancelled: cancelled)
+                try copyEntry("\(from)/\(entry.relativePath)", to: "\(to)/\(entry.relativePath)", recursive: true,
+                              cancelled: cancelled, directories: &directories)
             }
-            try Sys.chmod(to, info.permissions)
         default:
             throw FSError(.invalidArgument, operation: "copy", path: from,
                           activity: "copying \(from) (a \(info.kind), which only regular files, links and directories can be)")
