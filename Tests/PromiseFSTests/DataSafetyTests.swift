@@ -84,26 +84,16 @@ struct Helper {
         #expect(plainList(dir.path) == ["config", "out"], "no temporary file may be left behind")
     }
 
-    /// Whether this process may mount a tmpfs in a mount namespace of its own (`unshare -rm`;
-    /// root can, and so can anyone where unprivileged user namespaces are on).
-    static let tmpfsMountable: Bool = {
-        let probe = "d=$(mktemp -d) && mount -t tmpfs -o size=64k promisefs-probe \"$d\"; s=$?; umount \"$d\" 2>/dev/null; rmdir \"$d\"; exit $s"
-        return system("/usr/bin/unshare -rm /bin/sh -c '\(probe)' >/dev/null 2>&1") == 0
-    }()
-
-    /// A disk that really fills up: a 2 MiB tmpfs, mounted in the helper's own mount namespace
-    /// (nothing outside the helper sees it, and it goes away with the helper). The helper reports
-    /// what happened, with plain system calls; this test judges it.
-    @Test(.enabled(if: tmpfsMountable, "cannot mount a tmpfs here (unshare -rm and mount -t tmpfs)"))
+    /// A disk that really fills up: a 2 MiB tmpfs (``SmallDisk``). The helper reports what
+    /// happened, read with plain system calls; this test judges it.
+    @Test(.enabled(if: SmallDisk.available, Comment(rawValue: SmallDisk.unavailableReason)))
     func aDiskThatFillsUpGivesNoSpaceErrorsLosesNothingAndRecovers() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let mountPoint = dir("disk")
         mkdir(mountPoint, 0o755)
-        let mountThenRun = "mount -t tmpfs -o size=2m promisefs-test \"$1\" && shift && exec \"$@\""
         let helper = try Helper(
-            ["disk-full", mountPoint], outputPath: dir("out"),
-            launcher: ["/usr/bin/unshare", "-rm", "/bin/sh", "-c", mountThenRun, "sh", mountPoint]
+            ["disk-full", mountPoint], outputPath: dir("out"), launcher: SmallDisk.launcher(mountingOn: mountPoint, kibibytes: 2048)
         )
         #expect(try await helper.wait() == 0, "the helper must run to the end: \(helper.output)")
         var facts: [String: String] = [:]

@@ -1,5 +1,6 @@
-// A second process for PromiseSQLiteTests: a writer to kill with SIGKILL mid-transaction, and a
-// process that holds the write lock. Prints progress lines on standard output, unbuffered.
+// A second process for PromiseSQLiteTests: a writer to kill with SIGKILL mid-transaction, a
+// process that holds the write lock, and a writer on a disk that fills up. Prints progress
+// lines on standard output, unbuffered.
 import Glibc
 import PromiseSQLite
 
@@ -11,7 +12,7 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    say("usage: promisesqlite-helper crash-writer PATH | hold-lock PATH RELEASE-FILE")
+    say("usage: promisesqlite-helper crash-writer PATH | hold-lock PATH RELEASE-FILE | disk-full DIR delete|wal")
     exit(2)
 }
 let path = arguments[2]
@@ -61,6 +62,16 @@ do {
         })
         say("released")
         try awaitPromise(db.close())
+    case "disk-full":
+        // PATH is an empty 2 MiB tmpfs (the test mounts one in this process's own mount
+        // namespace). Batches of 200 rows go into a database there until the disk is full;
+        // then the facts, one `key: value` line each, for the test to judge.
+        let modes: [String: SQLiteConfiguration.JournalMode] = ["delete": .delete, "wal": .wal]
+        guard arguments.count > 3, let mode = modes[arguments[3]] else {
+            say("usage: promisesqlite-helper disk-full DIR delete|wal")
+            exit(2)
+        }
+        try diskFull(in: path, mode: mode)
     default:
         say("unknown command \(arguments[1])")
         exit(2)

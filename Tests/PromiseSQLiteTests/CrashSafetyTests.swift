@@ -44,6 +44,38 @@ import Testing
         }
     }
 
+    /// A disk that really fills up (a 2 MiB tmpfs, ``SmallDisk``) under a writer committing
+    /// batches: a clear "full" error, every committed batch there and no partial one, the
+    /// database intact and usable, and writes work again once there is room.
+    @Test(.enabled(if: SmallDisk.available, Comment(rawValue: SmallDisk.unavailableReason)), arguments: ["delete", "wal"])
+    func aDiskThatFillsUpGivesAFullErrorAndKeepsEveryCommittedBatch(mode: String) async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let mountPoint = dir("disk")
+        mkdir(mountPoint, 0o755)
+        let helper = HelperProcess(
+            ["disk-full", mountPoint, mode], outputPath: dir("out"), launcher: SmallDisk.launcher(mountingOn: mountPoint, kibibytes: 2048)
+        )
+        #expect(try await helper.wait() == 0, "the helper must run to the end: \(helper.output)")
+        var facts: [String: String] = [:]
+        for line in helper.output.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            facts[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
+        }
+        func fact(_ key: String) -> String { facts[key] ?? "(missing; the helper said: \(helper.output))" }
+
+        let committed = Int(fact("committed")) ?? -1
+        #expect(committed > 5, "the disk filled before much was written: \(helper.output)")
+        #expect(fact("error").hasPrefix("SQLite error 13 (full): database or disk is full"), "\(fact("error"))")
+        // Exactly the committed batches, each whole, the running total matching, no damage:
+        // on the connection that failed, on a fresh one, and after reopening.
+        let rows = committed * 200
+        #expect(fact("same-connection-read") == "\(rows)")
+        #expect(fact("after-error") == "\(rows) \(rows) \(committed) 0 ok")
+        #expect(fact("recovered") == "ok")
+        #expect(fact("reopened") == "\(rows + 200) \(rows + 200) \(committed + 1) 0 ok")
+    }
+
     @Test func anotherProcessHoldingTheWriteLockGivesAClearBusyErrorAndLosesNothing() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

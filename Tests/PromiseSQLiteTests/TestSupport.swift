@@ -75,8 +75,10 @@ struct HelperProcess {
     let pid: pid_t
     let outputPath: String
 
-    /// Starts the helper with `arguments`, its standard output going to `outputPath`.
-    init(_ arguments: [String], outputPath: String) {
+    /// Starts the helper with `arguments`, its standard output going to `outputPath`; through
+    /// `launcher` if given (a command that ends by running the helper path and arguments it
+    /// is given last).
+    init(_ arguments: [String], outputPath: String, launcher: [String] = []) {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         precondition(n > 0, "cannot read /proc/self/exe")
@@ -88,11 +90,12 @@ struct HelperProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let command = launcher + [executable] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
-        let status = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        precondition(status == 0, "posix_spawn \(executable) failed: \(status)")
+        let status = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        precondition(status == 0, "posix_spawn \(command[0]) failed: \(status)")
         self.pid = pid
     }
 
