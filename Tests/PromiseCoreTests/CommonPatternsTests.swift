@@ -573,11 +573,11 @@ extension CommonPatternsTests {
 
     /// Answers "ok" after failing a given number of times.
     final class StatusService: Sendable {
-        private let state: Mutex<(failuresLeft: Int, calls: Int)>
+        private let state: Lock<(failuresLeft: Int, calls: Int)>
         private let failure: any Error
 
         init(failuresBeforeSuccess: Int, failure: any Error = Unavailable()) {
-            state = Mutex((failuresBeforeSuccess, 0))
+            state = Lock((failuresBeforeSuccess, 0))
             self.failure = failure
         }
 
@@ -596,7 +596,7 @@ extension CommonPatternsTests {
     /// Reports `.running` until it has been asked a given number of times.
     final class BuildJob: Sendable {
         private let doneAfterPolls: Int
-        private let count = Mutex(0)
+        private let count = Lock(0)
 
         init(doneAfterPolls: Int) {
             self.doneAfterPolls = doneAfterPolls
@@ -619,7 +619,7 @@ extension CommonPatternsTests {
             var stops = 0
         }
 
-        private let state = Mutex(State())
+        private let state = Lock(State())
         private let devices: [String]
         private let silent: Bool
 
@@ -671,7 +671,7 @@ extension CommonPatternsTests {
             var finished: [String] = []
         }
 
-        private let state = Mutex(State())
+        private let state = Lock(State())
 
         var max: Int { state.withLock { $0.max } }
         var started: Int { state.withLock { $0.started } }

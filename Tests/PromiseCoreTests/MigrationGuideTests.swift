@@ -337,10 +337,10 @@ extension MigrationGuideTests {
 
     /// Answers "pong" after failing a given number of times.
     final class FlakyServer: Sendable {
-        private let state: Mutex<(failuresLeft: Int, pings: Int)>
+        private let state: Lock<(failuresLeft: Int, pings: Int)>
 
         init(failuresBeforeSuccess: Int) {
-            state = Mutex((failuresBeforeSuccess, 0))
+            state = Lock((failuresBeforeSuccess, 0))
         }
 
         var pings: Int { state.withLock { $0.pings } }

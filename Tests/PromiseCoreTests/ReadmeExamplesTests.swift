@@ -63,7 +63,7 @@ func asyncLookup(_ key: String) async throws -> Int {
 
 /// A cache whose `store` returns whether the user was new, a result callers often ignore.
 final class UserCache: Sendable {
-    private let users = Mutex<[Int: User]>([:])
+    private let users = Lock<[Int: User]>([:])
 
     @discardableResult
     func store(_ user: User) -> Bool {
@@ -73,10 +73,10 @@ final class UserCache: Sendable {
 
 /// Answers "pong", after failing with `Busy` a given number of times.
 final class FlakyServer: Sendable {
-    private let failuresLeft: Mutex<Int>
+    private let failuresLeft: Lock<Int>
 
     init(failuresBeforeSuccess: Int) {
-        failuresLeft = Mutex(failuresBeforeSuccess)
+        failuresLeft = Lock(failuresBeforeSuccess)
     }
 
     func ping() -> Promise<String> {

@@ -12,7 +12,7 @@ import Synchronization
 /// Like any consumer, it counts as interested in the promise it watches: watch the promise a
 /// test awaits or cancels itself, not a source whose upward cancellation the test checks.
 package final class SettleTime: Sendable {
-    private let settled = Mutex<ContinuousClock.Instant?>(nil)
+    private let settled = Lock<ContinuousClock.Instant?>(nil)
 
     /// Starts watching `promise`.
     package init<Value: Sendable>(of promise: Promise<Value>) {

@@ -1,11 +1,12 @@
 @testable import PromiseUV
 import Glibc
+import PromiseCore
 import Synchronization
 import Testing
 
 /// A weak reference that crosses threads, to see whether a loop was deallocated.
 final class WeakLoop: @unchecked Sendable {
-    private let lock = Mutex<Void>(())
+    private let lock = Lock<Void>(())
     private weak var storedLoop: UVLoop?
     var loop: UVLoop? {
         get { lock.withLock { _ in storedLoop } }
@@ -92,7 +93,7 @@ extension ShutdownEdgeTests {
     @Test func shutdownCalledWhileTheLoopThreadFailsToStartStillCompletes() async throws {
         let loop = try UVLoop()
         let name = "uv-nothread-\(UInt16.random(in: 0...UInt16.max))"
-        let shutdown = Mutex<Promise<Void>?>(nil)
+        let shutdown = Lock<Promise<Void>?>(nil)
         // Runs between claiming the loop for the thread and giving the claim back.
         LoopThread.injectFailure(named: name) {
             shutdown.withLock { $0 = loop.shutdown() }

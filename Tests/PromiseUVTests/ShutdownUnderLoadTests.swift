@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import PromiseCore
 import PromiseUV
 import Synchronization
 import Testing
@@ -12,7 +13,7 @@ final class SettlementCounter: Sendable {
     let contextInvalidated = Atomic<Int>(0)
     let cancelled = Atomic<Int>(0)
     let other = Atomic<Int>(0)
-    let firstOther = Mutex<String?>(nil)
+    let firstOther = Lock<String?>(nil)
 
     var total: Int {
         fulfilled.load(ordering: .acquiring) + loopClosed.load(ordering: .acquiring)
@@ -114,7 +115,7 @@ extension PoolTests {
             cancelStart.fulfill(())
             // Read where the shutdown completes: this test's task may resume much later when
             // the other tests keep the cooperative pool busy.
-            let closedAt = Mutex<Double?>(nil)
+            let closedAt = Lock<Double?>(nil)
             shutdown.then(on: .inline) {
                 closed.store(true, ordering: .releasing)
                 closedAt.withLock { $0 = nowMilliseconds() }

@@ -1,4 +1,5 @@
 import Foundation
+import PromiseCore
 import PromiseUV
 import Synchronization
 import Testing
@@ -55,7 +56,7 @@ struct KeepAliveMarker: Sendable {}
 /// Records every promise diagnostic (and still passes it on), so tests can look for the ones
 /// about their own value types.
 enum DiagnosticsRecorder {
-    private static let reports = Mutex<[PromiseDiagnostic]>([])
+    private static let reports = Lock<[PromiseDiagnostic]>([])
     static let install: Void = {
         let previous = Promises.diagnosticsHandler
         Promises.diagnosticsHandler = { report in

@@ -18,7 +18,7 @@ final class APlusToken: Sendable {
 
 /// Records events from any thread, in the order they happen.
 final class APlusRecorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = Lock<[Element]>([])
 
     func record(_ element: Element) {
         storage.withLock { $0.append(element) }
@@ -30,7 +30,7 @@ final class APlusRecorder<Element: Sendable>: Sendable {
 
 /// Holds a promise that a callback needs to see before the promise exists (self-resolution).
 final class APlusPromiseBox<Value: Sendable>: Sendable {
-    private let storage = Mutex<Promise<Value>?>(nil)
+    private let storage = Lock<Promise<Value>?>(nil)
 
     var promise: Promise<Value>? {
         get { storage.withLock { $0 } }
