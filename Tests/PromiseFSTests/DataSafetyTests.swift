@@ -96,12 +96,7 @@ struct Helper {
             ["disk-full", mountPoint], outputPath: dir("out"), launcher: SmallDisk.launcher(mountingOn: mountPoint, kibibytes: 2048)
         )
         #expect(try await helper.wait() == 0, "the helper must run to the end: \(helper.output)")
-        var facts: [String: String] = [:]
-        for line in helper.output.split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            facts[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
-        }
-        func fact(_ key: String) -> String { facts[key] ?? "(missing; the helper said: \(helper.output))" }
+        let fact = HelperFacts(helper.output)
         let kib = 1024
 
         // An atomic rewrite that cannot fit: a clear error naming the temporary file, the old

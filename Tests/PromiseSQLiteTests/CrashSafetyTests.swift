@@ -57,12 +57,7 @@ import Testing
             ["disk-full", mountPoint, mode], outputPath: dir("out"), launcher: SmallDisk.launcher(mountingOn: mountPoint, kibibytes: 2048)
         )
         #expect(try await helper.wait() == 0, "the helper must run to the end: \(helper.output)")
-        var facts: [String: String] = [:]
-        for line in helper.output.split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            facts[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
-        }
-        func fact(_ key: String) -> String { facts[key] ?? "(missing; the helper said: \(helper.output))" }
+        let fact = HelperFacts(helper.output)
 
         let committed = Int(fact("committed")) ?? -1
         #expect(committed > 5, "the disk filled before much was written: \(helper.output)")

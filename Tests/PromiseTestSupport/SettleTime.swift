@@ -1,5 +1,4 @@
 package import PromiseCore
-import Synchronization
 
 /// When a promise settled, read on the thread that settled it.
 ///

@@ -105,10 +105,9 @@ enum Sys {
         return (bytes, atEnd)
     }
 
-    /// Writes all of `bytes` at `offset` (or at the current position), looping over short writes.
-    /// Writes every byte, or throws; when the error comes after part of `bytes` is written (a
-    /// disk that fills up mid-write), the message says how much was written first, so a caller
-    /// of an append knows what the file now ends with.
+    /// Writes all of `bytes` at `offset` (or at the current position), looping over short
+    /// writes. An error after part of `bytes` is written (a disk that fills up mid-write) says
+    /// how much was written first, so a caller of an append knows what the file now ends with.
     static func write(
         _ fd: Int32, _ bytes: some Collection<UInt8>, offset: Int64?, path: String, activity: String? = nil
     ) throws(FSError) {
