@@ -72,8 +72,9 @@ import Testing
         // Work from another thread still gets its turn.
         let crossed = Atomic<Int>(0)
         for _ in 0..<3 {
-            loop.execute { crossed.add(1, ordering: .relaxed) }
+            // Read before submitting: the loop may run the job before the next line.
             let before = crossed.load(ordering: .relaxed)
+            loop.execute { crossed.add(1, ordering: .relaxed) }
             #expect(try await eventually(.seconds(60)) { crossed.load(ordering: .relaxed) > before }, "cross-thread work starved")
         }
         // And so does shutdown.
