@@ -55,19 +55,23 @@ struct Helper {
         defer { dir.cleanUp() }
         let size = 2_000_000
         let target = dir("state.bin")
-        for round in 0..<6 {
+        // At least 6 rounds, and more (up to 24) until a kill has landed mid-write: where the
+        // temporary file exists for a small part of each rewrite (under ASan, building the 2 MB
+        // buffer takes much of it), 6 rounds could all land between writes.
+        var debris: [String] = []
+        for round in 0..<24 where round < 6 || debris.isEmpty {
             let helper = try Helper(["rewrite", target, "\(size)"], outputPath: dir("out-\(round)"))
             while !helper.output.hasPrefix("ready") { try await Task.sleep(for: .milliseconds(1)) }
-            try await Task.sleep(for: .milliseconds(20 + 15 * round))
+            try await Task.sleep(for: .milliseconds(20 + 15 * (round % 6)))
             kill(helper.pid, SIGKILL)
             #expect(try await helper.wait() == 128 + SIGKILL, "the writer must still have been writing: \(helper.output)")
+            debris = plainList(dir.path).filter { $0.hasPrefix(".state.bin.tmp-") }
             guard let info = try? await fs.stat(target).get() else { continue }  // killed before the first rename
             let bytes = try await fs.readFile(target).get()
             #expect(info.size == Int64(size) && bytes.count == size, "round \(round): a torn file of \(bytes.count) bytes")
             #expect(Set(bytes).count == 1, "round \(round): bytes of several generations in one file")
         }
         // Only temporary files may be left over from the kills, never a damaged target.
-        let debris = plainList(dir.path).filter { $0.hasPrefix(".state.bin.tmp-") }
         #expect(!debris.isEmpty, "no kill landed in the middle of a write, so this run proved nothing")
         for name in debris { unlink(dir(name)) }
         #expect(plainList(dir.path).filter { $0.hasPrefix("state") } == ["state.bin"])
