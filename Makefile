@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan test-asan test-examples test-fuzz fuzz soak bench bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo test test-core test-tsan test-asan test-examples test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -76,13 +76,17 @@ soak: bootstrap
 	scripts/soak
 	FUZZ_SECONDS=$(SOAK_FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz
 
-## bench: the Benchmarks/ package: PromiseCore next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl
-bench: bootstrap
+## bench: the Benchmarks/ package: PromiseCore's instruction and malloc counts, then its wall time, next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl
+bench: bootstrap bench-counts
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
 	cd Benchmarks && ./sqlite-ratios.sh
 	cd Benchmarks && ./uv-ratios.sh
 	cd Benchmarks && ./curl-ratios.sh
+
+## bench-counts: PromiseCore's instructions, mallocs and bytes per operation next to SwiftNIO and GCD, counted under valgrind (deterministic where wall time is noisy; ~1 min once built)
+bench-counts: bootstrap
+	cd Benchmarks && ./counts.sh
 
 ## bench-fs: PromiseFS next to raw read(2)/write(2) and Node's fs/promises (1 GiB files, 3 rounds; ~3 min)
 bench-fs: bootstrap

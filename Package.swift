@@ -111,7 +111,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseUVTests",
-            dependencies: ["PromiseUV"],
+            dependencies: ["PromiseUV", "PromiseTestSupport"],
             swiftSettings: strictSettings
         ),
         // Spawned by PromiseUVTests: a program whose main thread is the loop and the default context.
@@ -119,6 +119,19 @@ let package = Package(
             name: "promiseuv-helper",
             dependencies: ["PromiseUV"],
             path: "Tests/PromiseUVHelper",
+            swiftSettings: strictSettings
+        ),
+        // The products together: a UVLoop as the default context while PromiseCurl, PromiseFS
+        // and PromiseSQLite finish the work, in a helper process of its own.
+        .testTarget(
+            name: "PromiseIntegrationTests",
+            dependencies: ["PromiseTestSupport", "promise-integration-helper"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "promise-integration-helper",
+            dependencies: ["PromiseUV", "PromiseCurl", "PromiseFS", "PromiseSQLite"],
+            path: "Tests/PromiseIntegrationHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -5,6 +5,7 @@
 //
 //   cd Benchmarks && swift package --disable-sandbox benchmark
 //   Benchmarks/ratios.sh        # medians, min/max, ratios, size probe
+//   Benchmarks/counts.sh        # instructions and mallocs per operation, under valgrind
 
 import PackageDescription
 
@@ -40,6 +41,20 @@ let package = Package(
             path: "Benchmarks/PromiseCoreBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Instructions and heap allocations per operation of PromiseCore beside SwiftNIO and GCD,
+        // counted under valgrind by Benchmarks/counts.sh (deterministic, unlike wall time).
+        // A plain executable: `PromiseCoreCounts <scenario>/<variant> <iterations>`.
+        .executableTarget(
+            name: "PromiseCoreCounts",
+            dependencies: [
+                .product(name: "PromiseCore", package: "swift-promise"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Sources/PromiseCoreCounts",
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // PromiseFS beside raw read(2)/write(2); Benchmarks/fs-ratios.sh adds Node's fs/promises.
         // A plain executable: each workload takes seconds and moves a gibibyte, which does

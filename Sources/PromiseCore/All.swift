@@ -11,6 +11,7 @@ public func all<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Value
     let combination = Combination(count: promises.count)
     let slots = promises.map { _ in Slot<Value>() }
     result.onCancel { combination.withdrawAll() }
+    result.link(to: combination)
     for (index, promise) in promises.enumerated() {
         let slot = slots[index]
         let pending = promise.subscribe(on: nil) { outcome in
@@ -55,6 +56,7 @@ public func all<each Value: Sendable>(_ promises: repeat Promise<each Value>) ->
         result.resolve(.success((repeat (each slots).value)), fromUpstream: true)
     }
     result.onCancel { combination.withdrawAll() }
+    result.link(to: combination)
     repeat attach(each promises, to: each slots, combination: combination, result: result, finish: finish)
     return result
 }
@@ -104,6 +106,7 @@ public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Resul
     let combination = Combination(count: promises.count)
     let slots = promises.map { _ in Slot<Result<Value, any Error>>() }
     result.onCancel { combination.withdrawAll() }
+    result.link(to: combination)
     for (index, promise) in promises.enumerated() {
         let slot = slots[index]
         let pending = promise.subscribe(on: nil) { outcome in
@@ -134,6 +137,7 @@ public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value
     let result = Promise<Value>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
     result.onCancel { combination.withdrawAll() }
+    result.link(to: combination)
     for promise in promises {
         let pending = promise.subscribe(on: nil) { outcome in
             if combination.decide() {

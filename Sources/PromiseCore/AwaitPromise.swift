@@ -21,11 +21,22 @@ internal import Synchronization
 /// - Throws: The rejection reason; ``PromiseError/Code-swift.struct/timedOut`` when
 ///   `timeout` passes first; ``PromiseError/Code-swift.struct/deadlock`` as described above.
 @available(*, noasync, message: "blocks a cooperative thread; use 'try await promise.get()' instead")
+@discardableResult
 public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration? = nil) throws -> Value {
     if let result = promise.currentResult {
         return try result.get()
     }
-    try checkNoDeadlock(waitingFor: promise)
+    if let drive = try checkBlockingWait(for: promise) {
+        let wait = BlockingWait(
+            timeout: timeout,
+            isSettled: { !promise.isPending },
+            whenSettled: { body in promise.whenSettled(body) }
+        )
+        if drive(wait) {
+            if let result = promise.currentResult { return try result.get() }
+            throw PromiseError(.timedOut, "awaitPromise: still pending after \(timeout ?? .zero)")
+        }
+    }
     let semaphore = DispatchSemaphore(value: 0)
     let outcome = Slot<Result<Value, any Error>>()
     promise.subscribe(on: nil) { result in
@@ -42,6 +53,35 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
     return try outcome.value.get()
 }
 
+/// A blocking wait that a context runs on the waiting thread (``BlockingWaitAdvice/drive(_:)``).
+@_spi(ContextContract)
+public final class BlockingWait: Sendable {
+    /// The longest to wait, or `nil`.
+    public let timeout: Duration?
+    private let settled: @Sendable () -> Bool
+    private let register: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    init(
+        timeout: Duration?,
+        isSettled: @escaping @Sendable () -> Bool,
+        whenSettled: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+    ) {
+        self.timeout = timeout
+        self.settled = isSettled
+        self.register = whenSettled
+    }
+
+    /// Whether the awaited promise has settled.
+    public var isSettled: Bool { settled() }
+
+    /// Calls `body` once the awaited promise settles, on the settling thread (now, if it has).
+    ///
+    /// - Parameter body: Wakes the driving context.
+    public func whenSettled(_ body: @escaping @Sendable () -> Void) {
+        register(body)
+    }
+}
+
 /// A key set on ``Promises/defaultQueue`` so a wait from a plain `async` block on it is caught too.
 let defaultQueueKey: DispatchSpecificKey<Bool> = {
     let key = DispatchSpecificKey<Bool>()
@@ -49,25 +89,51 @@ let defaultQueueKey: DispatchSpecificKey<Bool> = {
     return key
 }()
 
-private func checkNoDeadlock<Value>(waitingFor promise: Promise<Value>) throws {
+/// Walks the pending steps of `promise`'s chain before a blocking wait. Throws ``PromiseError/Code-swift.struct/deadlock``
+/// when a step is resolved by the context whose turn this thread runs, or when a registered
+/// context advises so; returns a context's drive closure when one asks to be run here.
+private func checkBlockingWait<Value>(
+    for promise: Promise<Value>
+) throws -> (@Sendable (BlockingWait) -> Bool)? {
     var current = Turn.current.currentContextID
     if current == nil, DispatchQueue.getSpecific(key: defaultQueueKey) == true {
         current = ObjectIdentifier(Promises.defaultQueue)
     }
-    guard let current else { return }
-    var node: (any PromiseNode)? = promise
-    var depth = 0
-    while let step = node, depth < 100_000 {
+    var stack: [any PromiseNode] = [promise]
+    var visited: Set<ObjectIdentifier> = []
+    var advised: Set<ObjectIdentifier> = []
+    var drive: (@Sendable (BlockingWait) -> Bool)?
+    while let step = stack.popLast(), visited.count < 100_000 {
+        guard visited.insert(ObjectIdentifier(step)).inserted else { continue }
         let info = step.resolverInfo
-        guard info.isPending else { return }
-        if info.contextID == current {
-            throw PromiseError(
-                .deadlock,
-                "awaitPromise was called on the context that has to resolve the promise, so it would wait forever; "
-                    + "chain with then(…) instead, or call awaitPromise from another thread"
-            )
+        guard info.isPending else { continue }
+        if let id = info.contextID {
+            if id == current {
+                throw PromiseError(
+                    .deadlock,
+                    "awaitPromise was called on \(contextName(id)), which has to run a step of the awaited promise's chain, "
+                        + "so it would wait forever; chain with then(…) instead, or call awaitPromise from another thread"
+                )
+            }
+            if advised.insert(id).inserted, let advisor = ContextRegistry.advisor(for: id) {
+                switch advisor.adviseBlockingWait() {
+                case .block:
+                    break
+                case .deadlock(let reason):
+                    throw PromiseError(.deadlock, "awaitPromise would wait forever for \(advisor.contextName): \(reason)")
+                case .drive(let run):
+                    if drive == nil { drive = run }
+                }
+            }
         }
-        node = info.upstream
-        depth += 1
+        stack.append(contentsOf: info.upstreams)
     }
+    return drive
+}
+
+/// How a deadlock message names the context `id`.
+private func contextName(_ id: ObjectIdentifier) -> String {
+    if id == ObjectIdentifier(Promises.defaultQueue) { return "Promises.defaultQueue" }
+    if let advisor = ContextRegistry.advisor(for: id) { return advisor.contextName }
+    return "the context whose callback is running on this thread"
 }

@@ -37,6 +37,32 @@ public protocol ExecutionContext: Sendable {
     /// this context, those dependents run right after the callback returns, in the same turn.
     /// A three-link chain on one serial queue then costs one queue hop, not three.
     var executionContextID: ObjectIdentifier? { get }
+
+    /// Runs library work (a promise callback, a timer): ``ContextJob/run()`` it, or
+    /// ``ContextJob/refuse()`` it when the context will not run work any more. The default
+    /// runs it with ``execute(_:)``. The contract is described in `ExecutionContext+Contract.swift`.
+    ///
+    /// - Parameter job: The work.
+    func submit(_ job: ContextJob)
+
+    /// Runs library work after `delay`, or refuses it. The default uses ``executeAfter(_:_:)``.
+    ///
+    /// - Parameters:
+    ///   - job: The work.
+    ///   - delay: How long to wait first.
+    /// - Returns: A handle that cancels the job if it has not started.
+    func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork
+
+    /// Whether the context wants to hear when callbacks start and stop waiting for it
+    /// (``callbackBeganWaiting()``, ``callbackStoppedWaiting()``). The default is `false`.
+    var keepsAliveWhileCallbacksWait: Bool { get }
+
+    /// A callback bound to this context now waits on a pending promise.
+    func callbackBeganWaiting()
+
+    /// A callback announced with ``callbackBeganWaiting()`` was handed to the context, or
+    /// can never be (its promise was dropped and its rejection delivered).
+    func callbackStoppedWaiting()
 }
 
 extension ExecutionContext {

@@ -34,9 +34,8 @@ public final class InvalidatableQueue: ExecutionContext {
     ///
     /// - Parameter work: The work to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        let fromLibrary = Scheduler.isSubmittingLibraryWork
         queue.async { [self] in
-            if self.isValid { work() } else if fromLibrary { Scheduler.abandon(work) }
+            if self.isValid { work() }
         }
     }
 
@@ -47,9 +46,23 @@ public final class InvalidatableQueue: ExecutionContext {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        let fromLibrary = Scheduler.isSubmittingLibraryWork
-        return queue.executeAfter(delay) { [self] in
-            if self.isValid { work() } else if fromLibrary { Scheduler.abandon(work) }
+        queue.executeAfter(delay) { [self] in
+            if self.isValid { work() }
+        }
+    }
+
+    /// Runs `job` on the underlying queue if this context is still valid when it gets there,
+    /// and refuses it otherwise, which rejects the promise waiting for it.
+    public func submit(_ job: ContextJob) {
+        queue.async { [self] in
+            if self.isValid { job.run() } else { job.refuse() }
+        }
+    }
+
+    /// Runs `job` after `delay` if this context is still valid then, and refuses it otherwise.
+    public func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork {
+        queue.executeAfter(delay) { [self] in
+            if self.isValid { job.run() } else { job.refuse() }
         }
     }
 }

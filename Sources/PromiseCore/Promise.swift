@@ -351,6 +351,8 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     func subscribe(_ callback: Callback<Value>) -> Bool {
+        var callback = callback
+        callback.announce()
         let ready: Result<Value, any Error>? = storage.withLock { state in
             state.observed = true
             state.consumers += 1
@@ -363,6 +365,7 @@ public final class Promise<Value: Sendable>: Sendable {
             return nil
         }
         guard let ready else { return true }
+        defer { callback.withdrawAnnouncement() }
         if callback.context == nil {
             Scheduler.runImmediately { callback.body(ready) }
         } else {
@@ -471,9 +474,10 @@ extension Promise: PromiseNode {
     }
 
     @usableFromInline
-    var resolverInfo: (contextID: ObjectIdentifier?, upstream: (any PromiseNode)?, isPending: Bool) {
-        storage.withLock { state in
+    var resolverInfo: ResolverInfo {
+        let (contextID, upstream, isPending) = storage.withLock { state in
             (state.resolvingContextID, state.upstream, state.result == nil)
         }
+        return ResolverInfo(contextID: contextID, upstreams: upstream.map { [$0] } ?? [], isPending: isPending)
     }
 }

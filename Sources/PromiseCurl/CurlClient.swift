@@ -133,7 +133,7 @@ public final class CurlClient: Sendable {
                 message: "the URL scheme '\(parts.scheme)' is not allowed; only \(schemes.sorted().joined(separator: ", ")) are, unless the request lists it in allowedSchemes",
                 method: method, url: request.url))
         }
-        let transfer = Transfer(request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize)
+        let transfer = Transfer(request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize, driverID: driver.contextID)
         let promise = transfer.promise
         guard driver.submit(transfer) else {
             return Promise(CurlError(.shutdown, message: "the client was shut down; make a new CurlClient", method: method, url: request.url))

@@ -1,3 +1,5 @@
+import PromiseCore
+
 extension UVLoop {
     /// A promise fulfilled on the loop thread once `duration` has passed.
     ///
@@ -44,8 +46,18 @@ extension UVLoop {
     ///   `PromiseError.Code.contextInvalidated`; a plain closure is dropped, reported once per
     ///   process on standard error.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        schedule(WorkTimer(.closure(work)), after: delay)
+    }
+
+    /// Runs PromiseCore's `job` on the loop thread once `delay` has passed; refuses it when
+    /// the loop shuts down first, which rejects the promise waiting for it with
+    /// `PromiseError.Code.contextInvalidated`.
+    public func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork {
+        schedule(WorkTimer(.job(job)), after: delay)
+    }
+
+    private func schedule(_ timer: WorkTimer, after delay: Duration) -> ScheduledWork {
         let core = self.core
-        let timer = WorkTimer(work, fromLibrary: AdapterSupport.isSubmittingLibraryWork)
         if core.isOnLoopThread {
             if !core.startTimer(timer, after: delay) { timer.abandon() }
         } else if !core.submit(.user, { core.startTimerIfNotCancelled(timer, after: delay) }) {

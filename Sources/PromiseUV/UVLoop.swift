@@ -1,3 +1,5 @@
+import PromiseCore
+
 /// A libuv event loop that runs promise callbacks, timers and Swift tasks on one thread.
 ///
 /// A `UVLoop` owns its own `uv_loop_t` (never libuv's global default loop) and every handle on
@@ -25,16 +27,24 @@
 ///
 /// ## Keeping the loop alive
 ///
-/// ``run()`` returns as soon as no user-visible work is left: no pending timer (``after(_:)``,
-/// `delay`, `timeout`, `retry`), no pool work (``work(_:)``), no queued callback, and no
-/// promise passed to ``keepAlive(until:)``. The loop's own handles do not count, and neither
-/// does a pending promise merely because its callbacks are bound to the loop
-/// (`then(on: loop)`, the loop as default context): the loop cannot know who resolves it. A
-/// promise that something outside the loop resolves (a file read, an HTTP response) keeps the
-/// loop alive only when you say so with ``keepAlive(until:)`` or ``run(until:)``; otherwise
-/// ``run()`` may return first, and its callbacks wait for the next ``run()`` (or are rejected
-/// with `contextInvalidated` by ``shutdown()``). A loop started with ``startThread(named:)``
-/// runs until ``shutdown()``.
+/// ``run()`` returns as soon as no work is left, as Node's event loop does. Work is a pending
+/// timer (``after(_:)``, `delay`, `timeout`, `retry`), pool work (``work(_:)``), a queued
+/// callback, a promise passed to ``keepAlive(until:)``, and every promise callback bound to
+/// the loop that waits on a pending promise: `then(on: loop)`, or any chaining method while
+/// the loop is `Promises.defaultContext`. So a chain that another product finishes (an
+/// HTTP response, a file read, a query) keeps the loop running until its callbacks on the
+/// loop have run, and a callback whose promise is dropped unresolved stops counting once its
+/// broken-promise rejection is delivered. Callbacks bound to ``unreferenced`` do not count:
+/// use it for background work that must not keep a program alive. The loop's own handles do
+/// not count either. A loop started with ``startThread(named:)`` runs until ``shutdown()``.
+///
+/// ## Blocking waits
+///
+/// `awaitPromise` on a promise whose chain needs this loop runs the loop on the calling
+/// thread until the promise settles when no thread runs it yet (so a program may wait before
+/// its first ``run()``), blocks when another thread runs it, and throws
+/// `PromiseError.Code.deadlock` when called inside one of the loop's own callbacks, where
+/// `uv_run` cannot be entered again.
 ///
 /// ## Shutting down
 ///
@@ -186,9 +196,41 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// - Parameter work: The work to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         if !core.submit(.user, work) {
-            dropRefused(work, fromLibrary: AdapterSupport.isSubmittingLibraryWork)
+            reportDroppedClosure()
         }
     }
+
+    /// Runs PromiseCore's `job` like ``execute(_:)``; after ``shutdown()`` it is refused,
+    /// which rejects the promise waiting for it with `PromiseError.Code.contextInvalidated`.
+    public func submit(_ job: ContextJob) {
+        if !core.submit(.user, { job.run() }) {
+            job.refuse()
+        }
+    }
+
+    /// `true`: a callback bound to the loop that waits on a pending promise keeps ``run()``
+    /// going until it is delivered (see "Keeping the loop alive").
+    public var keepsAliveWhileCallbacksWait: Bool { true }
+
+    /// Counts one more waiting callback: the loop keeps running.
+    public func callbackBeganWaiting() {
+        core.retainForCallback()
+    }
+
+    /// Counts one waiting callback less.
+    public func callbackStoppedWaiting() {
+        core.release()
+    }
+
+    /// This loop as a context whose waiting callbacks do not keep ``run()`` going: for
+    /// background work that must not keep a program alive (libuv's `uv_unref`). Callbacks
+    /// still run on this loop, in the same turns as the loop's own (same
+    /// ``executionContextID``), whenever the loop runs.
+    ///
+    /// ```swift
+    /// metrics.nextSample().then(on: loop.unreferenced) { sample in record(sample) }
+    /// ```
+    public var unreferenced: UnreferencedUVLoop { UnreferencedUVLoop(loop: self) }
 
     /// The loop's identity: promise callbacks on this loop that become ready while it runs
     /// one of its callbacks run in the same turn.

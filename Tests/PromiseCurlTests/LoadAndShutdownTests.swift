@@ -1,3 +1,4 @@
+import PromiseTestSupport
 import Foundation
 import Testing
 

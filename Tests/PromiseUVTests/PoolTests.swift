@@ -1,6 +1,7 @@
 import Dispatch
 import PromiseUV
 import Synchronization
+import PromiseTestSupport
 import Testing
 
 /// Tests that fill libuv's process-wide thread pool (4 threads) run one at a time.

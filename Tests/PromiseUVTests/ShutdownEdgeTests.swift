@@ -2,6 +2,7 @@
 import Glibc
 import PromiseCore
 import Synchronization
+import PromiseTestSupport
 import Testing
 
 /// A weak reference that crosses threads, to see whether a loop was deallocated.

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import PromiseUV
 import Synchronization
+import PromiseTestSupport
 import Testing
 
 extension PoolTests {

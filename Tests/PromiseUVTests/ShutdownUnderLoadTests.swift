@@ -3,6 +3,7 @@ import Glibc
 import PromiseCore
 import PromiseUV
 import Synchronization
+import PromiseTestSupport
 import Testing
 
 /// How the promises of one test ended, counted by callbacks that run where each promise is

@@ -1,5 +1,6 @@
 import Glibc
 @testable import PromiseUV
+import PromiseTestSupport
 import Testing
 
 /// `UVLoop.nextSignal(_:)` with real signals sent to this process with `kill(2)`.

@@ -35,16 +35,6 @@ func nowMilliseconds() -> Double {
     return Double(now.tv_sec) * 1000 + Double(now.tv_nsec) / 1_000_000
 }
 
-/// Waits up to `timeout` for `condition`, polling without blocking the cooperative pool.
-func eventually(_ timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-    return condition()
-}
-
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -1,6 +1,7 @@
 import Dispatch
 @testable import PromiseUV
 import Synchronization
+import PromiseTestSupport
 import Testing
 
 @Suite struct TimerTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PromiseTestSupport
 import PromiseUV
 import Synchronization
 import Testing
@@ -194,43 +195,5 @@ import Testing
 /// `leakChecks: false` turns LeakSanitizer off in the helper (under `make test-asan`) for a
 /// scenario that leaks by design.
 func runHelper(_ arguments: [String], leakChecks: Bool = true) async throws -> (status: Int32, output: String) {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    let me = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let executable = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)]) + "/promiseuv-helper"
-    guard access(executable, X_OK) == 0 else {
-        throw TestFailure("\(executable) is missing: build the tests with `swift build --build-tests`")
-    }
-    let output = "/tmp/promiseuv-helper-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
-    defer { unlink(output) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)  // standard error into the same file
-    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    // Under `make test-asan`/`test-tsan` the helper is sanitized too: it gets the same settings.
-    let forwarded: [String] = ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"].compactMap { (name: String) -> String? in
-        guard let value = getenv(name) else { return nil }
-        let extra = name == "ASAN_OPTIONS" && !leakChecks ? ":detect_leaks=0" : ""
-        return name + "=" + String(cString: value) + extra
-    }
-    let envp: [UnsafeMutablePointer<CChar>?] = (["PATH=/usr/bin:/bin"] + forwarded).map { strdup($0) } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-    guard spawned == 0 else { throw TestFailure("posix_spawn \(executable): errno \(spawned)") }
-    var status: Int32 = 0
-    let deadline = ContinuousClock.now + .seconds(30)
-    while waitpid(pid, &status, WNOHANG) == 0 {
-        if ContinuousClock.now > deadline {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-            throw TestFailure("promiseuv-helper \(arguments) did not exit within 30 s: the loop did not stop when its work was done")
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return (code, text)
+    try await runHelperProgram("promiseuv-helper", arguments, leakChecks: leakChecks)
 }

@@ -1,6 +1,7 @@
 import Glibc
 import PromiseUV
 import Synchronization
+import PromiseTestSupport
 import Testing
 
 extension PoolTests {

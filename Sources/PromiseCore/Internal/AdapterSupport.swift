@@ -14,26 +14,6 @@ package enum AdapterSupport {
     package static func runTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
         Scheduler.runTurn(contextID, work)
     }
-
-    /// Hands back `work` that a context will not run (it was shut down): the promise waiting
-    /// for it is rejected with ``PromiseError/Code-swift.struct/contextInvalidated`` instead
-    /// of staying pending. The same path ``InvalidatableQueue`` uses.
-    ///
-    /// - Parameter work: Work given to the context's `execute` or `executeAfter`.
-    package static func abandon(_ work: () -> Void) {
-        Scheduler.abandon(work)
-    }
-
-    /// Whether the closure the calling thread is passing to a context's `execute` or
-    /// `executeAfter` right now was submitted by PromiseCore (a promise callback, a `delay`,
-    /// `timeout` or `retry` timer). Read it inside `execute`/`executeAfter`, before returning.
-    ///
-    /// Only such work can be handed back with ``abandon(_:)``, which rejects the promise
-    /// waiting for it; any other closure would simply run, so a context that refuses work
-    /// must drop it instead.
-    package static var isSubmittingLibraryWork: Bool {
-        Scheduler.isSubmittingLibraryWork
-    }
 }
 
 extension Promise {

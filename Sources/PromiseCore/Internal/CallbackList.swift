@@ -12,6 +12,10 @@ struct Callback<Value: Sendable>: Sendable {
     /// The promise this callback resolves, rejected if its context drops the callback.
     @usableFromInline let owner: (any PromiseNode)?
     @usableFromInline let body: @Sendable (Result<Value, any Error>) -> Void
+    /// Whether `context` was told that this callback waits for it (see
+    /// ``ExecutionContext/callbackBeganWaiting()``); it is told once more when the callback
+    /// is delivered.
+    @usableFromInline var announced = false
 
     @inlinable
     init(
@@ -39,6 +43,9 @@ struct Callback<Value: Sendable>: Sendable {
             body(result)
             return
         }
+        defer {
+            if announced { stopWaiting(for: context) }
+        }
         switch (passthrough, result) {
         case (.success, .success), (.failure, .failure):
             body(result)
@@ -52,6 +59,20 @@ struct Callback<Value: Sendable>: Sendable {
         }
         let body = self.body
         Scheduler.submit(context, owner: owner) { body(result) }
+    }
+
+    /// Tells the context that this callback is about to wait for it, if the context wants
+    /// to know. Called before the callback is stored.
+    @inlinable
+    mutating func announce() {
+        guard let context else { return }
+        announced = beginWaiting(for: context)
+    }
+
+    /// Ends an ``announce()`` for a callback that did not have to wait after all.
+    @inlinable
+    func withdrawAnnouncement() {
+        if announced, let context { stopWaiting(for: context) }
     }
 }
 
@@ -156,4 +177,18 @@ func withdrawUpward(from node: (any PromiseNode)?) {
 @inlinable
 func isInline(_ context: any ExecutionContext) -> Bool {
     ObjectIdentifier(type(of: context)) == ObjectIdentifier(InlineContext.self)
+}
+
+/// Tells `context` that a callback waits for it, if it wants to know; returns whether it did.
+@usableFromInline
+func beginWaiting(for context: any ExecutionContext) -> Bool {
+    guard context.keepsAliveWhileCallbacksWait else { return false }
+    context.callbackBeganWaiting()
+    return true
+}
+
+/// Tells `context` that an announced callback stopped waiting.
+@usableFromInline
+func stopWaiting(for context: any ExecutionContext) {
+    context.callbackStoppedWaiting()
 }

@@ -1,7 +1,11 @@
 
 /// Shared bookkeeping for operators that wait on several promises: how many are left,
 /// whether the outcome is decided, and weak references to withdraw from the rest.
-final class Combination: Sendable {
+///
+/// The combined promise links to it as its upstream, so `awaitPromise`'s deadlock check walks
+/// on to the inputs. Only cancelling the combined promise withdraws from them (its `onCancel`
+/// handler); resolving it by hand leaves them alone.
+final class Combination: PromiseNode {
     private struct State {
         var remaining: Int
         var decided = false
@@ -42,6 +46,17 @@ final class Combination: Sendable {
             state.decided = true
             return true
         }
+    }
+
+    func deliverCallbacks() {}
+
+    func withdrawConsumer() -> (any PromiseNode)? { nil }
+
+    func abandon() {}
+
+    var resolverInfo: ResolverInfo {
+        let inputs = state.withLock { $0.inputs }
+        return ResolverInfo(contextID: nil, upstreams: inputs.compactMap(\.node), isPending: true)
     }
 
     /// Withdraws interest from every tracked input still pending (once).

@@ -11,8 +11,27 @@ protocol PromiseNode: AnyObject, Sendable {
     func withdrawConsumer() -> (any PromiseNode)?
     /// Rejects the promise because the context that was to run its callback dropped the work.
     func abandon()
-    /// The context that resolves this promise (for deadlock detection) and its upstream.
-    var resolverInfo: (contextID: ObjectIdentifier?, upstream: (any PromiseNode)?, isPending: Bool) { get }
+    /// The context that resolves this promise and the promises it waits for, for deadlock
+    /// detection.
+    var resolverInfo: ResolverInfo { get }
+}
+
+/// What `awaitPromise`'s deadlock check learns of one step of a chain.
+@usableFromInline
+struct ResolverInfo {
+    /// The context whose work resolves the step, if known.
+    var contextID: ObjectIdentifier?
+    /// The promises the step waits for: its source, or the inputs of a combinator.
+    var upstreams: [any PromiseNode]
+    /// Whether the step is still pending.
+    var isPending: Bool
+
+    @usableFromInline
+    init(contextID: ObjectIdentifier?, upstreams: [any PromiseNode], isPending: Bool) {
+        self.contextID = contextID
+        self.upstreams = upstreams
+        self.isPending = isPending
+    }
 }
 
 /// Hands callbacks to their contexts, running same-turn work in a loop instead of recursing.
@@ -116,8 +135,9 @@ enum Scheduler {
         turn.head = 0
     }
 
-    /// Submits `work` to `context` as a turn of its own. If the context drops the work (an
-    /// invalidated ``InvalidatableQueue``), `owner` is rejected instead of left pending.
+    /// Submits `work` to `context` as a turn of its own. If the context refuses the job (an
+    /// invalidated ``InvalidatableQueue``, a shut-down loop), `owner` is rejected instead of
+    /// left pending.
     @usableFromInline
     static func submit(
         _ context: any ExecutionContext,
@@ -125,57 +145,20 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) {
         let id = context.executionContextID
-        let turn = Turn.current
-        let saved = turn.submittingLibraryWork
-        turn.submittingLibraryWork = true
-        defer { turn.submittingLibraryWork = saved }
-        if Tracking.isEnabled {
-            Tracking.begin()
-            context.execute {
-                runTurn(id, owner: owner, work)
-                Tracking.end()
-            }
-        } else {
-            context.execute { runTurn(id, owner: owner, work) }
-        }
-    }
-
-    /// Whether the work that the calling thread is handing to a context's `execute` or
-    /// `executeAfter` right now is the library's own (a promise callback, a `delay`, `timeout`
-    /// or `retry` timer), which ``abandon(_:)`` can reject instead of running. False for a
-    /// closure user code passes directly, also when that code runs inside a library turn.
-    static var isSubmittingLibraryWork: Bool {
-        Turn.current.submittingLibraryWork
-    }
-
-    /// Runs submitted work, or abandons its owner when the context is handing work back.
-    private static func runTurn(_ id: ObjectIdentifier?, owner: (any PromiseNode)?, _ work: () -> Void) {
-        let turn = Turn.current
-        if turn.abandoning {
-            owner?.abandon()
+        guard Tracking.isEnabled else {
+            context.submit(ContextJob(contextID: id, owner: owner, work: work))
             return
         }
-        // A context may run the work inside its `execute` (an inline context): what the work
-        // submits itself is not the library's unless it goes through `submit` again.
-        let saved = turn.submittingLibraryWork
-        turn.submittingLibraryWork = false
-        runTurn(id, work)
-        turn.submittingLibraryWork = saved
-    }
-
-    /// Called by a context that will not run `work` (it was invalidated): the promise waiting
-    /// for that work is rejected with ``PromiseError/Code-swift.struct/contextInvalidated``
-    /// instead of staying pending.
-    static func abandon(_ work: () -> Void) {
-        let turn = Turn.current
-        let saved = turn.abandoning
-        turn.abandoning = true
-        work()
-        turn.abandoning = saved
+        Tracking.begin()
+        let once = OnceFlag()
+        context.submit(ContextJob(contextID: id, owner: TrackedOwner(owner, once)) {
+            work()
+            if once.claim() { Tracking.end() }
+        })
     }
 
     /// Runs `work` on `context` after `delay`, as a turn of that context. The returned handle
-    /// cancels it; cancelling after it ran does nothing.
+    /// cancels it; cancelling after it ran does nothing. A refused timer rejects `owner`.
     static func schedule(
         on context: any ExecutionContext,
         owner: (any PromiseNode)?,
@@ -183,24 +166,42 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) -> ScheduledWork {
         let id = context.executionContextID
-        let turn = Turn.current
-        let saved = turn.submittingLibraryWork
-        turn.submittingLibraryWork = true
-        defer { turn.submittingLibraryWork = saved }
         guard Tracking.isEnabled else {
-            return context.executeAfter(delay) { runTurn(id, owner: owner, work) }
+            return context.submit(ContextJob(contextID: id, owner: owner, work: work), after: delay)
         }
         Tracking.begin()
-        let box = OnceFlag()
-        let handle = context.executeAfter(delay) {
-            runTurn(id, owner: owner, work)
-            if box.claim() { Tracking.end() }
-        }
+        let once = OnceFlag()
+        let handle = context.submit(
+            ContextJob(contextID: id, owner: TrackedOwner(owner, once)) {
+                work()
+                if once.claim() { Tracking.end() }
+            },
+            after: delay
+        )
         return ScheduledWork {
             handle.cancel()
-            if box.claim() { Tracking.end() }
+            if once.claim() { Tracking.end() }
         }
     }
+}
+
+/// The owner of a counted job: a refusal ends the count as running would.
+final class TrackedOwner: PromiseNode {
+    let owner: (any PromiseNode)?
+    let once: OnceFlag
+
+    init(_ owner: (any PromiseNode)?, _ once: OnceFlag) {
+        self.owner = owner
+        self.once = once
+    }
+
+    func deliverCallbacks() {}
+    func withdrawConsumer() -> (any PromiseNode)? { nil }
+    func abandon() {
+        owner?.abandon()
+        if once.claim() { Tracking.end() }
+    }
+    var resolverInfo: ResolverInfo { owner?.resolverInfo ?? ResolverInfo(contextID: nil, upstreams: [], isPending: false) }
 }
 
 /// A flag that can be claimed once, from any thread.

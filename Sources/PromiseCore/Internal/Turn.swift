@@ -10,11 +10,6 @@ final class Turn {
     @usableFromInline var currentContextID: ObjectIdentifier?
     /// True while this thread is inside a drain loop; promises resolved meanwhile queue up in `queue`.
     var draining = false
-    /// True while an invalidated context hands back work it will not run (see `Scheduler.abandon`).
-    var abandoning = false
-    /// True while ``Scheduler`` hands its own work to a context's `execute` or `executeAfter`
-    /// (see `Scheduler.isSubmittingLibraryWork`); cleared while any submitted work runs.
-    var submittingLibraryWork = false
     /// How many deliveries are nested inside the current drain (see `Scheduler.beginDelivery`).
     var nesting = 0
     /// Promises resolved during the current drain whose callbacks still have to be delivered.

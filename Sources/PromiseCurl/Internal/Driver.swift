@@ -1,4 +1,5 @@
 internal import CCurl
+@_spi(ContextContract) import PromiseCore
 import Synchronization
 
 /// The thread that owns one multi handle and every easy handle in it.
@@ -55,11 +56,17 @@ final class Driver: Sendable {
             throw error
         }
         let started = WorkerThread.start(name: configuration.threadName) { [self] in run() }
+        if started { ContextRegistry.register(self, for: contextID) }
         guard started else {
             curl_multi_cleanup(multi)
             throw CurlError(.internalError, message: "could not start the client's thread (pthread_create failed)")
         }
     }
+
+    /// The identity of the driver thread's turns: requests are resolved in them, so
+    /// `awaitPromise` for a request from a callback running there (an `InlineContext`
+    /// callback) throws `deadlock` instead of stopping the driver for good.
+    var contextID: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// Transfers submitted and not yet completed.
     var pendingTransfers: Int { activeCount.load(ordering: .relaxed) }
@@ -212,7 +219,7 @@ final class Driver: Sendable {
     /// it as no longer pending.
     private func settle(_ transfer: Transfer, _ result: Result<CurlResponse, any Error>) {
         activeCount.subtract(1, ordering: .relaxed)
-        transfer.promise.resolve(result)
+        AdapterSupport.runTurn(contextID) { transfer.promise.resolve(result) }
     }
 
     private func stop(_ active: [ObjectIdentifier: Transfer]) {
@@ -231,6 +238,15 @@ final class Driver: Sendable {
             settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
         }
         curl_multi_cleanup(multi.pointer)
+        ContextRegistry.unregister(contextID)
         for waiter in waiters { waiter.fulfill(()) }
     }
+}
+
+extension Driver: BlockingWaitAdvisor {
+    var contextName: String { "the CurlClient's thread '\(configuration.threadName)'" }
+
+    /// Blocking is safe except on the driver thread itself, which would stop every transfer;
+    /// that case is caught by the turn check before this is asked.
+    func adviseBlockingWait() -> BlockingWaitAdvice { .block }
 }

@@ -37,11 +37,12 @@ final class Transfer: @unchecked Sendable {
     var progress = ProgressThrottle()
     private var retainedForC: Unmanaged<Transfer>?
 
-    init(request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int) {
+    init(request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int, driverID: ObjectIdentifier) {
         self.request = request
         self.parts = parts
         self.download = download
-        self.promise = Promise<CurlResponse>.pending()
+        // Resolved on the driver thread: a blocking wait for it there is a deadlock.
+        self.promise = Promise<CurlResponse>.pending(resolvedOn: driverID)
         self.head = ResponseHeadParser(limit: headLimit)
         errorBuffer.initialize(to: 0)
     }

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Dispatch
+@_spi(ContextContract) import PromiseCore
 internal import Synchronization
 
 /// The thread that owns one connection: it opens the `sqlite3*`, runs every job on it in
@@ -54,6 +55,7 @@ final class ConnectionOwner: Sendable {
         let started = WorkerThread.start(name: configuration.threadName) { [self] in
             main(configuration)
         }
+        if started { ContextRegistry.register(self, for: contextID) }
         if !started {
             state.withLock { state in
                 state.accepting = false
@@ -138,7 +140,9 @@ final class ConnectionOwner: Sendable {
                 settled.resolve(result.mapError { $0 as any Error })
                 return (settled, false)
             }
-            let waiter = Promise<Void>.pending()
+            // Resolved on the connection thread: waiting for it inside a transaction closure
+            // is a deadlock, reported as one.
+            let waiter = Promise<Void>.pending(resolvedOn: contextID)
             state.closeWaiters.append(waiter)
             if state.closing { return (waiter, false) }
             state.closing = true
@@ -209,6 +213,7 @@ final class ConnectionOwner: Sendable {
         let result: Result<Void, SQLiteError> = status == SQLITE_OK
             ? .success(())
             : .failure(SQLiteError(SQLiteError.Code(rawValue: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
+        ContextRegistry.unregister(contextID)
         let waiters: [Promise<Void>] = state.withLock { state in
             state.closeResult = result
             defer { state.closeWaiters = [] }
@@ -216,4 +221,12 @@ final class ConnectionOwner: Sendable {
         }
         for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }
     }
+}
+
+extension ConnectionOwner: BlockingWaitAdvisor {
+    var contextName: String { "the SQLite connection thread of '\(path)'" }
+
+    /// Blocking is safe except on the connection thread itself (inside a transaction
+    /// closure), which the turn check catches before this is asked.
+    func adviseBlockingWait() -> BlockingWaitAdvice { .block }
 }

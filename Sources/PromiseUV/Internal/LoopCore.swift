@@ -1,3 +1,4 @@
+@_spi(ContextContract) import PromiseCore
 internal import CUV
 internal import Dispatch
 internal import Glibc
@@ -117,6 +118,7 @@ final class LoopCore: @unchecked Sendable {
         timer.pointee.data = Unmanaged.passRetained(core).toOpaque()
         // Internal handle: only keep-alive holds make it keep the loop running.
         uv_unref(cuv_async_as_handle(async))
+        ContextRegistry.register(core, for: core.contextID)
         return core
     }
 
@@ -223,7 +225,15 @@ final class LoopCore: @unchecked Sendable {
         if isOnLoopThread { updateReference() } else { wake() }
     }
 
-    /// Ends one ``retain()``.
+    /// Keeps the loop running for a promise callback that waits for it. Unlike ``retain()``
+    /// this sends no wake-up from another thread: a running loop re-reads the count whenever
+    /// `uv_run` returns, and it returns only once nothing else keeps it busy.
+    func retainForCallback() {
+        holds.add(1, ordering: .relaxed)
+        if isOnLoopThread { updateReference() }
+    }
+
+    /// Ends one ``retain()`` or ``retainForCallback()``.
     func release() {
         holds.subtract(1, ordering: .releasing)
         if isOnLoopThread { updateReference() } else { wake() }
@@ -269,6 +279,54 @@ final class LoopCore: @unchecked Sendable {
             }
             if done { return }
         }
+    }
+
+    /// Runs the loop on the calling thread until `wait` has settled or timed out, for an
+    /// `awaitPromise` made before any thread ran the loop. Returns false when another thread
+    /// claimed the loop first (the caller then blocks instead).
+    func drive(until wait: BlockingWait) -> Bool {
+        let claimed: Bool = remote.withLock { state in
+            if state.running || state.phase == .closed || state.shutdown != nil { return false }
+            state.running = true
+            return true
+        }
+        guard claimed else { return false }
+        owner.store(pthread_self(), ordering: .relaxed)
+        // Hold the loop open while waiting, and wake it when the promise settles elsewhere.
+        holds.add(1, ordering: .relaxed)
+        wait.whenSettled { [self] in
+            if !isOnLoopThread { wake() }
+        }
+        let clock = ContinuousClock()
+        let deadline = wait.timeout.map { clock.now.advanced(by: $0) }
+        var alarm: WorkTimer?
+        if let timeout = wait.timeout {
+            let timer = WorkTimer(.closure({}))
+            alarm = timer
+            uv_update_time(loop)
+            _ = startTimer(timer, after: timeout)
+        }
+        uv_update_time(loop)
+        while !wait.isSettled, deadline.map({ clock.now < $0 }) ?? true {
+            onWake()
+            if wait.isSettled { break }
+            uv_run(loop, UV_RUN_ONCE)
+            drainLocal()
+            if asyncClosed, openHandles == 0 {
+                // Shut down while waiting: finish the close, which also gives the claim up.
+                holds.subtract(1, ordering: .relaxed)
+                finishShutdown()
+                return true
+            }
+        }
+        if let alarm { cancelTimer(alarm) }
+        holds.subtract(1, ordering: .relaxed)
+        updateReference()
+        remote.withLock { state in
+            owner.store(0, ordering: .relaxed)
+            state.running = false
+        }
+        return true
     }
 
     /// Runs what other threads queued, then the loop thread's own queue.
@@ -388,6 +446,7 @@ final class LoopCore: @unchecked Sendable {
 
     /// Loop thread, after `uv_run` returned with both handles closed: close the loop.
     private func finishShutdown() {
+        ContextRegistry.unregister(contextID)
         let status = uv_loop_close(loop)
         let promise: Promise<Void>? = remote.withLock { $0.shutdown }
         if status == 0 {
@@ -446,5 +505,18 @@ final class LoopCore: @unchecked Sendable {
         owner.store(pthread_self(), ordering: .relaxed)
         job()
         owner.store(0, ordering: .relaxed)
+    }
+}
+
+extension LoopCore: BlockingWaitAdvisor {
+    var contextName: String { "a UVLoop" }
+
+    func adviseBlockingWait() -> BlockingWaitAdvice {
+        if isOnLoopThread {
+            return .deadlock(
+                reason: "the calling thread is running the loop (inside one of its callbacks), and uv_run cannot be entered again; chain with then(…) instead of waiting"
+            )
+        }
+        return .drive { [self] wait in drive(until: wait) }
     }
 }

@@ -1,3 +1,4 @@
+import PromiseCore
 internal import Synchronization
 
 /// A timer that fulfils the promise of `UVLoop.after(_:)`.
@@ -30,45 +31,50 @@ final class PromiseTimer: TimerEntry, @unchecked Sendable {
     }
 }
 
-/// A timer that runs work given to `UVLoop.executeAfter(_:_:)` (the core's `delay`,
-/// `timeout` and `retry` timers).
+/// A timer that runs work given to `UVLoop.executeAfter(_:_:)`, or a job PromiseCore
+/// submitted (the core's `delay`, `timeout` and `retry` timers).
 ///
 /// `@unchecked Sendable`: as for ``PromiseTimer``, `work` is touched by one thread at a time.
 final class WorkTimer: TimerEntry, @unchecked Sendable {
+    enum Work {
+        /// A plain closure: dropped (and reported once) if the loop shuts down first.
+        case closure(@Sendable () -> Void)
+        /// PromiseCore's job: refused if the loop shuts down first, which rejects its promise.
+        case job(ContextJob)
+    }
+
     // Dropped once used: the work's owner often keeps the cancel handle (and so this timer)
     // alive, and the work references the owner, which would be a cycle.
-    private var work: (@Sendable () -> Void)?
-    /// Whether PromiseCore submitted the work (so abandoning it rejects a promise).
-    private let fromLibrary: Bool
+    private var work: Work?
 
-    init(_ work: @escaping @Sendable () -> Void, fromLibrary: Bool) {
+    init(_ work: Work) {
         self.work = work
-        self.fromLibrary = fromLibrary
     }
 
     override func fire() {
         guard let work else { return }
         self.work = nil
-        work()
+        switch work {
+        case .closure(let body): body()
+        case .job(let job): job.run()
+        }
     }
 
     override func abandon() {
         guard let work else { return }
         self.work = nil
-        dropRefused(work, fromLibrary: fromLibrary)
+        switch work {
+        case .closure: reportDroppedClosure()
+        case .job(let job): job.refuse()
+        }
     }
 }
 
 private let reportedDroppedClosure = Atomic<Bool>(false)
 
-/// Work a shut-down loop will not run: PromiseCore's own is handed back (its promise is
-/// rejected with `contextInvalidated`); a plain closure is dropped without running (running it
-/// would break `ExecutionContext`'s contract), and the first such drop is reported.
-func dropRefused(_ work: () -> Void, fromLibrary: Bool) {
-    if fromLibrary {
-        AdapterSupport.abandon(work)
-        return
-    }
+/// A plain closure that a shut-down loop will not run is dropped without running (running it
+/// would break `ExecutionContext`'s contract); the first such drop in the process is reported.
+func reportDroppedClosure() {
     guard !reportedDroppedClosure.exchange(true, ordering: .relaxed) else { return }
     writeLine("swift-promise: UVLoop dropped a closure given to execute or executeAfter after the loop shut down; it will not run (reported once per process).\n")
 }

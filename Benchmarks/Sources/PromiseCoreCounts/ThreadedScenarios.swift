@@ -1,0 +1,167 @@
+// Scenarios whose callbacks run on other threads: a DispatchQueue for PromiseCore and GCD,
+// a one-thread MultiThreadedEventLoopGroup for NIO. The main thread waits for each iteration
+// to finish; valgrind counts every thread's instructions and allocations.
+import Dispatch
+import NIOCore
+import NIOPosix
+import PromiseCore
+
+/// Promises settled per iteration of `pending-10k-concurrent`.
+let concurrentCount = 10_000
+
+// MARK: - queue-3-then
+
+/// A fulfilled promise, three `then`s on a serial queue and an inline `then` that signals.
+@inline(never)
+func queueThreePromise(_ queue: DispatchQueue, _ semaphore: DispatchSemaphore) {
+    var promise = Promise(1)
+    for _ in 0..<3 {
+        promise = promise.then(on: queue) { (value: Int) -> Int in value + 1 }
+    }
+    _ = promise.then(on: InlineContext()) { value in
+        blackHole(value)
+        semaphore.signal()
+    }
+    semaphore.wait()
+}
+
+/// One `execute` onto the loop, which builds a succeeded future, three `map`s and a
+/// `whenSuccess` that signals (NIO's on-loop fast path).
+@inline(never)
+func queueThreeNIO(_ loop: any EventLoop, _ semaphore: DispatchSemaphore) {
+    loop.execute {
+        loop.makeSucceededFuture(1)
+            .map { value in value + 1 }
+            .map { value in value + 1 }
+            .map { value in value + 1 }
+            .whenSuccess { value in
+                blackHole(value)
+                semaphore.signal()
+            }
+    }
+    semaphore.wait()
+}
+
+/// `remaining` nested `queue.async` hops; the innermost signals.
+@Sendable
+func hop(_ queue: DispatchQueue, remaining: Int, value: Int, semaphore: DispatchSemaphore) {
+    queue.async {
+        let next = value + 1
+        if remaining == 1 {
+            blackHole(next)
+            semaphore.signal()
+        } else {
+            hop(queue, remaining: remaining - 1, value: next, semaphore: semaphore)
+        }
+    }
+}
+
+/// Three nested `queue.async` hops, then wait.
+@inline(never)
+func queueThreeGCD(_ queue: DispatchQueue, _ semaphore: DispatchSemaphore) {
+    hop(queue, remaining: 3, value: 1, semaphore: semaphore)
+    semaphore.wait()
+}
+
+// MARK: - pending-10k-concurrent
+
+/// 10 000 pending promises, each with a `then` on a concurrent queue; fulfil all, wait.
+@inline(never)
+func concurrentPromise(_ queue: DispatchQueue) {
+    let group = DispatchGroup()
+    var promises: [Promise<Int>] = []
+    promises.reserveCapacity(concurrentCount)
+    for _ in 0..<concurrentCount {
+        let promise = Promise<Int>.pending()
+        group.enter()
+        _ = promise.then(on: queue) { value in
+            let next = value + 1
+            group.leave()
+            return next
+        }
+        promises.append(promise)
+    }
+    for promise in promises {
+        promise.fulfill(1)
+    }
+    group.wait()
+}
+
+/// 10 000 NIO promises, each with a `map`, made and succeeded from the main thread (so each
+/// `map` and each `succeed` is an `execute` onto the loop); wait for all.
+@inline(never)
+func concurrentNIO(_ loop: any EventLoop) {
+    let group = DispatchGroup()
+    var promises: [EventLoopPromise<Int>] = []
+    promises.reserveCapacity(concurrentCount)
+    for _ in 0..<concurrentCount {
+        let promise = loop.makePromise(of: Int.self)
+        group.enter()
+        _ = promise.futureResult.map { value in
+            let next = value + 1
+            group.leave()
+            return next
+        }
+        promises.append(promise)
+    }
+    for promise in promises {
+        promise.succeed(1)
+    }
+    group.wait()
+}
+
+/// 10 000 blocks on a concurrent queue; wait for all.
+@inline(never)
+func concurrentGCD(_ queue: DispatchQueue) {
+    let group = DispatchGroup()
+    for index in 0..<concurrentCount {
+        group.enter()
+        queue.async {
+            blackHole(index + 1)
+            group.leave()
+        }
+    }
+    group.wait()
+}
+
+// MARK: - Variants
+
+/// `queue-3-then`: PromiseCore and GCD on a serial queue, NIO on its loop.
+func queueVariants() -> [Variant] {
+    [
+        Variant("queue-3-then/promise") {
+            let queue = DispatchQueue(label: "counts.queue-3-then")
+            let semaphore = DispatchSemaphore(value: 0)
+            return { queueThreePromise(queue, semaphore) }
+        },
+        Variant("queue-3-then/nio") {
+            let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+            let semaphore = DispatchSemaphore(value: 0)
+            return { queueThreeNIO(loop, semaphore) }
+        },
+        Variant("queue-3-then/gcd") {
+            let queue = DispatchQueue(label: "counts.queue-3-then")
+            let semaphore = DispatchSemaphore(value: 0)
+            return { queueThreeGCD(queue, semaphore) }
+        },
+    ]
+}
+
+/// `pending-10k-concurrent`: PromiseCore and GCD on a concurrent queue, NIO on its loop;
+/// one operation is one promise (or block).
+func concurrentVariants() -> [Variant] {
+    [
+        Variant("pending-10k-concurrent/promise", operationsPerIteration: concurrentCount) {
+            let queue = DispatchQueue(label: "counts.pending-10k", attributes: .concurrent)
+            return { concurrentPromise(queue) }
+        },
+        Variant("pending-10k-concurrent/nio", operationsPerIteration: concurrentCount) {
+            let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+            return { concurrentNIO(loop) }
+        },
+        Variant("pending-10k-concurrent/gcd", operationsPerIteration: concurrentCount) {
+            let queue = DispatchQueue(label: "counts.pending-10k", attributes: .concurrent)
+            return { concurrentGCD(queue) }
+        },
+    ]
+}

@@ -1,0 +1,137 @@
+// The life of a callback: the contract between PromiseCore and an execution context.
+//
+// 1. Registration. `then(on: context)` on a pending promise stores a callback. If the context
+//    answers `keepsAliveWhileCallbacksWait` with `true`, the core first calls
+//    `callbackBeganWaiting()`: the context now knows a callback waits for it, and keeps
+//    running (a `UVLoop` does not let `run()` return). A callback registered on a promise
+//    that is already settled never waits, so it is never announced.
+// 2. Delivery. When the promise settles, the core hands the callback to the context as a
+//    `ContextJob` through `submit(_:)` (`delay`, `timeout` and `retry` timers through
+//    `submit(_:after:)`), or runs it in the current turn when it belongs to the context the
+//    thread is running right now. Then, for an announced callback, it calls
+//    `callbackStoppedWaiting()`: the work is queued by then, so the context never sees a
+//    moment with neither.
+// 3. Breakage. A pending promise that is deallocated rejects its callbacks with
+//    `brokenPromise`; they are delivered (step 2) and stop waiting like any other. So a
+//    callback that can never run releases its context too.
+// 4. Refusal. A context that will not run a job (it was invalidated or shut down) calls the
+//    job's `refuse()` instead of `run()`: the promise the job would have resolved is rejected
+//    with `contextInvalidated`, and its dependents hear of it. Closures given to `execute(_:)`
+//    directly have no promise behind them; a refusing context drops them.
+// 5. Blocking waits. `awaitPromise` walks the pending steps of the awaited chain (through
+//    `then`, adopted promises and the inputs of `all`, `any` and `race`). A step resolved by
+//    the context whose turn the calling thread is running would never settle: it throws
+//    `deadlock`, naming the context. A context registered with `ContextRegistry` is asked
+//    for `BlockingWaitAdvice` first: block, refuse with a reason, or drive the context on the
+//    calling thread until the promise settles (a `UVLoop` that nobody runs yet).
+//
+// Every hook has a default that does nothing special, so a plain `execute(_:)` conformance
+// behaves as it always has.
+
+/// Library work handed to an execution context: run it, or refuse it.
+///
+/// Made by PromiseCore for every promise callback and timer it submits through
+/// ``ExecutionContext/submit(_:)``. Call exactly one of ``run()`` and ``refuse()``, once.
+public struct ContextJob: Sendable {
+    @usableFromInline let contextID: ObjectIdentifier?
+    @usableFromInline let owner: (any PromiseNode)?
+    @usableFromInline let work: @Sendable () -> Void
+
+    @inlinable
+    init(contextID: ObjectIdentifier?, owner: (any PromiseNode)?, work: @escaping @Sendable () -> Void) {
+        self.contextID = contextID
+        self.owner = owner
+        self.work = work
+    }
+
+    /// Runs the job as one turn of its context: callbacks for the same context that become
+    /// ready meanwhile run right after it, without another hop.
+    public func run() {
+        Scheduler.runTurn(contextID, work)
+    }
+
+    /// Declines the job: the promise it would have resolved is rejected with
+    /// ``PromiseError/Code-swift.struct/contextInvalidated`` (a timer's promise, a callback's
+    /// derived promise), so nothing waits for it forever.
+    public func refuse() {
+        owner?.abandon()
+    }
+}
+
+/// What a context says when a thread is about to block waiting for a promise whose chain
+/// needs that context.
+@_spi(ContextContract)
+public enum BlockingWaitAdvice: Sendable {
+    /// Another thread runs the context: blocking is safe.
+    case block
+    /// The calling thread is the only one that could run the context and cannot do so now:
+    /// `awaitPromise` throws ``PromiseError/Code-swift.struct/deadlock`` with this reason.
+    case deadlock(reason: String)
+    /// Nobody runs the context: the calling thread runs it with the closure until the
+    /// ``BlockingWait`` is settled or its timeout has passed. The closure returns `false` if
+    /// it could not take the context after all (another thread claimed it meanwhile), and the
+    /// caller then blocks.
+    case drive(@Sendable (BlockingWait) -> Bool)
+}
+
+/// A context that can advise blocking waits (see ``BlockingWaitAdvice``).
+@_spi(ContextContract)
+public protocol BlockingWaitAdvisor: AnyObject, Sendable {
+    /// The context's name, as error messages show it (`UVLoop`, a queue's label).
+    var contextName: String { get }
+    /// Advice for a thread about to block in `awaitPromise` on a chain that needs this
+    /// context. Called on that thread.
+    func adviseBlockingWait() -> BlockingWaitAdvice
+}
+
+/// Contexts that advise blocking waits, by ``ExecutionContext/executionContextID``.
+@_spi(ContextContract)
+public enum ContextRegistry {
+    private struct Entry {
+        weak var advisor: (any BlockingWaitAdvisor)?
+    }
+    private static let entries = Lock<[ObjectIdentifier: Entry]>([:])
+
+    /// Registers `advisor` for the context identified by `id`, until ``unregister(_:)`` or
+    /// the advisor's deallocation.
+    ///
+    /// - Parameters:
+    ///   - advisor: What to ask.
+    ///   - id: The context's ``ExecutionContext/executionContextID``.
+    public static func register(_ advisor: any BlockingWaitAdvisor, for id: ObjectIdentifier) {
+        entries.withLock { $0[id] = Entry(advisor: advisor) }
+    }
+
+    /// Removes the advisor registered for `id`.
+    ///
+    /// - Parameter id: The context's ``ExecutionContext/executionContextID``.
+    public static func unregister(_ id: ObjectIdentifier) {
+        entries.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    /// The advisor registered for `id`, if it is still alive.
+    static func advisor(for id: ObjectIdentifier) -> (any BlockingWaitAdvisor)? {
+        entries.withLock { $0[id]?.advisor }
+    }
+}
+
+extension ExecutionContext {
+    /// Runs `job` with ``execute(_:)``.
+    public func submit(_ job: ContextJob) {
+        execute { job.run() }
+    }
+
+    /// Runs `job` with ``executeAfter(_:_:)``.
+    public func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork {
+        executeAfter(delay) { job.run() }
+    }
+
+    /// `false`: the context does not care whether callbacks wait for it.
+    public var keepsAliveWhileCallbacksWait: Bool { false }
+
+    /// Does nothing.
+    public func callbackBeganWaiting() {}
+
+    /// Does nothing.
+    public func callbackStoppedWaiting() {}
+}
