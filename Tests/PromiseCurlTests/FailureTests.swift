@@ -11,6 +11,18 @@ import Testing
 
     init() throws { client = try CurlClient() }
 
+    @Test func waitingForARequestInsideAnInlineCallbackFailsInsteadOfStoppingTheClient() async throws {
+        // An inline callback runs on the client's thread: blocking there would stop every transfer.
+        let nested = client.get(httpbin.url("/get")).then(on: .inline) { _ -> Int in
+            try awaitPromise(client.get(httpbin.url("/status/204"))).status.code
+        }
+        let error = await #expect(throws: PromiseError.self) { try await nested.get() }
+        #expect(error?.code == .deadlock)
+        #expect(error?.message.contains("CurlClient's thread") == true, "\(String(describing: error))")
+        // The client still works.
+        #expect(try await client.get(httpbin.url("/status/204")).get().status.code == 204)
+    }
+
     @Test func connectionRefusedSaysSo() async throws {
         let port = refusedPort()
         let error = await #expect(throws: CurlError.self) { try await client.get("http://127.0.0.1:\(port)/").get() }

@@ -213,6 +213,35 @@ private struct Boom: Error {}
         #expect(try await db.scalar(Int.self, "SELECT 2").get() == 2)
     }
 
+    @Test func waitingInsideATransactionForCloseFailsInsteadOfHanging() async throws {
+        let db = SQLiteDatabase.inMemory()
+        let waiting = db.transaction { _ in
+            try awaitPromise(db.close())
+        }
+        let error = await #expect(throws: PromiseError.self) { try await waiting.get() }
+        #expect(error?.code == .deadlock)
+        #expect(error?.message.contains("SQLite connection thread") == true, "\(String(describing: error))")
+        try await db.close().get()
+    }
+
+    @Test func waitingInsideATransactionForACombinationOfItsQueriesFailsInsteadOfHanging() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        for combined in ["all", "any", "race"] {
+            let waiting = db.transaction { _ -> Int in
+                let queries = [db.scalar(Int.self, "SELECT 1"), db.scalar(Int.self, "SELECT 2")]
+                switch combined {
+                case "all": return try awaitPromise(all(queries)).count
+                case "any": return try awaitPromise(any(queries)).count
+                default: return try awaitPromise(race(queries)) ?? 0
+                }
+            }
+            let error = await #expect(throws: PromiseError.self, "\(combined)") { try await waiting.get() }
+            #expect(error?.code == .deadlock, "\(combined)")
+        }
+        #expect(try await db.scalar(Int.self, "SELECT 2").get() == 2)
+    }
+
     @Test func aTransactionEndedBySQLiteStopsTheClosure() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
