@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Instructions and heap allocations per operation of PromiseCore beside SwiftNIO and GCD,
-# counted with valgrind: unlike wall time on a shared 2-core machine, these hardly move
-# between runs. `make bench-counts` runs it; `make bench` runs it first.
+# counted with valgrind, whose figures, unlike wall time on a shared 2-core machine, do not
+# depend on what else the machine is doing (the threaded scenarios' only a little, see below).
+# `make bench-counts` runs it; `make bench` runs it first.
 #
-#   Benchmarks/counts.sh          ~1 min once built
+#   Benchmarks/counts.sh          ~2 min once built
 #
-# Each variant of Sources/PromiseCoreCounts runs four times: under callgrind (instructions of
+# One measurement of a variant of Sources/PromiseCoreCounts is four runs: under callgrind (instructions of
 # every thread, the `totals:` line of its output file) and under memcheck ("total heap usage":
 # mallocs and bytes requested), each with two iteration counts. The difference of the two
 # runs divided by the difference in operations is the cost of one operation: process start-up,
@@ -13,12 +14,15 @@
 # runs the real allocator); bytes are those requested, not the allocator's rounding.
 #
 # The inline scenarios give the same figures on every run. The threaded ones (queue-3-then,
-# pending-10k-concurrent) move by a few per cent, because how often worker threads park and
-# wake depends on how valgrind schedules them.
+# pending-10k-concurrent) do not: how often a worker thread parks and wakes, and whether a
+# callback is added before or after its promise resolves, depend on how the threads interleave,
+# which other load on the machine changes. Each is measured REPEAT times and the table shows
+# the median; single measurements were seen up to 20 % apart on a busy machine.
 #
 # Environment:
 #   N1, N2           iterations of the single-operation scenarios (default 1000 and 5000)
 #   ROUNDS1, ROUNDS2 rounds of the 10 000-promise scenario (default 2 and 6)
+#   REPEAT           measurements of each threaded variant; the table shows the median (default 3)
 #   FILTER=RE        count only the variants whose whole name matches RE, e.g. FILTER='queue.*'
 #   KEEP=1           keep the stripped binary and valgrind's output (the folder is printed)
 #
@@ -32,6 +36,7 @@ n1=${N1:-1000}
 n2=${N2:-5000}
 rounds1=${ROUNDS1:-2}
 rounds2=${ROUNDS2:-6}
+repeat=${REPEAT:-3}
 command -v valgrind >/dev/null || { echo "counts: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/promise-counts.XXXXXX")
@@ -67,24 +72,42 @@ heap() {
         "$out/valgrind.log" | tr -d , | grep .
 }
 
-declare -A instr mallocs bytes
-scenarios=()
-while IFS=$'\t' read -r variant operations; do
-    [[ -z ${FILTER:-} || $variant =~ ^(${FILTER})$ ]] || continue
-    scenario=${variant%/*}
-    [[ " ${scenarios[*]} " == *" $scenario "* ]] || scenarios+=("$scenario")
-    if [ "$operations" = 1 ]; then low=$n1 high=$n2; else low=$rounds1 high=$rounds2; fi
-    echo "== $variant ($low and $high iterations of $operations operations)" >&2
+# Prints "instructions mallocs bytes" per operation of one variant, from two runs under each tool.
+per_operation() {
+    local variant=$1 low=$2 high=$3 divisor=$4 i1 i2 h1 h2 m1 b1 m2 b2
     i1=$(instructions "$variant" "$low")
     i2=$(instructions "$variant" "$high")
     h1=$(heap "$variant" "$low")
     h2=$(heap "$variant" "$high")
     read -r m1 b1 <<<"$h1"
     read -r m2 b2 <<<"$h2"
-    divisor=$(( (high - low) * operations ))
-    instr[$variant]=$(awk -v a="$i1" -v b="$i2" -v d="$divisor" 'BEGIN { printf "%.0f", (b - a) / d }')
-    mallocs[$variant]=$(awk -v a="$m1" -v b="$m2" -v d="$divisor" 'BEGIN { printf "%.2f", (b - a) / d }')
-    bytes[$variant]=$(awk -v a="$b1" -v b="$b2" -v d="$divisor" 'BEGIN { printf "%.0f", (b - a) / d }')
+    awk -v i1="$i1" -v i2="$i2" -v m1="$m1" -v m2="$m2" -v b1="$b1" -v b2="$b2" -v d="$divisor" \
+        'BEGIN { printf "%.0f %.2f %.0f\n", (i2 - i1) / d, (m2 - m1) / d, (b2 - b1) / d }'
+}
+
+# Prints the median of its arguments (the lower one of the middle two for an even count).
+median() {
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+declare -A instr mallocs bytes
+scenarios=()
+while IFS=$'\t' read -r variant operations kind; do
+    [[ -z ${FILTER:-} || $variant =~ ^(${FILTER})$ ]] || continue
+    scenario=${variant%/*}
+    [[ " ${scenarios[*]} " == *" $scenario "* ]] || scenarios+=("$scenario")
+    if [ "$operations" = 1 ]; then low=$n1 high=$n2; else low=$rounds1 high=$rounds2; fi
+    if [ "$kind" = threaded ]; then repeats=$repeat; else repeats=1; fi
+    echo "== $variant ($low and $high iterations of $operations operations, $repeats time(s))" >&2
+    is=() ms=() bs=()
+    for _ in $(seq 1 "$repeats"); do
+        figures=$(per_operation "$variant" "$low" "$high" $(( (high - low) * operations )))
+        read -r i m b <<<"$figures"
+        is+=("$i") ms+=("$m") bs+=("$b")
+    done
+    instr[$variant]=$(median "${is[@]}")
+    mallocs[$variant]=$(median "${ms[@]}")
+    bytes[$variant]=$(median "${bs[@]}")
 done < <("$exe" --list)
 
 # One "instr | mallocs | bytes" group of cells, or dashes when the variant does not exist.

@@ -15,7 +15,7 @@ extension DispatchQueue: ExecutionContext {
     ///   - work: The work to run on this queue.
     /// - Returns: A handle that cancels the work if it has not started.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        WorkItemBox.schedule(on: self, after: delay, work)
+        CancellableWork.schedule(on: self, after: delay, work)
     }
 
     /// The queue's identity: callbacks for this queue that become ready while the library runs

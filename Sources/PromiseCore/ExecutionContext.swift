@@ -68,7 +68,7 @@ public protocol ExecutionContext: Sendable {
 extension ExecutionContext {
     /// Waits on an internal dispatch timer, then calls ``execute(_:)``.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        WorkItemBox.schedule(on: timerQueue, after: delay) { self.execute(work) }
+        CancellableWork.schedule(on: timerQueue, after: delay) { self.execute(work) }
     }
 
     /// `nil`: every callback is submitted with ``execute(_:)``.

@@ -367,11 +367,13 @@ public final class Promise<Value: Sendable>: Sendable {
         guard let ready else { return true }
         defer { callback.withdrawAnnouncement() }
         if callback.context == nil {
+            if Scheduler.deferIfTooDeep({ DeferredCallback(callback.body, ready) }) { return false }
             Scheduler.runImmediately { callback.body(ready) }
         } else {
             // Never run before `then` returns: even for the current context, take a fresh hop.
             switch (callback.passthrough, ready) {
             case (.success, .success), (.failure, .failure):
+                if Scheduler.deferIfTooDeep({ DeferredCallback(callback.body, ready) }) { return false }
                 Scheduler.runImmediately { callback.body(ready) }
             default:
                 let body = callback.body

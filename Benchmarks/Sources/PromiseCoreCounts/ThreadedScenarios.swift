@@ -129,17 +129,17 @@ func concurrentGCD(_ queue: DispatchQueue) {
 /// `queue-3-then`: PromiseCore and GCD on a serial queue, NIO on its loop.
 func queueVariants() -> [Variant] {
     [
-        Variant("queue-3-then/promise") {
+        Variant("queue-3-then/promise", isThreaded: true) {
             let queue = DispatchQueue(label: "counts.queue-3-then")
             let semaphore = DispatchSemaphore(value: 0)
             return { queueThreePromise(queue, semaphore) }
         },
-        Variant("queue-3-then/nio") {
+        Variant("queue-3-then/nio", isThreaded: true) {
             let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
             let semaphore = DispatchSemaphore(value: 0)
             return { queueThreeNIO(loop, semaphore) }
         },
-        Variant("queue-3-then/gcd") {
+        Variant("queue-3-then/gcd", isThreaded: true) {
             let queue = DispatchQueue(label: "counts.queue-3-then")
             let semaphore = DispatchSemaphore(value: 0)
             return { queueThreeGCD(queue, semaphore) }
@@ -151,15 +151,15 @@ func queueVariants() -> [Variant] {
 /// one operation is one promise (or block).
 func concurrentVariants() -> [Variant] {
     [
-        Variant("pending-10k-concurrent/promise", operationsPerIteration: concurrentCount) {
+        Variant("pending-10k-concurrent/promise", operationsPerIteration: concurrentCount, isThreaded: true) {
             let queue = DispatchQueue(label: "counts.pending-10k", attributes: .concurrent)
             return { concurrentPromise(queue) }
         },
-        Variant("pending-10k-concurrent/nio", operationsPerIteration: concurrentCount) {
+        Variant("pending-10k-concurrent/nio", operationsPerIteration: concurrentCount, isThreaded: true) {
             let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
             return { concurrentNIO(loop) }
         },
-        Variant("pending-10k-concurrent/gcd", operationsPerIteration: concurrentCount) {
+        Variant("pending-10k-concurrent/gcd", operationsPerIteration: concurrentCount, isThreaded: true) {
             let queue = DispatchQueue(label: "counts.pending-10k", attributes: .concurrent)
             return { concurrentGCD(queue) }
         },

@@ -2,7 +2,8 @@
 // EventLoopFuture and plain GCD, for Benchmarks/counts.sh to count under valgrind.
 //
 //   PromiseCoreCounts <scenario>/<variant> <iterations>   one warm-up iteration, then <iterations>
-//   PromiseCoreCounts --list                              name and operations per iteration
+//   PromiseCoreCounts --list                              name, operations per iteration and
+//                                                         `threaded` or `inline`, tab-separated
 //
 // The program does nothing but the scenario, so the difference between the counts of two runs
 // with different iteration counts, divided by the difference in operations, is the cost of one
@@ -28,7 +29,7 @@ func usage(_ variants: [Variant]) -> Never {
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "--list" {
     for variant in variants {
-        print("\(variant.name)\t\(variant.operationsPerIteration)")
+        print("\(variant.name)\t\(variant.operationsPerIteration)\t\(variant.isThreaded ? "threaded" : "inline")")
     }
     exit(0)
 }

@@ -77,12 +77,29 @@ enum Scheduler {
         turn.draining = false
     }
 
+    /// How deep callbacks run at once on an already settled promise may nest (a `then(on:
+    /// .inline)` body that chains onto a settled promise, recursively) before further ones
+    /// wait for the drain loop instead, so that recursion of any depth stays off the stack.
+    static let inlineDepthLimit = 64
+
+    /// Whether a callback for an already settled promise must wait for the drain loop
+    /// (see ``inlineDepthLimit``); if so, `deferred()` makes the work and it is queued.
+    @usableFromInline
+    static func deferIfTooDeep(_ deferred: () -> any PromiseNode) -> Bool {
+        let turn = Turn.current
+        guard turn.draining, turn.inlineDepth >= inlineDepthLimit else { return false }
+        turn.queue.append(deferred())
+        return true
+    }
+
     /// Runs `work` now, as part of a drain on this thread (starting one if needed).
     @usableFromInline
     static func runImmediately(_ work: () -> Void) {
         let turn = Turn.current
         if turn.draining {
+            turn.inlineDepth += 1
             work()
+            turn.inlineDepth -= 1
             return
         }
         turn.draining = true
@@ -202,6 +219,29 @@ final class TrackedOwner: PromiseNode {
         if once.claim() { Tracking.end() }
     }
     var resolverInfo: ResolverInfo { owner?.resolverInfo ?? ResolverInfo(contextID: nil, upstreams: [], isPending: false) }
+}
+
+/// A callback for a settled promise that waits in the drain queue (see
+/// ``Scheduler/inlineDepthLimit``).
+@usableFromInline
+final class DeferredCallback<Value: Sendable>: PromiseNode {
+    let body: @Sendable (Result<Value, any Error>) -> Void
+    let result: Result<Value, any Error>
+
+    @usableFromInline
+    init(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void, _ result: Result<Value, any Error>) {
+        self.body = body
+        self.result = result
+    }
+
+    @usableFromInline
+    func deliverCallbacks() { body(result) }
+    @usableFromInline
+    func withdrawConsumer() -> (any PromiseNode)? { nil }
+    @usableFromInline
+    func abandon() {}
+    @usableFromInline
+    var resolverInfo: ResolverInfo { ResolverInfo(contextID: nil, upstreams: [], isPending: false) }
 }
 
 /// A flag that can be claimed once, from any thread.

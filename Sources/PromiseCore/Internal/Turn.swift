@@ -12,6 +12,9 @@ final class Turn {
     var draining = false
     /// How many deliveries are nested inside the current drain (see `Scheduler.beginDelivery`).
     var nesting = 0
+    /// How many callbacks for settled promises are running nested (see
+    /// `Scheduler.inlineDepthLimit`).
+    @usableFromInline var inlineDepth = 0
     /// Promises resolved during the current drain whose callbacks still have to be delivered.
     var queue: [any PromiseNode] = []
     var head = 0
