@@ -25,6 +25,7 @@ extension Promise {
     ) {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)
+        trackIfTesting()
         let token = ResolverToken(self)
         Scheduler.submit(context, owner: self) {
             do {

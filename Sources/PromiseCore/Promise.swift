@@ -61,6 +61,9 @@ public final class Promise<Value: Sendable>: Sendable {
         @usableFromInline var cancelHandlers: [CancelHandler] = []
         /// The context whose callback resolves this promise, for deadlock detection.
         @usableFromInline var resolvingContextID: ObjectIdentifier?
+        /// Counted as pending by `PromiseTesting.waitForPromises` until it settles or is
+        /// deallocated (set only while tracking is on).
+        @usableFromInline var tracked = false
 
         @inlinable
         init(result: Result<Value, any Error>? = nil, resolvingContextID: ObjectIdentifier? = nil) {
@@ -73,7 +76,7 @@ public final class Promise<Value: Sendable>: Sendable {
         @inlinable
         var needsDeinitWork: Bool {
             switch result {
-            case nil: return !callbacks.isEmpty
+            case nil: return !callbacks.isEmpty || tracked
             case .failure?: return !observed
             case .success?: return false
             }
@@ -145,7 +148,21 @@ public final class Promise<Value: Sendable>: Sendable {
     /// - Returns: A new pending promise.
     @inlinable
     public static func pending() -> Promise<Value> {
-        Promise(state: State())
+        let promise = Promise(state: State())
+        promise.trackIfTesting()
+        return promise
+    }
+
+    /// While `PromiseTesting` tracks promise work, counts this pending promise as work in
+    /// flight until it settles or is deallocated; otherwise does nothing.
+    @usableFromInline
+    func trackIfTesting() {
+        guard Tracking.isEnabled else { return }
+        Tracking.begin()
+        storage.withLock { state in
+            state.tracked = true
+            attention.store(true, ordering: .relaxed)
+        }
     }
 
     deinit {
@@ -153,6 +170,10 @@ public final class Promise<Value: Sendable>: Sendable {
         // This runs unspecialized: keep the path to one lock section
         // whose result type is not generic (each generic type costs a metadata lookup here).
         let verdict: DeinitVerdict = storage.withLock { state in
+            if state.tracked {
+                state.tracked = false
+                Tracking.end()
+            }
             guard let result = state.result else { return state.callbacks.isEmpty ? .quiet : .broken }
             if !state.observed, case .failure(let error) = result { return .unobserved(error) }
             return .quiet
@@ -307,6 +328,10 @@ public final class Promise<Value: Sendable>: Sendable {
     ) -> Settlement {
         var settlement = Settlement()
         state.result = result
+        if state.tracked {
+            state.tracked = false
+            trackedPromiseSettled()
+        }
         if case .failure(let error) = result, error is CancellationError {
             settlement.runHandlers = true
         }
@@ -426,6 +451,12 @@ public final class Promise<Value: Sendable>: Sendable {
             withdrawUpward(from: inner)
         }
     }
+}
+
+/// Ends the count of a promise that ``Promise/trackIfTesting()`` counted.
+@usableFromInline
+func trackedPromiseSettled() {
+    Tracking.end()
 }
 
 /// What a deinitializing promise has to do, decided under its lock.

@@ -7,15 +7,19 @@ import Dispatch
 /// called. Call it before creating the promises a test waits for (in a suite's `init` or an
 /// XCTest `setUp`) so that the first wait also sees timers and work on queues other than the
 /// default one. Once on, it stays on for the life of the process; it costs one atomic
-/// increment and decrement per callback hop and timer.
+/// increment and decrement per callback hop, timer and pending promise.
 public func startTrackingPromises() {
     Tracking.enable()
 }
 
-/// Waits until no promise work is in flight: every callback that was scheduled, and every
-/// callback those schedule in turn, has run (google/promises' `waitForPromises`).
+/// Waits until every pending promise is resolved and no promise work is in flight: every
+/// callback that was scheduled, and every callback those schedule in turn, has run
+/// (google/promises' `waitForPromises`).
 ///
-/// Pending timers (`delay`, `timeout`, `retry`) count as work in flight. Each call also waits
+/// Pending promises are those made with `Promise.pending()` and
+/// `Promise { fulfill, reject in … }`, and the adapters' own (a request, a query, a timer),
+/// from the moment counting is on; each counts until it settles or is deallocated. Pending
+/// timers (`delay`, `timeout`, `retry`) count as work in flight. Each call also waits
 /// for `Promises.defaultQueue` to drain, which covers callbacks scheduled on the
 /// default context before counting began; for anything else scheduled before then, call
 /// ``startTrackingPromises()`` first.

@@ -65,6 +65,26 @@ import Testing
         }
     }
 
+    @Test func waitsForPromisesResolvedByHandFromAnotherThread() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            let made = Promise<Int> { fulfill, _ in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(150)) { fulfill(1) }
+            }
+            let pending = Promise<Int>.pending()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { pending.fulfill(2) }
+            #expect(waitForPromises(timeout: .seconds(5)))
+            #expect(made.value == 1)
+            #expect(pending.value == 2)
+            // A promise nobody resolves keeps it waiting until the timeout; dropping it ends that.
+            var forgotten: Promise<Int>? = Promise<Int>.pending()
+            #expect(!waitForPromises(timeout: .milliseconds(50)))
+            #expect(forgotten?.isPending == true)
+            forgotten = nil
+            #expect(waitForPromises(timeout: .seconds(5)))
+        }
+    }
+
     @Test func returnsFalseWhenWorkOutlastsTheTimeout() {
         let gate = Promise<Int>.pending()
         let slow = gate.delay(.seconds(2))

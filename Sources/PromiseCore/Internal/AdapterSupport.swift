@@ -25,7 +25,9 @@ extension Promise {
     /// - Returns: A new pending promise.
     @inlinable
     package static func pending(resolvedOn contextID: ObjectIdentifier?) -> Promise<Value> {
-        Promise(resolvingContextID: contextID)
+        let promise = Promise(resolvingContextID: contextID)
+        promise.trackIfTesting()
+        return promise
     }
 
     /// Resolves this promise from library code that runs as a turn of its context (a timer
