@@ -13,6 +13,11 @@ import Dispatch
 /// Return an ``executionContextID`` when callbacks that become ready while one of your work
 /// items runs may run right after it, in the same turn, instead of being submitted again;
 /// `nil` (the default) means every callback is a fresh ``execute(_:)``.
+///
+/// A context that stops taking work implements ``submit(_:)`` to refuse the library's jobs (so
+/// their promises reject instead of waiting forever), and one that must stay alive while
+/// callbacks wait for it answers ``keepsAliveWhileCallbacksWait`` with `true`; see
+/// <doc:ThreadingAndContexts>.
 public protocol ExecutionContext: Sendable {
     /// Runs `work` once, later, somewhere this context stands for.
     ///

@@ -35,6 +35,9 @@ struct ResolverInfo {
 }
 
 /// Hands callbacks to their contexts, running same-turn work in a loop instead of recursing.
+///
+/// The life of a callback, and what a context is told at each step, is at the top of
+/// `ExecutionContext+Contract.swift`.
 @usableFromInline
 enum Scheduler {
     /// How deep deliveries may nest inside a drain before they are queued instead.
