@@ -7,7 +7,11 @@ internal import Synchronization
 /// code that runs on a promise context. Waiting on the context that has to resolve the
 /// promise would deadlock, so that is detected: when the calling thread is running a turn of
 /// a context (or the default queue) that a pending step of this promise's chain runs on, this
-/// throws ``PromiseError/Code-swift.struct/deadlock`` at once instead of hanging.
+/// throws ``PromiseError/Code-swift.struct/deadlock`` at once instead of hanging, with a
+/// message naming the context. The check walks every pending step of the chain, through
+/// promises returned from callbacks and the inputs of `all`, `any` and `race`. When a step
+/// runs on a `UVLoop` that no thread runs yet, the calling thread runs that loop until the
+/// promise settles instead of blocking.
 ///
 /// Never call it from Swift concurrency code: it blocks a thread of the cooperative pool
 /// (two threads on a two-core machine), and a promise that needs a `Task` to settle, such as
