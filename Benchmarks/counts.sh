@@ -17,7 +17,9 @@
 # pending-10k-concurrent) do not: how often a worker thread parks and wakes, and whether a
 # callback is added before or after its promise resolves, depend on how the threads interleave,
 # which other load on the machine changes. Each is measured REPEAT times and the table shows
-# the median; single measurements were seen up to 20 % apart on a busy machine.
+# the median, which evens out single outliers but not a busy machine: with a build running
+# beside it, queue-3-then measured ~20 % more instructions for NIO and GCD than on an idle one.
+# Compare threaded rows across runs made under the same conditions.
 #
 # Environment:
 #   N1, N2           iterations of the single-operation scenarios (default 1000 and 5000)
