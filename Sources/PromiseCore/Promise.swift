@@ -376,8 +376,6 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     func subscribe(_ callback: Callback<Value>) -> Bool {
-        var callback = callback
-        callback.announce()
         let ready: Result<Value, any Error>? = storage.withLock { state in
             state.observed = true
             state.consumers += 1
@@ -392,14 +390,12 @@ public final class Promise<Value: Sendable>: Sendable {
         guard let ready else { return true }
         defer { callback.withdrawAnnouncement() }
         if callback.context == nil {
-            if Scheduler.deferIfTooDeep({ DeferredCallback(callback.body, ready) }) { return false }
-            Scheduler.runImmediately { callback.body(ready) }
+            Scheduler.runSettled({ DeferredCallback(callback.body, ready) }) { callback.body(ready) }
         } else {
             // Never run before `then` returns: even for the current context, take a fresh hop.
             switch (callback.passthrough, ready) {
             case (.success, .success), (.failure, .failure):
-                if Scheduler.deferIfTooDeep({ DeferredCallback(callback.body, ready) }) { return false }
-                Scheduler.runImmediately { callback.body(ready) }
+                Scheduler.runSettled({ DeferredCallback(callback.body, ready) }) { callback.body(ready) }
             default:
                 let body = callback.body
                 Scheduler.submit(callback.context!, owner: callback.owner) { body(ready) }

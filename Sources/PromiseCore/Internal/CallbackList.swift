@@ -15,7 +15,7 @@ struct Callback<Value: Sendable>: Sendable {
     /// Whether `context` was told that this callback waits for it (see
     /// ``ExecutionContext/callbackBeganWaiting()``); it is told once more when the callback
     /// is delivered.
-    @usableFromInline var announced = false
+    @usableFromInline let announced: Bool
 
     @inlinable
     init(
@@ -28,9 +28,13 @@ struct Callback<Value: Sendable>: Sendable {
         if let context, !isInline(context) {
             self.context = context
             self.contextID = context.executionContextID
+            // Told before the callback is stored; a promise that turns out to be settled
+            // already ends this at once (``withdrawAnnouncement()``).
+            self.announced = beginWaiting(for: context)
         } else {
             self.context = nil
             self.contextID = nil
+            self.announced = false
         }
         self.passthrough = passthrough
         self.body = body
@@ -61,15 +65,7 @@ struct Callback<Value: Sendable>: Sendable {
         Scheduler.submit(context, owner: owner) { body(result) }
     }
 
-    /// Tells the context that this callback is about to wait for it, if the context wants
-    /// to know. Called before the callback is stored.
-    @inlinable
-    mutating func announce() {
-        guard let context else { return }
-        announced = beginWaiting(for: context)
-    }
-
-    /// Ends an ``announce()`` for a callback that did not have to wait after all.
+    /// Ends the announcement of a callback that did not have to wait after all.
     @inlinable
     func withdrawAnnouncement() {
         if announced, let context { stopWaiting(for: context) }

@@ -85,14 +85,26 @@ enum Scheduler {
     /// wait for the drain loop instead, so that recursion of any depth stays off the stack.
     static let inlineDepthLimit = 64
 
-    /// Whether a callback for an already settled promise must wait for the drain loop
-    /// (see ``inlineDepthLimit``); if so, `deferred()` makes the work and it is queued.
+    /// Runs a callback for an already settled promise now, as part of a drain on this thread
+    /// (starting one if needed); past ``inlineDepthLimit`` nested ones, queues `deferred()`
+    /// for the drain loop instead.
     @usableFromInline
-    static func deferIfTooDeep(_ deferred: () -> any PromiseNode) -> Bool {
+    static func runSettled(_ deferred: () -> any PromiseNode, _ work: () -> Void) {
         let turn = Turn.current
-        guard turn.draining, turn.inlineDepth >= inlineDepthLimit else { return false }
-        turn.queue.append(deferred())
-        return true
+        if turn.draining {
+            if turn.inlineDepth >= inlineDepthLimit {
+                turn.queue.append(deferred())
+                return
+            }
+            turn.inlineDepth += 1
+            work()
+            turn.inlineDepth -= 1
+            return
+        }
+        turn.draining = true
+        work()
+        drain(turn)
+        turn.draining = false
     }
 
     /// Runs `work` now, as part of a drain on this thread (starting one if needed).
@@ -100,9 +112,7 @@ enum Scheduler {
     static func runImmediately(_ work: () -> Void) {
         let turn = Turn.current
         if turn.draining {
-            turn.inlineDepth += 1
             work()
-            turn.inlineDepth -= 1
             return
         }
         turn.draining = true
