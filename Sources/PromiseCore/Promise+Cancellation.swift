@@ -25,7 +25,7 @@ extension Promise {
     /// and the adapters' specialized registration.
     @inlinable
     func addCancelHandler(_ handler: CancelHandler) {
-        let runNow: Bool = storage.withLock { state in
+        let runNow: Bool = withState { state in
             guard let result = state.result else {
                 state.cancelHandlers.append(handler)
                 return false

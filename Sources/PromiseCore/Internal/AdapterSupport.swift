@@ -62,7 +62,7 @@ extension Promise {
     ///
     /// - Parameter body: Runs once, when the promise settles.
     package func whenSettled(_ body: @escaping @Sendable () -> Void) {
-        let settled: Bool = storage.withLock { state in
+        let settled: Bool = withState { state in
             if state.result != nil, !state.deliveryScheduled { return true }
             state.callbacks.append(Callback(nil, owner: nil) { _ in body() })
             attention.store(state.needsDeinitWork, ordering: .relaxed)
