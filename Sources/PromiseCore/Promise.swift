@@ -55,9 +55,6 @@ public final class Promise<Value: Sendable>: Sendable {
         @usableFromInline var observed = false
         @usableFromInline var consumers: Int32 = 0
         @usableFromInline var withdrawn: Int32 = 0
-        /// The promise this one waits for, for upward cancellation. Weak, so a source that
-        /// nobody else holds is deallocated (and detected as broken).
-        @usableFromInline weak var upstream: (any PromiseNode)?
         @usableFromInline var cancelHandlers: [CancelHandler] = []
         /// The context whose callback resolves this promise, for deadlock detection.
         @usableFromInline var resolvingContextID: ObjectIdentifier?
@@ -102,6 +99,14 @@ public final class Promise<Value: Sendable>: Sendable {
     /// per promise, a third of a short chain's cost); a plain `State` costs one lookup.
     @usableFromInline
     let storage: Lock<Bool>
+
+    /// The promise this one waits for, for upward cancellation; read and written only inside
+    /// ``withState(_:)``. Weak, so a source that nobody else holds is deallocated (and detected
+    /// as broken). Kept out of ``State``: a weak reference is not bitwise-movable, and inside
+    /// the state it made every move of a state go through its generic value witness.
+    @usableFromInline
+    @exclusivity(unchecked)
+    nonisolated(unsafe) weak var upstream: (any PromiseNode)?
 
     /// The promise's state; read and written only inside ``withState(_:)``.
     @usableFromInline
@@ -328,7 +333,8 @@ public final class Promise<Value: Sendable>: Sendable {
         let settlement: Settlement? = withState { state in
             guard state.result == nil else { return nil }
             if handled { state.observed = true }
-            let settlement = Self.settle(&state, with: result, withdrawingUpstream: !fromUpstream)
+            var settlement = Self.settle(&state, with: result)
+            settlement.upstream = takeUpstream(withdrawing: !fromUpstream)
             attention.store(state.needsDeinitWork, ordering: .relaxed)
             return settlement
         }
@@ -342,8 +348,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     static func settle(
         _ state: inout State,
-        with result: Result<Value, any Error>,
-        withdrawingUpstream: Bool
+        with result: Result<Value, any Error>
     ) -> Settlement {
         var settlement = Settlement()
         state.result = result
@@ -360,11 +365,16 @@ public final class Promise<Value: Sendable>: Sendable {
             state.deliveryScheduled = true
             settlement.deliver = true
         }
-        if withdrawingUpstream {
-            settlement.upstream = state.upstream
-        }
-        state.upstream = nil
         return settlement
+    }
+
+    /// Takes the upstream link when this promise settles (under the lock): returned when the
+    /// settlement has to withdraw from it.
+    @inlinable
+    func takeUpstream(withdrawing: Bool) -> (any PromiseNode)? {
+        let taken = withdrawing ? upstream : nil
+        upstream = nil
+        return taken
     }
 
     /// Runs the cancel handlers and delivers the callbacks of a promise just settled.
@@ -439,7 +449,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     func link(to source: any PromiseNode) {
         withState { state in
-            if state.result == nil { state.upstream = source }
+            if state.result == nil { upstream = source }
         }
     }
 
@@ -459,7 +469,7 @@ public final class Promise<Value: Sendable>: Sendable {
         guard wasPending else { return }
         let linked = withState { state in
             guard state.result == nil else { return false }
-            state.upstream = inner
+            upstream = inner
             return true
         }
         if !linked {
@@ -504,7 +514,8 @@ extension Promise: PromiseNode {
             guard state.result == nil else { return nil }
             state.withdrawn += 1
             guard state.withdrawn >= state.consumers else { return nil }
-            let settlement = Self.settle(&state, with: .failure(CancellationError()), withdrawingUpstream: true)
+            var settlement = Self.settle(&state, with: .failure(CancellationError()))
+            settlement.upstream = takeUpstream(withdrawing: true)
             attention.store(state.needsDeinitWork, ordering: .relaxed)
             return settlement
         }
@@ -523,9 +534,9 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     var resolverInfo: ResolverInfo {
-        let (contextID, upstream, isPending) = withState { state in
-            (state.resolvingContextID, state.upstream, state.result == nil)
+        withState { state in
+            let source: (any PromiseNode)? = upstream
+            return ResolverInfo(contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
         }
-        return ResolverInfo(contextID: contextID, upstreams: upstream.map { [$0] } ?? [], isPending: isPending)
     }
 }
