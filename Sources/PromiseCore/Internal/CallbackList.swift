@@ -6,7 +6,10 @@ struct Callback<Value: Sendable>: Sendable {
     enum Passthrough: Sendable { case none, success, failure }
 
     /// `nil` runs the body in the resolving thread's drain (inline context, internal plumbing).
-    @usableFromInline let context: (any ExecutionContext)?
+    /// Class-bound, so copying a callback is a retain: an opaque existential made every copy
+    /// of a callback list go through generic value witnesses. A context that is not a class
+    /// is boxed (``ContextBox``).
+    @usableFromInline let context: (any ExecutionContext & AnyObject)?
     @usableFromInline let contextID: ObjectIdentifier?
     @usableFromInline let passthrough: Passthrough
     /// The promise this callback resolves, rejected if its context drops the callback.
@@ -26,8 +29,9 @@ struct Callback<Value: Sendable>: Sendable {
     ) {
         self.owner = owner
         if let context, !isInline(context) {
-            self.context = context
-            self.contextID = context.executionContextID
+            let reference = classBound(context)
+            self.context = reference
+            self.contextID = reference.executionContextID
             // Told before the callback is stored; a promise that turns out to be settled
             // already ends this at once (``withdrawAnnouncement()``).
             self.announced = beginWaiting(for: context)
@@ -187,4 +191,33 @@ func beginWaiting(for context: any ExecutionContext) -> Bool {
 @usableFromInline
 func stopWaiting(for context: any ExecutionContext) {
     context.callbackStoppedWaiting()
+}
+
+/// `context` as a class-bound existential: itself when it is a class, boxed otherwise.
+@usableFromInline
+func classBound(_ context: any ExecutionContext) -> any ExecutionContext & AnyObject {
+    if let object = context as? any ExecutionContext & AnyObject { return object }
+    return ContextBox(context)
+}
+
+/// A context that is not a class, boxed so a callback can hold it as a class reference.
+/// Forwards every requirement to the boxed context.
+@usableFromInline
+final class ContextBox: ExecutionContext {
+    let base: any ExecutionContext
+
+    init(_ base: any ExecutionContext) {
+        self.base = base
+    }
+
+    @usableFromInline func execute(_ work: @escaping @Sendable () -> Void) { base.execute(work) }
+    @usableFromInline func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        base.executeAfter(delay, work)
+    }
+    @usableFromInline var executionContextID: ObjectIdentifier? { base.executionContextID }
+    @usableFromInline func submit(_ job: ContextJob) { base.submit(job) }
+    @usableFromInline func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork { base.submit(job, after: delay) }
+    @usableFromInline var keepsAliveWhileCallbacksWait: Bool { base.keepsAliveWhileCallbacksWait }
+    @usableFromInline func callbackBeganWaiting() { base.callbackBeganWaiting() }
+    @usableFromInline func callbackStoppedWaiting() { base.callbackStoppedWaiting() }
 }
