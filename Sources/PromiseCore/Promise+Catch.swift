@@ -17,8 +17,8 @@ extension Promise {
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
+        subscribe(on: context, passthrough: .success, owner: child) { result in
             if case .failure(let error) = result, policy.handles(error) {
                 body(error)
                 // The error was handled here: the rejection passed on is not "unhandled".
@@ -27,7 +27,6 @@ extension Promise {
             }
             child.resolve(result, fromUpstream: true)
         }
-        if pending { child.link(to: self) }
         return child
     }
 
@@ -46,8 +45,8 @@ extension Promise {
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
+        subscribe(on: context, passthrough: .success, owner: child) { result in
             guard case .failure(let error) = result, policy.handles(error) else {
                 child.resolve(result, fromUpstream: true)
                 return
@@ -55,7 +54,6 @@ extension Promise {
             guard child.isPending else { return }
             child.resolve(Result { try body(error) }, fromUpstream: true)
         }
-        if pending { child.link(to: self) }
         return child
     }
 
@@ -74,8 +72,8 @@ extension Promise {
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
+        subscribe(on: context, passthrough: .success, owner: child) { result in
             guard case .failure(let error) = result, policy.handles(error) else {
                 child.resolve(result, fromUpstream: true)
                 return
@@ -87,7 +85,6 @@ extension Promise {
                 child.resolve(.failure(error), fromUpstream: true)
             }
         }
-        if pending { child.link(to: self) }
         return child
     }
 
@@ -104,12 +101,11 @@ extension Promise {
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
+        subscribe(on: context, owner: child) { result in
             body()
             child.resolve(result, fromUpstream: true)
         }
-        if pending { child.link(to: self) }
         return child
     }
 
