@@ -103,20 +103,13 @@ private func checkBlockingWait<Value>(
     if current == nil, DispatchQueue.getSpecific(key: defaultQueueKey) == true {
         current = ObjectIdentifier(Promises.defaultQueue)
     }
-    // Every node on the stack is pinned (see `PinnedNode`); each is unpinned once visited,
-    // and whatever is left when the walk ends or throws is unpinned on the way out.
-    var stack: [PinnedNode] = PinnedNode.pin(promise).map { [$0] } ?? []
-    defer {
-        for node in stack { node.unpin() }
-    }
+    var stack: [any PromiseNode] = [promise]
     var visited: Set<ObjectIdentifier> = []
     var advised: Set<ObjectIdentifier> = []
     var drive: (@Sendable (BlockingWait) -> Bool)?
-    while let step = stack.popLast() {
-        defer { step.unpin() }
-        guard visited.count < 100_000, visited.insert(ObjectIdentifier(step.node)).inserted else { continue }
-        let info = step.node.resolverInfo
-        stack.append(contentsOf: info.upstreams)
+    while let step = stack.popLast(), visited.count < 100_000 {
+        guard visited.insert(ObjectIdentifier(step)).inserted else { continue }
+        let info = step.resolverInfo
         guard info.isPending else { continue }
         if let id = info.contextID {
             if id == current {
@@ -137,6 +130,7 @@ private func checkBlockingWait<Value>(
                 }
             }
         }
+        stack.append(contentsOf: info.upstreams)
     }
     return drive
 }

@@ -34,8 +34,10 @@ extension Promise {
         if let result = currentResult {
             return try result.get()
         }
-        let waiter = Promise<Value>(resolvingContextID: nil, upstream: self)
-        subscribe(on: nil, owner: waiter) { waiter.resolve($0, fromUpstream: true) }
+        let waiter = Promise<Value>(resolvingContextID: nil)
+        if subscribe(on: nil, { waiter.resolve($0, fromUpstream: true) }) {
+            waiter.link(to: self)
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 waiter.subscribe(on: nil) { continuation.resume(with: $0) }

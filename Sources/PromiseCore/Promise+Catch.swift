@@ -17,8 +17,8 @@ extension Promise {
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
-        subscribe(on: context, passthrough: .success, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
             if case .failure(let error) = result, policy.handles(error) {
                 body(error)
                 // The error was handled here: the rejection passed on is not "unhandled".
@@ -27,6 +27,7 @@ extension Promise {
             }
             child.resolve(result, fromUpstream: true)
         }
+        if pending { child.link(to: self) }
         return child
     }
 
@@ -45,8 +46,8 @@ extension Promise {
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
-        subscribe(on: context, passthrough: .success, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
             guard case .failure(let error) = result, policy.handles(error) else {
                 child.resolve(result, fromUpstream: true)
                 return
@@ -54,6 +55,7 @@ extension Promise {
             guard child.isPending else { return }
             child.resolve(Result { try body(error) }, fromUpstream: true)
         }
+        if pending { child.link(to: self) }
         return child
     }
 
@@ -72,8 +74,8 @@ extension Promise {
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
-        subscribe(on: context, passthrough: .success, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
             guard case .failure(let error) = result, policy.handles(error) else {
                 child.resolve(result, fromUpstream: true)
                 return
@@ -85,6 +87,7 @@ extension Promise {
                 child.resolve(.failure(error), fromUpstream: true)
             }
         }
+        if pending { child.link(to: self) }
         return child
     }
 
@@ -101,11 +104,12 @@ extension Promise {
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
-        subscribe(on: context, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: context, owner: child) { result in
             body()
             child.resolve(result, fromUpstream: true)
         }
+        if pending { child.link(to: self) }
         return child
     }
 

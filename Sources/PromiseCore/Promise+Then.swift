@@ -16,8 +16,8 @@ extension Promise {
         _ body: @escaping @Sendable (Value) throws -> NewValue
     ) -> Promise<NewValue> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<NewValue>(resolvingContextID: context.executionContextID, upstream: self)
-        subscribe(on: context, passthrough: .failure, owner: child) { result in
+        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: context, passthrough: .failure, owner: child) { result in
             switch result {
             case .success(let value):
                 guard child.isPending else { return }
@@ -26,6 +26,7 @@ extension Promise {
                 child.resolve(.failure(error), fromUpstream: true)
             }
         }
+        if pending { child.link(to: self) }
         return child
     }
 
@@ -43,8 +44,8 @@ extension Promise {
         _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
     ) -> Promise<NewValue> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<NewValue>(resolvingContextID: context.executionContextID, upstream: self)
-        subscribe(on: context, passthrough: .failure, owner: child) { result in
+        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: context, passthrough: .failure, owner: child) { result in
             switch result {
             case .success(let value):
                 guard child.isPending else { return }
@@ -57,6 +58,7 @@ extension Promise {
                 child.resolve(.failure(error), fromUpstream: true)
             }
         }
+        if pending { child.link(to: self) }
         return child
     }
 

@@ -14,14 +14,11 @@ extension Promise {
         let timer = Scheduler.schedule(on: context, owner: child, after: interval) {
             child.resolve(.failure(PromiseError.timedOut(after: interval)), fromUpstream: false)
         }
-        let pending = subscribe(on: nil, owner: child) { result in
+        let pending = subscribe(on: nil) { result in
             timer.cancel()
             child.resolve(result, fromUpstream: true)
         }
         if pending {
-            // Linked after subscribing, and only while the child is pending: the callback
-            // settles the child whenever this promise delivers it, so the link never outlives
-            // this promise.
             child.link(to: self)
             child.onCancel { timer.cancel() }
         }
@@ -37,8 +34,8 @@ extension Promise {
     ///   Cancelling it stops the timer.
     public func delay(on context: (any ExecutionContext)? = nil, _ interval: Duration) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID, upstream: self)
-        subscribe(on: nil, owner: child) { result in
+        let child = Promise<Value>(resolvingContextID: context.executionContextID)
+        let pending = subscribe(on: nil) { result in
             switch result {
             case .success(let value):
                 guard child.isPending else { return }
@@ -50,6 +47,7 @@ extension Promise {
                 child.resolve(result, fromUpstream: true)
             }
         }
+        if pending { child.link(to: self) }
         return child
     }
 

@@ -1,4 +1,3 @@
-internal import Glibc
 public import Synchronization
 
 /// A value that will be available later, or the error that prevented it.
@@ -62,10 +61,6 @@ public final class Promise<Value: Sendable>: Sendable {
         /// Counted as pending by `PromiseTesting.waitForPromises` until it settles or is
         /// deallocated (set only while tracking is on).
         @usableFromInline var tracked = false
-        /// Pins taken by consumers following their link to this promise (see `PinnedNode`).
-        @usableFromInline var pins: Int32 = 0
-        /// Set by `deinit` before it does anything else: no new pin can be taken.
-        @usableFromInline var dying = false
 
         @inlinable
         init(result: Result<Value, any Error>? = nil, resolvingContextID: ObjectIdentifier? = nil) {
@@ -77,7 +72,6 @@ public final class Promise<Value: Sendable>: Sendable {
         /// nobody observed to report.
         @inlinable
         var needsDeinitWork: Bool {
-            if pins > 0 { return true }
             switch result {
             case nil: return !callbacks.isEmpty || tracked
             case .failure?: return !observed
@@ -93,7 +87,7 @@ public final class Promise<Value: Sendable>: Sendable {
         @usableFromInline var handlers: [CancelHandler] = []
         @usableFromInline var runHandlers = false
         @usableFromInline var deliver = false
-        @usableFromInline var upstream: PinnedNode?
+        @usableFromInline var upstream: (any PromiseNode)?
 
         @inlinable
         init() {}
@@ -107,15 +101,12 @@ public final class Promise<Value: Sendable>: Sendable {
     let storage: Lock<Bool>
 
     /// The promise this one waits for, for upward cancellation; read and written only inside
-    /// ``withState(_:)``. It does not own the source, so a source that nobody else holds is
-    /// deallocated (and detected as broken). It is set before the callback that resolves this
-    /// promise is registered, and cleared when the source delivers that callback or this
-    /// promise settles; followed only through `PinnedNode` (whose documentation says why that
-    /// is safe). A weak reference would cost a side-table allocation per source and slow
-    /// reference counting on it from then on.
+    /// ``withState(_:)``. Weak, so a source that nobody else holds is deallocated (and detected
+    /// as broken). Kept out of ``State``: a weak reference is not bitwise-movable, and inside
+    /// the state it made every move of a state go through its generic value witness.
     @usableFromInline
     @exclusivity(unchecked)
-    nonisolated(unsafe) unowned(unsafe) var upstream: (any PromiseNode)?
+    nonisolated(unsafe) weak var upstream: (any PromiseNode)?
 
     /// The promise's state; read and written only inside ``withState(_:)``.
     @usableFromInline
@@ -148,16 +139,6 @@ public final class Promise<Value: Sendable>: Sendable {
         attention = Atomic(false)
         storage = Lock(false)
         state = State(resolvingContextID: resolvingContextID)
-    }
-
-    /// Creates a pending promise linked to `source`, for operators that derive it from
-    /// `source`: the link is set before the callback that resolves it is registered.
-    @inlinable
-    init(resolvingContextID: ObjectIdentifier?, upstream source: any PromiseNode) {
-        attention = Atomic(false)
-        storage = Lock(false)
-        state = State(resolvingContextID: resolvingContextID)
-        upstream = source
     }
 
     /// Creates a promise fulfilled with `value`.
@@ -212,15 +193,17 @@ public final class Promise<Value: Sendable>: Sendable {
         guard attention.load(ordering: .relaxed) else { return }
         // This runs unspecialized: keep the path to one lock section
         // whose result type is not generic (each generic type costs a metadata lookup here).
-        var verdict = deinitVerdict()
-        while case .pinned = verdict {
-            // A consumer on another thread pinned this promise as its last reference went
-            // away: its memory must stay valid until that consumer is done with it.
-            sched_yield()
-            verdict = deinitVerdict()
+        let verdict: DeinitVerdict = withState { state in
+            if state.tracked {
+                state.tracked = false
+                Tracking.end()
+            }
+            guard let result = state.result else { return state.callbacks.isEmpty ? .quiet : .broken }
+            if !state.observed, case .failure(let error) = result { return .unobserved(error) }
+            return .quiet
         }
         switch verdict {
-        case .quiet, .pinned:
+        case .quiet:
             return
         case .unobserved(let error):
             if !(error is CancellationError), (error as? PromiseError)?.code != .brokenPromise {
@@ -233,25 +216,8 @@ public final class Promise<Value: Sendable>: Sendable {
         let callbacks = withState { $0.callbacks.take() }
         let error = PromiseError.broken(Value.self)
         Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
-        let source = ObjectIdentifier(self)
         Scheduler.runImmediately {
-            callbacks.dispatchAll(.failure(error), source: source)
-        }
-    }
-
-    /// What `deinit` has to do, decided under the lock; marks the promise as dying first, so
-    /// no consumer pins it from now on.
-    private func deinitVerdict() -> DeinitVerdict {
-        withState { state in
-            state.dying = true
-            if state.pins > 0 { return .pinned }
-            if state.tracked {
-                state.tracked = false
-                Tracking.end()
-            }
-            guard let result = state.result else { return state.callbacks.isEmpty ? .quiet : .broken }
-            if !state.observed, case .failure(let error) = result { return .unobserved(error) }
-            return .quiet
+            callbacks.dispatchAll(.failure(error))
         }
     }
 
@@ -375,7 +341,7 @@ public final class Promise<Value: Sendable>: Sendable {
         guard let settlement else { return }
         finish(settlement, nested: fromUpstream)
         if let upstream = settlement.upstream {
-            withdrawUpward(pinned: upstream)
+            withdrawUpward(from: upstream)
         }
     }
 
@@ -405,10 +371,10 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Takes the upstream link when this promise settles (under the lock): returned when the
     /// settlement has to withdraw from it.
     @inlinable
-    func takeUpstream(withdrawing: Bool) -> PinnedNode? {
-        guard let source = upstream else { return nil }
+    func takeUpstream(withdrawing: Bool) -> (any PromiseNode)? {
+        let taken = withdrawing ? upstream : nil
         upstream = nil
-        return withdrawing ? PinnedNode.pin(source) : nil
+        return taken
     }
 
     /// Runs the cancel handlers and delivers the callbacks of a promise just settled.
@@ -451,11 +417,7 @@ public final class Promise<Value: Sendable>: Sendable {
             return nil
         }
         guard let ready else { return true }
-        defer {
-            callback.withdrawAnnouncement()
-            // Delivered: the consumer's link to this promise must not outlive it.
-            callback.owner?.unlink(from: ObjectIdentifier(self))
-        }
+        defer { callback.withdrawAnnouncement() }
         if callback.context == nil {
             Scheduler.runSettled({ DeferredCallback(callback.body, ready) }) { callback.body(ready) }
         } else {
@@ -501,10 +463,7 @@ public final class Promise<Value: Sendable>: Sendable {
             )
             return
         }
-        // Subscribed before linking, so `inner` counts this consumer before a cancellation can
-        // withdraw it. The link is set only while this promise is pending, and the callback
-        // settles this promise whenever `inner` delivers it, so the link never outlives that.
-        let wasPending = inner.subscribe(on: nil, owner: self) { [self] result in
+        let wasPending = inner.subscribe(on: nil) { [self] result in
             self.resolve(result, fromUpstream: true)
         }
         guard wasPending else { return }
@@ -533,8 +492,6 @@ private enum DeinitVerdict {
     case unobserved(any Error)
     /// Pending with dependents: they must be rejected as broken.
     case broken
-    /// A consumer has pinned the promise: wait until it unpins.
-    case pinned
 }
 
 extension Promise: PromiseNode {
@@ -547,12 +504,12 @@ extension Promise: PromiseNode {
                 return (callbacks, state.result)
             }
             guard let result, !callbacks.isEmpty else { return }
-            callbacks.dispatchAll(result, source: ObjectIdentifier(self))
+            callbacks.dispatchAll(result)
         }
     }
 
     @usableFromInline
-    func withdrawConsumer() -> PinnedNode? {
+    func withdrawConsumer() -> (any PromiseNode)? {
         let settlement: Settlement? = withState { state in
             guard state.result == nil else { return nil }
             state.withdrawn += 1
@@ -568,37 +525,6 @@ extension Promise: PromiseNode {
     }
 
     @usableFromInline
-    func pin() -> Bool {
-        withState { state in
-            guard !state.dying else { return false }
-            state.pins += 1
-            attention.store(true, ordering: .relaxed)
-            return true
-        }
-    }
-
-    @usableFromInline
-    func unpin(releasing reference: Unmanaged<AnyObject>) {
-        let releasedHere: Bool = withState { state in
-            state.pins -= 1
-            attention.store(state.needsDeinitWork, ordering: .relaxed)
-            // `deinit` is waiting for this pin: the reference was taken as it began, and the
-            // promise is freed as soon as the lock is released.
-            guard state.dying else { return false }
-            reference.release()
-            return true
-        }
-        if !releasedHere { reference.release() }
-    }
-
-    @usableFromInline
-    func unlink(from source: ObjectIdentifier) {
-        withState { _ in
-            if let linked = upstream, ObjectIdentifier(linked) == source { upstream = nil }
-        }
-    }
-
-    @usableFromInline
     func abandon() {
         resolve(
             .failure(PromiseError(.contextInvalidated, "the context that was to run this promise's callback was invalidated and dropped it")),
@@ -609,7 +535,7 @@ extension Promise: PromiseNode {
     @usableFromInline
     var resolverInfo: ResolverInfo {
         withState { state in
-            let source = upstream.flatMap(PinnedNode.pin)
+            let source: (any PromiseNode)? = upstream
             return ResolverInfo(contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
         }
     }

@@ -45,11 +45,8 @@ struct Callback<Value: Sendable>: Sendable {
     }
 
     /// Runs or submits the callback. Must be called from inside a drain on this thread.
-    /// `source` is the promise delivering it: the owner's link to it is cleared afterwards,
-    /// since the source may be deallocated once its callbacks are delivered.
     @inlinable
-    func dispatch(_ result: Result<Value, any Error>, turn: Turn, source: ObjectIdentifier) {
-        defer { owner?.unlink(from: source) }
+    func dispatch(_ result: Result<Value, any Error>, turn: Turn) {
         guard let context else {
             body(result)
             return
@@ -116,16 +113,16 @@ enum CallbackList<Value: Sendable>: Sendable {
 
     /// Dispatches every callback, in the order they were added.
     @inlinable
-    func dispatchAll(_ result: Result<Value, any Error>, source: ObjectIdentifier) {
+    func dispatchAll(_ result: Result<Value, any Error>) {
         let turn = Turn.current
         switch self {
         case .none:
             break
         case .one(let callback):
-            callback.dispatch(result, turn: turn, source: source)
+            callback.dispatch(result, turn: turn)
         case .many(let all):
             for callback in all {
-                callback.dispatch(result, turn: turn, source: source)
+                callback.dispatch(result, turn: turn)
             }
         }
     }
@@ -167,58 +164,12 @@ struct WeakNode: Sendable {
     }
 }
 
-/// Withdraws a consumer from `node` (held strongly by the caller), and from each upstream
-/// that got cancelled as a result.
+/// Withdraws a consumer from `node`, and from each upstream that got cancelled as a result.
 @usableFromInline
 func withdrawUpward(from node: (any PromiseNode)?) {
-    guard let node else { return }
-    withdrawUpward(pinned: PinnedNode.pin(node))
-}
-
-/// Withdraws a consumer from a pinned node, and from each upstream that got cancelled as a
-/// result, walking up without recursion; unpins each node when done with it.
-@usableFromInline
-func withdrawUpward(pinned node: PinnedNode?) {
     var next = node
     while let current = next {
-        next = current.node.withdrawConsumer()
-        current.unpin()
-    }
-}
-
-/// A promise reached through a consumer's upstream link, held so it can be used after the
-/// consumer's lock is released.
-///
-/// A consumer does not own its source (so a source nobody else holds is deallocated and
-/// detected as broken), and a source may reach the end of its life on another thread at any
-/// moment. The link is safe to follow under the consumer's lock: a source clears its
-/// consumers' links while it delivers their callbacks, under their locks, so a set link means
-/// the source has not finished deinitializing. Under that lock the consumer pins the source
-/// (which fails once the source's `deinit` has begun) and takes a strong reference. The
-/// reference keeps a live source alive; the pin makes a source whose `deinit` began
-/// concurrently wait for ``unpin()``, so its memory stays valid either way.
-@usableFromInline
-struct PinnedNode {
-    @usableFromInline unowned(unsafe) let node: any PromiseNode
-    @usableFromInline let reference: Unmanaged<AnyObject>
-
-    @usableFromInline
-    init(node: any PromiseNode, reference: Unmanaged<AnyObject>) {
-        self.node = node
-        self.reference = reference
-    }
-
-    /// Pins `node` and takes a strong reference to it; `nil` if its `deinit` has begun.
-    @usableFromInline
-    static func pin(_ node: any PromiseNode) -> PinnedNode? {
-        guard node.pin() else { return nil }
-        return PinnedNode(node: node, reference: Unmanaged.passRetained(node as AnyObject))
-    }
-
-    /// Ends the pin and drops the strong reference.
-    @usableFromInline
-    func unpin() {
-        node.unpin(releasing: reference)
+        next = current.withdrawConsumer()
     }
 }
 

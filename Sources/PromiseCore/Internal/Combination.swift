@@ -50,25 +50,13 @@ final class Combination: PromiseNode {
 
     func deliverCallbacks() {}
 
-    func withdrawConsumer() -> PinnedNode? { nil }
-
-    /// Kept alive by the combined promise's cancel handler while that promise is pending, which
-    /// is as long as its link to this node is set.
-    func pin() -> Bool { true }
-
-    func unpin(releasing reference: Unmanaged<AnyObject>) { reference.release() }
-
-    func unlink(from source: ObjectIdentifier) {}
+    func withdrawConsumer() -> (any PromiseNode)? { nil }
 
     func abandon() {}
 
     var resolverInfo: ResolverInfo {
         let inputs = state.withLock { $0.inputs }
-        return ResolverInfo(
-            contextID: nil,
-            upstreams: inputs.compactMap { $0.node.flatMap(PinnedNode.pin) },
-            isPending: true
-        )
+        return ResolverInfo(contextID: nil, upstreams: inputs.compactMap(\.node), isPending: true)
     }
 
     /// Withdraws interest from every tracked input still pending (once).

@@ -6,20 +6,9 @@ protocol PromiseNode: AnyObject, Sendable {
     /// Delivers the callbacks that were waiting when this promise was resolved.
     func deliverCallbacks()
     /// One consumer of this promise lost interest. If it was the last one and this promise is
-    /// still pending, this promise is cancelled and its own upstream is returned, pinned, so the
-    /// caller can keep walking up without recursion. Called on a pinned node.
-    func withdrawConsumer() -> PinnedNode?
-    /// Keeps this node's memory valid until ``unpin(releasing:)``, unless its `deinit` has
-    /// begun (then returns `false`). Called by a consumer under its own lock while its link to
-    /// this node is set, which is what makes the call safe: see `PinnedNode`.
-    func pin() -> Bool
-    /// Ends a ``pin()`` and releases `reference`, the pinning caller's strong reference: under
-    /// this node's lock if its `deinit` waits for the pin to end (the reference was taken as
-    /// the node was being deinitialized, and must not be touched after), after it otherwise.
-    func unpin(releasing reference: Unmanaged<AnyObject>)
-    /// Clears this consumer's upstream link if it points to `source`, which is delivering
-    /// this consumer's callback (and may be deallocated once it has).
-    func unlink(from source: ObjectIdentifier)
+    /// still pending, this promise is cancelled and its own upstream is returned, so the caller can
+    /// keep walking up without recursion.
+    func withdrawConsumer() -> (any PromiseNode)?
     /// Rejects the promise because the context that was to run its callback dropped the work.
     func abandon()
     /// The context that resolves this promise and the promises it waits for, for deadlock
@@ -32,14 +21,13 @@ protocol PromiseNode: AnyObject, Sendable {
 struct ResolverInfo {
     /// The context whose work resolves the step, if known.
     var contextID: ObjectIdentifier?
-    /// The promises the step waits for, pinned: its source, or the inputs of a combinator.
-    /// The caller unpins each.
-    var upstreams: [PinnedNode]
+    /// The promises the step waits for: its source, or the inputs of a combinator.
+    var upstreams: [any PromiseNode]
     /// Whether the step is still pending.
     var isPending: Bool
 
     @usableFromInline
-    init(contextID: ObjectIdentifier?, upstreams: [PinnedNode], isPending: Bool) {
+    init(contextID: ObjectIdentifier?, upstreams: [any PromiseNode], isPending: Bool) {
         self.contextID = contextID
         self.upstreams = upstreams
         self.isPending = isPending
@@ -238,10 +226,7 @@ final class TrackedOwner: PromiseNode {
     }
 
     func deliverCallbacks() {}
-    func withdrawConsumer() -> PinnedNode? { nil }
-    func pin() -> Bool { true }
-    func unpin(releasing reference: Unmanaged<AnyObject>) { reference.release() }
-    func unlink(from source: ObjectIdentifier) {}
+    func withdrawConsumer() -> (any PromiseNode)? { nil }
     func abandon() {
         owner?.abandon()
         if once.claim() { Tracking.end() }
@@ -265,13 +250,7 @@ final class DeferredCallback<Value: Sendable>: PromiseNode {
     @usableFromInline
     func deliverCallbacks() { body(result) }
     @usableFromInline
-    func withdrawConsumer() -> PinnedNode? { nil }
-    @usableFromInline
-    func pin() -> Bool { true }
-    @usableFromInline
-    func unpin(releasing reference: Unmanaged<AnyObject>) { reference.release() }
-    @usableFromInline
-    func unlink(from source: ObjectIdentifier) {}
+    func withdrawConsumer() -> (any PromiseNode)? { nil }
     @usableFromInline
     func abandon() {}
     @usableFromInline
