@@ -281,52 +281,40 @@ final class LoopCore: @unchecked Sendable {
         }
     }
 
-    /// Runs the loop on the calling thread until `wait` has settled or timed out, for an
-    /// `awaitPromise` made before any thread ran the loop. Returns false when another thread
-    /// claimed the loop first (the caller then blocks instead).
-    func drive(until wait: BlockingWait) -> Bool {
+    /// Claims an idle loop for a blocking wait on the calling thread (see
+    /// `LoopCore+BlockingWait.swift`). Returns false when a thread runs it or it is shut down.
+    func claimForWait() -> Bool {
         let claimed: Bool = remote.withLock { state in
             if state.running || state.phase == .closed || state.shutdown != nil { return false }
             state.running = true
             return true
         }
-        guard claimed else { return false }
-        owner.store(pthread_self(), ordering: .relaxed)
-        // Hold the loop open while waiting, and wake it when the promise settles elsewhere.
-        holds.add(1, ordering: .relaxed)
-        wait.whenSettled { [self] in
-            if !isOnLoopThread { wake() }
-        }
-        let clock = ContinuousClock()
-        let deadline = wait.timeout.map { clock.now.advanced(by: $0) }
-        var alarm: WorkTimer?
-        if let timeout = wait.timeout {
-            let timer = WorkTimer(.closure({}))
-            alarm = timer
+        if claimed {
+            owner.store(pthread_self(), ordering: .relaxed)
             uv_update_time(loop)
-            _ = startTimer(timer, after: timeout)
         }
-        uv_update_time(loop)
-        while !wait.isSettled, deadline.map({ clock.now < $0 }) ?? true {
-            onWake()
-            if wait.isSettled { break }
-            uv_run(loop, UV_RUN_ONCE)
-            drainLocal()
-            if asyncClosed, openHandles == 0 {
-                // Shut down while waiting: finish the close, which also gives the claim up.
-                holds.subtract(1, ordering: .relaxed)
-                finishShutdown()
-                return true
-            }
-        }
-        if let alarm { cancelTimer(alarm) }
-        holds.subtract(1, ordering: .relaxed)
-        updateReference()
+        return claimed
+    }
+
+    /// One iteration of a blocking wait: queued work, then (unless `settled` holds by then) one
+    /// `uv_run` pass. Returns true once a shutdown has closed the loop meanwhile, which also
+    /// gives the claim up.
+    func runOnceForWait(unless settled: () -> Bool) -> Bool {
+        onWake()
+        if settled() { return false }
+        uv_run(loop, UV_RUN_ONCE)
+        drainLocal()
+        guard asyncClosed, openHandles == 0 else { return false }
+        finishShutdown()
+        return true
+    }
+
+    /// Gives up a claim taken with ``claimForWait()``.
+    func releaseWaitClaim() {
         remote.withLock { state in
             owner.store(0, ordering: .relaxed)
             state.running = false
         }
-        return true
     }
 
     /// Runs what other threads queued, then the loop thread's own queue.
@@ -505,18 +493,5 @@ final class LoopCore: @unchecked Sendable {
         owner.store(pthread_self(), ordering: .relaxed)
         job()
         owner.store(0, ordering: .relaxed)
-    }
-}
-
-extension LoopCore: BlockingWaitAdvisor {
-    var contextName: String { "a UVLoop" }
-
-    func adviseBlockingWait() -> BlockingWaitAdvice {
-        if isOnLoopThread {
-            return .deadlock(
-                reason: "the calling thread is running the loop (inside one of its callbacks), and uv_run cannot be entered again; chain with then(…) instead of waiting"
-            )
-        }
-        return .drive { [self] wait in drive(until: wait) }
     }
 }

@@ -1,0 +1,131 @@
+public import Synchronization
+
+// The machinery the chaining operators and the drain loop share: registering callbacks,
+// links to sources, adopting returned promises, and the `PromiseNode` side of a promise.
+
+extension Promise {
+    /// Registers `callback` as a consumer. Returns `true` if the promise was pending (so the
+    /// caller should link its derived promise upward), `false` if the callback was dispatched
+    /// because the result is already known.
+    @inlinable
+    @discardableResult
+    func subscribe(_ callback: Callback<Value>) -> Bool {
+        let ready: Result<Value, any Error>? = withState { state in
+            state.observed = true
+            state.consumers += 1
+            if let result = state.result, !state.deliveryScheduled {
+                attention.store(false, ordering: .relaxed)
+                return result
+            }
+            state.callbacks.append(callback)
+            attention.store(state.result == nil, ordering: .relaxed)
+            return nil
+        }
+        guard let ready else { return true }
+        defer { callback.withdrawAnnouncement() }
+        if callback.context == nil {
+            Scheduler.runSettled({ DeferredCallback(callback.body, ready) }) { callback.body(ready) }
+        } else {
+            // Never run before `then` returns: even for the current context, take a fresh hop.
+            switch (callback.passthrough, ready) {
+            case (.success, .success), (.failure, .failure):
+                Scheduler.runSettled({ DeferredCallback(callback.body, ready) }) { callback.body(ready) }
+            default:
+                let body = callback.body
+                Scheduler.submit(callback.context!, owner: callback.owner) { body(ready) }
+            }
+        }
+        return false
+    }
+
+    /// Registers a callback running on `context` (`nil`: in the resolving thread's drain).
+    @inlinable
+    @discardableResult
+    func subscribe(
+        on context: (any ExecutionContext)?,
+        passthrough: Callback<Value>.Passthrough = .none,
+        owner: (any PromiseNode)? = nil,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Bool {
+        subscribe(Callback(context, passthrough: passthrough, owner: owner, body))
+    }
+
+    /// Makes `source` this promise's upstream for cancellation, if this promise is pending.
+    @inlinable
+    func link(to source: any PromiseNode) {
+        withState { state in
+            if state.result == nil { upstream = source }
+        }
+    }
+
+    /// Resolves this promise like `inner` (a promise returned from a callback).
+    @inlinable
+    func adopt(_ inner: Promise<Value>) {
+        if inner === self {
+            resolve(
+                .failure(PromiseError(.chainingCycle, "a promise was resolved with itself, so it could never settle")),
+                fromUpstream: true
+            )
+            return
+        }
+        let wasPending = inner.subscribe(on: nil) { [self] result in
+            self.resolve(result, fromUpstream: true)
+        }
+        guard wasPending else { return }
+        let linked = withState { state in
+            guard state.result == nil else { return false }
+            upstream = inner
+            return true
+        }
+        if !linked {
+            withdrawUpward(from: inner)
+        }
+    }
+}
+
+extension Promise: PromiseNode {
+    @inlinable
+    func deliverCallbacks() {
+        while true {
+            let (callbacks, result) = withState { state in
+                let callbacks = state.callbacks.take()
+                if callbacks.isEmpty { state.deliveryScheduled = false }
+                return (callbacks, state.result)
+            }
+            guard let result, !callbacks.isEmpty else { return }
+            callbacks.dispatchAll(result)
+        }
+    }
+
+    @usableFromInline
+    func withdrawConsumer() -> (any PromiseNode)? {
+        let settlement: Settlement? = withState { state in
+            guard state.result == nil else { return nil }
+            state.withdrawn += 1
+            guard state.withdrawn >= state.consumers else { return nil }
+            var settlement = Self.settle(&state, with: .failure(CancellationError()))
+            settlement.upstream = takeUpstream(withdrawing: true)
+            attention.store(state.needsDeinitWork, ordering: .relaxed)
+            return settlement
+        }
+        guard let settlement else { return nil }
+        finish(settlement)
+        return settlement.upstream
+    }
+
+    @usableFromInline
+    func abandon() {
+        resolve(
+            .failure(PromiseError(.contextInvalidated, "the context that was to run this promise's callback was invalidated and dropped it")),
+            fromUpstream: false
+        )
+    }
+
+    @usableFromInline
+    var resolverInfo: ResolverInfo {
+        withState { state in
+            let source: (any PromiseNode)? = upstream
+            return ResolverInfo(contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
+        }
+    }
+}
