@@ -37,10 +37,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Benchmark", package: "benchmark"),
+                "PromiseCoreScenarios",
             ],
             path: "Benchmarks/PromiseCoreBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The PromiseCore workloads and their GCD and NIO baselines, shared by the two above and below.
+        .target(
+            name: "PromiseCoreScenarios",
+            dependencies: [
+                .product(name: "PromiseCore", package: "swift-promise"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/PromiseCoreScenarios",
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Instructions and heap allocations per operation of PromiseCore beside SwiftNIO and GCD,
         // counted under valgrind by Benchmarks/counts.sh (deterministic, unlike wall time).
@@ -52,6 +63,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                "PromiseCoreScenarios",
             ],
             path: "Sources/PromiseCoreCounts",
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -15,6 +15,7 @@ import NIOCore
 import NIOEmbedded
 import NIOPosix
 import PromiseCore
+import PromiseCoreScenarios
 
 // MARK: - Shared fixtures
 
@@ -27,40 +28,6 @@ let pendingCount = 10_000
 
 // MARK: - S1: chained thens on a serial queue
 
-/// PromiseCore: `Promise(1).then(on: queue) ×depth`, then an inline observer signals.
-@inline(never)
-func s1Promise(depth: Int, queue: DispatchQueue, semaphore: DispatchSemaphore) {
-    var promise = Promise(1)
-    for _ in 0..<depth {
-        promise = promise.then(on: queue) { value in value + 1 }
-    }
-    _ = promise.then(on: InlineContext()) { value in
-        blackHole(value)
-        semaphore.signal()
-    }
-    semaphore.wait()
-}
-
-/// GCD: `depth` nested `queue.async` hops, the innermost signals.
-@Sendable
-func s1Hop(_ queue: DispatchQueue, remaining: Int, value: Int, semaphore: DispatchSemaphore) {
-    queue.async {
-        let next = value + 1
-        if remaining == 1 {
-            blackHole(next)
-            semaphore.signal()
-        } else {
-            s1Hop(queue, remaining: remaining - 1, value: next, semaphore: semaphore)
-        }
-    }
-}
-
-@inline(never)
-func s1GCD(depth: Int, queue: DispatchQueue, semaphore: DispatchSemaphore) {
-    s1Hop(queue, remaining: depth, value: 1, semaphore: semaphore)
-    semaphore.wait()
-}
-
 /// NIO, chain built on the benchmark thread (each `map` from off the loop is an `execute`).
 @inline(never)
 func s1NIO(depth: Int, loop: any EventLoop, semaphore: DispatchSemaphore) {
@@ -71,22 +38,6 @@ func s1NIO(depth: Int, loop: any EventLoop, semaphore: DispatchSemaphore) {
     future.whenSuccess { value in
         blackHole(value)
         semaphore.signal()
-    }
-    semaphore.wait()
-}
-
-/// NIO, one `execute` onto the loop that builds the chain there (NIO's on-loop fast path).
-@inline(never)
-func s1NIOOnLoop(depth: Int, loop: any EventLoop, semaphore: DispatchSemaphore) {
-    loop.execute {
-        var future = loop.makeSucceededFuture(1)
-        for _ in 0..<depth {
-            future = future.map { value in value + 1 }
-        }
-        future.whenSuccess { value in
-            blackHole(value)
-            semaphore.signal()
-        }
     }
     semaphore.wait()
 }
@@ -173,38 +124,6 @@ func s2NIOOnLoop(loop: any EventLoop) {
 
 // MARK: - S3: inline
 
-@inline(never)
-func s3aPromise(_ context: InlineContext) {
-    blackHole(Promise(1).then(on: context) { value in value + 1 })
-}
-
-@inline(never)
-func s3bPromise(_ context: InlineContext) {
-    let source = Promise<Int>.pending()
-    let last = source
-        .then(on: context) { value in value + 1 }
-        .then(on: context) { value in value + 1 }
-        .then(on: context) { value in value + 1 }
-    source.fulfill(1)
-    blackHole(last)
-}
-
-@inline(never)
-func s3aNIO(_ loop: any EventLoop) {
-    blackHole(loop.makeSucceededFuture(1).map { value in value + 1 })
-}
-
-@inline(never)
-func s3bNIO(_ loop: any EventLoop) {
-    let source = loop.makePromise(of: Int.self)
-    let last = source.futureResult
-        .map { value in value + 1 }
-        .map { value in value + 1 }
-        .map { value in value + 1 }
-    source.succeed(1)
-    blackHole(last)
-}
-
 /// Raw closure calls: the floor for "run this callback now".
 @inline(never)
 func callOpaque(_ closure: (Int) -> Int, _ value: Int) -> Int {
@@ -239,12 +158,12 @@ let benchmarks: @Sendable () -> Void = {
         let scenario = "S1 then x\(depth) serial"
         Benchmark("\(scenario) — Promise") { benchmark in
             for _ in benchmark.scaledIterations {
-                s1Promise(depth: depth, queue: serialQueue, semaphore: s1Semaphore)
+                promiseChainOnQueue(depth: depth, queue: serialQueue, semaphore: s1Semaphore)
             }
         }
         Benchmark("\(scenario) — GCD") { benchmark in
             for _ in benchmark.scaledIterations {
-                s1GCD(depth: depth, queue: serialQueue, semaphore: s1Semaphore)
+                gcdNestedHops(depth: depth, queue: serialQueue, semaphore: s1Semaphore)
             }
         }
         Benchmark("\(scenario) — NIO") { benchmark in
@@ -254,7 +173,7 @@ let benchmarks: @Sendable () -> Void = {
         }
         Benchmark("\(scenario) — NIO on-loop") { benchmark in
             for _ in benchmark.scaledIterations {
-                s1NIOOnLoop(depth: depth, loop: nioLoop, semaphore: s1Semaphore)
+                nioChainOnLoop(depth: depth, loop: nioLoop, semaphore: s1Semaphore)
             }
         }
     }
@@ -301,12 +220,12 @@ let benchmarks: @Sendable () -> Void = {
     let s3a = "S3a resolved + 1 inline then"
     Benchmark("\(s3a) — Promise", configuration: inlineConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
-            s3aPromise(inline)
+            promiseResolvedThen(inline)
         }
     }
     Benchmark("\(s3a) — NIO Embedded", configuration: inlineConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
-            s3aNIO(embedded)
+            nioResolvedMap(embedded)
         }
     }
     Benchmark("\(s3a) — NIO on-loop", configuration: inlineConfiguration) { benchmark in
@@ -314,7 +233,7 @@ let benchmarks: @Sendable () -> Void = {
         // One hop onto the loop per 1 000 operations (amortised: a few ns per operation).
         try! nioLoop.submit {
             for _ in 0..<count {
-                s3aNIO(nioLoop)
+                nioResolvedMap(nioLoop)
             }
         }.wait()
     }
@@ -327,19 +246,19 @@ let benchmarks: @Sendable () -> Void = {
     let s3b = "S3b pending + 3 inline thens + fulfil"
     Benchmark("\(s3b) — Promise", configuration: inlineConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
-            s3bPromise(inline)
+            promisePendingChain(inline)
         }
     }
     Benchmark("\(s3b) — NIO Embedded", configuration: inlineConfiguration) { benchmark in
         for _ in benchmark.scaledIterations {
-            s3bNIO(embedded)
+            nioPendingChain(embedded)
         }
     }
     Benchmark("\(s3b) — NIO on-loop", configuration: inlineConfiguration) { benchmark in
         let count = benchmark.scaledIterations.count
         try! nioLoop.submit {
             for _ in 0..<count {
-                s3bNIO(nioLoop)
+                nioPendingChain(nioLoop)
             }
         }.wait()
     }

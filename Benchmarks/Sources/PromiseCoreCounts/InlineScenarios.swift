@@ -3,46 +3,7 @@
 import NIOCore
 import NIOEmbedded
 import PromiseCore
-
-// MARK: - resolved-then-inline
-
-/// A fulfilled promise and one inline `then`.
-@inline(never)
-func resolvedThenPromise(_ context: InlineContext) {
-    blackHole(Promise(1).then(on: context) { value in value + 1 })
-}
-
-/// A succeeded future and one `map`.
-@inline(never)
-func resolvedThenNIO(_ loop: EmbeddedEventLoop) {
-    blackHole(loop.makeSucceededFuture(1).map { value in value + 1 })
-}
-
-// MARK: - pending-3-inline-fulfil
-
-/// A pending promise, three inline `then`s, then `fulfill`.
-@inline(never)
-func pendingThreePromise(_ context: InlineContext) {
-    let source = Promise<Int>.pending()
-    let last = source
-        .then(on: context) { value in value + 1 }
-        .then(on: context) { value in value + 1 }
-        .then(on: context) { value in value + 1 }
-    source.fulfill(1)
-    blackHole(last)
-}
-
-/// A pending promise, three `map`s on its future, then `succeed`.
-@inline(never)
-func pendingThreeNIO(_ loop: EmbeddedEventLoop) {
-    let source = loop.makePromise(of: Int.self)
-    let last = source.futureResult
-        .map { value in value + 1 }
-        .map { value in value + 1 }
-        .map { value in value + 1 }
-    source.succeed(1)
-    blackHole(last)
-}
+import PromiseCoreScenarios
 
 // MARK: - pending-1-callback-kept
 
@@ -78,7 +39,7 @@ func keptPromise(_ context: InlineContext, _ kept: Kept<(Promise<Int>, Promise<I
 @inline(never)
 func keptNIO(_ loop: EmbeddedEventLoop, _ kept: Kept<EventLoopPromise<Int>>) {
     let promise = loop.makePromise(of: Int.self)
-    promise.futureResult.whenComplete { result in blackHole(result) }
+    promise.futureResult.whenComplete { result in opaqueUse(result) }
     kept.keep(promise)
 }
 
@@ -89,19 +50,19 @@ func inlineVariants() -> [Variant] {
     [
         Variant("resolved-then-inline/promise") {
             let context = InlineContext()
-            return { resolvedThenPromise(context) }
+            return { promiseResolvedThen(context) }
         },
         Variant("resolved-then-inline/nio") {
             let loop = EmbeddedEventLoop()
-            return { resolvedThenNIO(loop) }
+            return { nioResolvedMap(loop) }
         },
         Variant("pending-3-inline-fulfil/promise") {
             let context = InlineContext()
-            return { pendingThreePromise(context) }
+            return { promisePendingChain(context) }
         },
         Variant("pending-3-inline-fulfil/nio") {
             let loop = EmbeddedEventLoop()
-            return { pendingThreeNIO(loop) }
+            return { nioPendingChain(loop) }
         },
     ]
 }

@@ -5,63 +5,10 @@ import Dispatch
 import NIOCore
 import NIOPosix
 import PromiseCore
+import PromiseCoreScenarios
 
 /// Promises settled per iteration of `pending-10k-concurrent`.
 let concurrentCount = 10_000
-
-// MARK: - queue-3-then
-
-/// A fulfilled promise, three `then`s on a serial queue and an inline `then` that signals.
-@inline(never)
-func queueThreePromise(_ queue: DispatchQueue, _ semaphore: DispatchSemaphore) {
-    var promise = Promise(1)
-    for _ in 0..<3 {
-        promise = promise.then(on: queue) { (value: Int) -> Int in value + 1 }
-    }
-    _ = promise.then(on: InlineContext()) { value in
-        blackHole(value)
-        semaphore.signal()
-    }
-    semaphore.wait()
-}
-
-/// One `execute` onto the loop, which builds a succeeded future, three `map`s and a
-/// `whenSuccess` that signals (NIO's on-loop fast path).
-@inline(never)
-func queueThreeNIO(_ loop: any EventLoop, _ semaphore: DispatchSemaphore) {
-    loop.execute {
-        loop.makeSucceededFuture(1)
-            .map { value in value + 1 }
-            .map { value in value + 1 }
-            .map { value in value + 1 }
-            .whenSuccess { value in
-                blackHole(value)
-                semaphore.signal()
-            }
-    }
-    semaphore.wait()
-}
-
-/// `remaining` nested `queue.async` hops; the innermost signals.
-@Sendable
-func hop(_ queue: DispatchQueue, remaining: Int, value: Int, semaphore: DispatchSemaphore) {
-    queue.async {
-        let next = value + 1
-        if remaining == 1 {
-            blackHole(next)
-            semaphore.signal()
-        } else {
-            hop(queue, remaining: remaining - 1, value: next, semaphore: semaphore)
-        }
-    }
-}
-
-/// Three nested `queue.async` hops, then wait.
-@inline(never)
-func queueThreeGCD(_ queue: DispatchQueue, _ semaphore: DispatchSemaphore) {
-    hop(queue, remaining: 3, value: 1, semaphore: semaphore)
-    semaphore.wait()
-}
 
 // MARK: - pending-10k-concurrent
 
@@ -117,7 +64,7 @@ func concurrentGCD(_ queue: DispatchQueue) {
     for index in 0..<concurrentCount {
         group.enter()
         queue.async {
-            blackHole(index + 1)
+            opaqueUse(index + 1)
             group.leave()
         }
     }
@@ -132,17 +79,17 @@ func queueVariants() -> [Variant] {
         Variant("queue-3-then/promise", isThreaded: true) {
             let queue = DispatchQueue(label: "counts.queue-3-then")
             let semaphore = DispatchSemaphore(value: 0)
-            return { queueThreePromise(queue, semaphore) }
+            return { promiseChainOnQueue(depth: 3, queue: queue, semaphore: semaphore) }
         },
         Variant("queue-3-then/nio", isThreaded: true) {
             let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
             let semaphore = DispatchSemaphore(value: 0)
-            return { queueThreeNIO(loop, semaphore) }
+            return { nioChainOnLoop(depth: 3, loop: loop, semaphore: semaphore) }
         },
         Variant("queue-3-then/gcd", isThreaded: true) {
             let queue = DispatchQueue(label: "counts.queue-3-then")
             let semaphore = DispatchSemaphore(value: 0)
-            return { queueThreeGCD(queue, semaphore) }
+            return { gcdNestedHops(depth: 3, queue: queue, semaphore: semaphore) }
         },
     ]
 }

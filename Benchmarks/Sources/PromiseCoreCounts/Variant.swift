@@ -37,6 +37,3 @@ struct Variant {
     }
 }
 
-/// Hides `value` from the optimizer, so the work that produced it is not removed.
-@_optimize(none)
-func blackHole(_ value: some Any) {}
