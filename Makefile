@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-tsan test-asan test-examples test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo test test-core test-typecheck test-tsan test-asan test-examples test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -16,8 +16,8 @@ build: bootstrap
 demo: bootstrap
 	cd Examples && $(SWIFT) run -j $(JOBS) promise-demo
 
-## test: every suite, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer, then the demo's own tests, then the fuzz targets (replayed, then fuzzed briefly)
-test: bootstrap test-core test-tsan test-asan test-examples test-fuzz
+## test: every suite, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer, then the demo's own tests, then the fuzz targets (replayed, then fuzzed briefly)
+test: bootstrap test-core test-typecheck test-tsan test-asan test-examples test-fuzz
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
 TEST_TIMEOUT ?= 900
@@ -31,6 +31,10 @@ run_bounded = timeout --kill-after=30 $(TEST_TIMEOUT) $(1) || { status=$$?; \
 test-core:
 	$(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
 	@$(call run_bounded,$(SWIFT) test -j $(JOBS) --skip-build,swift test)
+
+## test-typecheck: each TypeCheck/Shapes/ file (promise chains as users write them) must type-check within 3 s of CPU
+test-typecheck:
+	@$(call run_bounded,env SWIFT=$(SWIFT) JOBS=$(JOBS) scripts/typecheck-shapes,scripts/typecheck-shapes)
 
 ## test-tsan: ThreadSanitizer run; any report fails the run
 # SWIFT_BACKTRACE=enable=no here and under ASan: the sanitizer prints its own report, and the

@@ -73,22 +73,7 @@ extension Promise {
         policy: CatchPolicy = .allErrorsExceptCancellation,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
-            guard case .failure(let error) = result, policy.handles(error) else {
-                child.resolve(result, fromUpstream: true)
-                return
-            }
-            guard child.isPending else { return }
-            do {
-                child.adopt(try body(error))
-            } catch {
-                child.resolve(.failure(error), fromUpstream: true)
-            }
-        }
-        if pending { child.link(to: self) }
-        return child
+        flatMapError(on: context, policy: policy, body)
     }
 
     /// Runs `body` whatever the outcome: fulfilled, rejected or cancelled.

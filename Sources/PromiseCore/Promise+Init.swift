@@ -41,6 +41,7 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `work` runs; `nil` means ``Promises/defaultContext``.
     ///   - work: Computes the value. Throwing rejects the promise.
+    @_disfavoredOverload  // `Promise { makePromise() }` means the promise-adopting form
     public convenience init(on context: (any ExecutionContext)? = nil, _ work: @escaping @Sendable () throws -> Value) {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)
@@ -67,4 +68,42 @@ extension Promise {
             }
         }
     }
+}
+
+// `init(_ value:)` is disfavored so that `Promise { … }` means one of the closure initializers.
+// A literal argument (`Promise(1)`) would then leave the literal's type open while the compiler
+// weighs every operator in the chain that follows, and a four-link chain stopped compiling.
+// These initializers give the default literal types a favored match; they are the same
+// initializer, spelled for one type each.
+
+extension Promise where Value == Int {
+    /// Creates a promise fulfilled with `value`.
+    ///
+    /// - Parameter value: The value.
+    @inlinable
+    public convenience init(_ value: Int) { self.init(state: State(result: .success(value))) }
+}
+
+extension Promise where Value == Double {
+    /// Creates a promise fulfilled with `value`.
+    ///
+    /// - Parameter value: The value.
+    @inlinable
+    public convenience init(_ value: Double) { self.init(state: State(result: .success(value))) }
+}
+
+extension Promise where Value == String {
+    /// Creates a promise fulfilled with `value`.
+    ///
+    /// - Parameter value: The value.
+    @inlinable
+    public convenience init(_ value: String) { self.init(state: State(result: .success(value))) }
+}
+
+extension Promise where Value == Bool {
+    /// Creates a promise fulfilled with `value`.
+    ///
+    /// - Parameter value: The value.
+    @inlinable
+    public convenience init(_ value: Bool) { self.init(state: State(result: .success(value))) }
 }

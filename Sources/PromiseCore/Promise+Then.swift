@@ -9,25 +9,17 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `body` runs; `nil` means ``Promises/defaultContext``.
     ///   - body: Transforms the value. Throwing rejects the returned promise.
+    /// `then` has three forms, picked by what `body` returns (see <doc:TypeInference>). Weighing
+    /// them costs the compiler time in every link, so a chain of more than three one-line
+    /// links should use the one-form names: ``map(on:_:)`` for this form.
+    ///
     /// - Returns: A promise for `body`'s result.
     @inlinable
     public func then<NewValue: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> NewValue
     ) -> Promise<NewValue> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .failure, owner: child) { result in
-            switch result {
-            case .success(let value):
-                guard child.isPending else { return }
-                child.resolve(Result { try body(value) }, fromUpstream: true)
-            case .failure(let error):
-                child.resolve(.failure(error), fromUpstream: true)
-            }
-        }
-        if pending { child.link(to: self) }
-        return child
+        map(on: context, body)
     }
 
     /// Runs `body` with the value once this promise is fulfilled, and resolves the returned
@@ -36,6 +28,8 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `body` runs; `nil` means ``Promises/defaultContext``.
     ///   - body: Starts the next step. Throwing rejects the returned promise.
+    /// The one-form name of this form, for long chains, is ``flatMap(on:_:)``.
+    ///
     /// - Returns: A promise resolved like the one `body` returns. Cancelling it cancels that
     ///   promise too (when nothing else waits for it).
     @inlinable
@@ -43,23 +37,7 @@ extension Promise {
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
     ) -> Promise<NewValue> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .failure, owner: child) { result in
-            switch result {
-            case .success(let value):
-                guard child.isPending else { return }
-                do {
-                    child.adopt(try body(value))
-                } catch {
-                    child.resolve(.failure(error), fromUpstream: true)
-                }
-            case .failure(let error):
-                child.resolve(.failure(error), fromUpstream: true)
-            }
-        }
-        if pending { child.link(to: self) }
-        return child
+        flatMap(on: context, body)
     }
 
     /// Runs `body` with the value once this promise is fulfilled, and passes the value on
@@ -68,6 +46,8 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `body` runs; `nil` means ``Promises/defaultContext``.
     ///   - body: Uses the value. Throwing rejects the returned promise.
+    /// The one-form name of this form, for long chains, is ``done(on:_:)``.
+    ///
     /// - Returns: A promise fulfilled with the same value once `body` has returned.
     @discardableResult
     @inlinable
@@ -75,9 +55,6 @@ extension Promise {
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
-        then(on: context) { (value: Value) throws -> Value in
-            try body(value)
-            return value
-        }
+        done(on: context, body)
     }
 }

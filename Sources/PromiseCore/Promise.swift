@@ -144,6 +144,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Creates a promise fulfilled with `value`.
     ///
     /// - Parameter value: The value.
+    @_disfavoredOverload  // a closure or an error argument means the initializers made for them
     @inlinable
     public init(_ value: Value) {
         attention = Atomic(false)
@@ -154,6 +155,9 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Creates a promise rejected with `error`.
     ///
     /// Give the value type explicitly (`Promise<Int>(error)`): it cannot be inferred from an error.
+    /// With an explicit value type, an error argument always means a rejection, even when the
+    /// value type is itself an error type (`Promise<any Error>(error)`); fulfil such a promise
+    /// with ``pending()`` and ``fulfill(_:)``.
     ///
     /// - Parameter error: The reason. A `CancellationError` makes a cancelled promise.
     @inlinable

@@ -37,3 +37,60 @@ import Testing
         #expect(try await settled.get().count == 2)
     }
 }
+
+/// The one-form names and the initializer shapes the type-checking table lists.
+@Suite struct OneFormNameTests {
+    @Test func mapFlatMapAndDoneKeepTheirOneMeaning() async throws {
+        let seen = Recorder<Int>()
+        let start = Promise(1)
+        let chain = start.map { $0 + 1 }.flatMap { Promise($0 * 10) }.done { seen.append($0) }.map { $0 - 3 }
+        #expect(try await chain.get() == 17)
+        #expect(seen.events == [20])
+        let kept = Promise(5).done { _ in Counter().increment() }
+        #expect(try await kept.get() == 5)
+        let nested = Promise(2).map { Promise($0) }
+        #expect(try await nested.get().get() == 2)
+    }
+
+    @Test func oneFormNamesPassRejectionsAndRespectContexts() async throws {
+        let queue = TaggedQueue("one-form")
+        let ranOnQueue = Recorder<Bool>()
+        let failed = Promise<Int>(SampleError(tag: 1)).map { _ in Issue.record("map ran on a rejection") }
+        #expect(throws: SampleError(tag: 1)) { try awaitPromise(failed, timeout: .seconds(5)) }
+        let thrown = Promise(1).flatMap { _ -> Promise<Int> in throw SampleError(tag: 2) }
+        #expect(throws: SampleError(tag: 2)) { try awaitPromise(thrown, timeout: .seconds(5)) }
+        let hopped = Promise(1).map(on: queue.queue) { value -> Int in
+            ranOnQueue.append(queue.isCurrent)
+            return value
+        }
+        #expect(try await hopped.get() == 1)
+        #expect(ranOnQueue.events == [true])
+    }
+
+    @Test func flatMapErrorContinuesWithAnotherAttemptAndSkipsCancellation() async throws {
+        let recovered = Promise<Int>(SampleError()).flatMapError { _ in Promise(9) }
+        #expect(try await recovered.get() == 9)
+        let cancelled = Promise<Int>.pending()
+        let guarded = cancelled.flatMapError { _ in Promise(1) }
+        cancelled.cancel()
+        #expect(throws: CancellationError.self) { try awaitPromise(guarded, timeout: .seconds(5)) }
+        let seesAll = Promise<Int>(CancellationError()).flatMapError(policy: .allErrors) { _ in Promise(3) }
+        #expect(try await seesAll.get() == 3)
+    }
+
+    @Test func initializerShapesNeedNoAnnotation() async throws {
+        let adopted = Promise { Promise(4) }
+        #expect(try await adopted.get() == 4)
+        let computed = Promise { 42 }
+        #expect(try await computed.get() == 42)
+        let thrown = Promise<Int> { throw SampleError(tag: 3) }
+        #expect(throws: SampleError(tag: 3)) { try awaitPromise(thrown, timeout: .seconds(5)) }
+        let ofError = Promise<any Error>(SampleError(tag: 4))
+        #expect(ofError.isRejected)
+        let fulfilledWithError = Promise<any Error>.pending()
+        fulfilledWithError.fulfill(SampleError(tag: 5))
+        #expect((fulfilledWithError.value as? SampleError) == SampleError(tag: 5))
+        let untyped = Promise(SampleError(tag: 6))
+        #expect(untyped.value == SampleError(tag: 6))
+    }
+}
