@@ -35,6 +35,48 @@ extension Promise {
     }
 }
 
+extension Promise {
+    /// Transforms `items` with promise-returning work, at most `concurrency` at a time, and
+    /// fulfils with every outcome: the variant of ``map(on:_:concurrency:_:)`` that goes on
+    /// after a failure.
+    ///
+    /// ```swift
+    /// Promise.mapSettled(urls, concurrency: 8) { url in client.get(url) }.then { outcomes in
+    ///     for case .failure(let error) in outcomes { print("failed:", error) }
+    /// }
+    /// ```
+    ///
+    /// Results come in input order and the returned promise never rejects: a rejected piece of
+    /// work, or a `transform` that throws, is a `.failure` in its place. Cancelling the
+    /// returned promise starts nothing more and withdraws from the work still running
+    /// (cancelling it unless something else waits for it).
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs; `nil` means ``Promises/defaultContext``.
+    ///   - items: The inputs.
+    ///   - concurrency: How many pieces of work may run at once; at least 1 (a smaller value
+    ///     rejects the returned promise with ``PromiseError/Code-swift.struct/invalidArgument``).
+    ///   - transform: Starts the work for one item.
+    /// - Returns: A promise for every outcome, in input order.
+    public static func mapSettled<Item: Sendable, S: Sequence<Item>>(
+        on context: (any ExecutionContext)? = nil,
+        _ items: S,
+        concurrency: Int,
+        _ transform: @escaping @Sendable (Item) throws -> Promise<Value>
+    ) -> Promise<[Result<Value, any Error>]> {
+        Promise<Result<Value, any Error>>.map(on: context, items, concurrency: concurrency) { item in
+            let work: Promise<Value>
+            do {
+                work = try transform(item)
+            } catch {
+                return Promise<Result<Value, any Error>>(.failure(error))
+            }
+            return work.map(on: .inline) { Result<Value, any Error>.success($0) }
+                .recover(on: .inline, policy: .allErrors) { .failure($0) }
+        }
+    }
+}
+
 /// The state of one concurrency-limited `map`.
 private final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
     private struct State {

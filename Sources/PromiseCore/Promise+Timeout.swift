@@ -3,16 +3,28 @@ extension Promise {
     /// pending after `interval`, and withdraws interest from this promise so the work behind
     /// it stops (it is cancelled when nothing else waits for it).
     ///
+    /// Give a `label` when several operations could time out, so the error says which one:
+    ///
+    /// ```swift
+    /// client.get(url).timeout(.seconds(5), label: "GET \(url)")
+    /// // PromiseError (timed out): GET https://…: still pending after 5.0 seconds; …
+    /// ```
+    ///
     /// - Parameters:
     ///   - context: Whose clock times the interval; `nil` means ``Promises/defaultContext``.
     ///     A `DispatchQueue` uses its own timers, a `UVLoop` uses libuv timers.
     ///   - interval: How long to wait.
+    ///   - label: What is being waited for; the `timedOut` error's message starts with it.
     /// - Returns: A promise resolved like this one, or rejected on time-out.
-    public func timeout(on context: (any ExecutionContext)? = nil, _ interval: Duration) -> Promise<Value> {
+    public func timeout(
+        on context: (any ExecutionContext)? = nil,
+        _ interval: Duration,
+        label: String? = nil
+    ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
         let child = Promise<Value>(resolvingContextID: context.executionContextID)
         let timer = Scheduler.schedule(on: context, owner: child, after: interval) {
-            child.resolve(.failure(PromiseError.timedOut(after: interval)), fromUpstream: false)
+            child.resolve(.failure(PromiseError.timedOut(after: interval, label: label)), fromUpstream: false)
         }
         let pending = subscribe(on: nil) { result in
             timer.cancel()

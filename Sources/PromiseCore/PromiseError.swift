@@ -70,8 +70,9 @@ public struct PromiseError: Error, Hashable, CustomStringConvertible {
     /// `PromiseError (timed out): <message>`.
     public var description: String { "PromiseError (\(code)): \(message)" }
 
-    static func timedOut(after interval: Duration) -> PromiseError {
-        PromiseError(.timedOut, "still pending after \(interval); the work behind it was told to stop")
+    static func timedOut(after interval: Duration, label: String?) -> PromiseError {
+        let what = label.map { "\($0): still pending" } ?? "still pending"
+        return PromiseError(.timedOut, "\(what) after \(interval); the work behind it was told to stop")
     }
 
     static func broken(_ valueType: Any.Type) -> PromiseError {

@@ -28,17 +28,67 @@ public func retry<Value: Sendable>(
     condition: (@Sendable (_ remainingAttempts: Int, _ error: any Error) -> Bool)? = nil,
     _ work: @escaping @Sendable () throws -> Promise<Value>
 ) -> Promise<Value> {
-    let context = context ?? Promises.defaultContext
-    let retrier = Retrier(context: context, delay: delay, remaining: max(0, attempts), condition: condition, work: work)
-    retrier.result.onCancel { retrier.stop() }
-    Scheduler.submit(context, owner: retrier.result) { retrier.attempt() }
-    return retrier.result
+    let retries = max(0, attempts)
+    var byAttempt: (@Sendable (Int, any Error) -> Bool)?
+    if let condition {
+        // After attempt n fails, retries - n + 1 retries are left.
+        byAttempt = { attempt, error in condition(retries - attempt + 1, error) }
+    }
+    return Retrier<Value>.start(
+        on: context ?? Promises.defaultContext,
+        retries: retries,
+        delay: { _ in delay },
+        condition: byAttempt,
+        work: { _ in try work() }
+    )
+}
+
+/// Runs `work`, and runs it again each time the promise it returns is rejected, up to
+/// `attempts` more times, waiting longer before each retry as `backoff` says.
+///
+/// ```swift
+/// retry(attempts: 5, backoff: .exponential(initial: .milliseconds(200), maximum: .seconds(5))) { attempt in
+///     print("attempt \(attempt)")
+///     return client.get(url)
+/// }
+/// ```
+///
+/// Cancelling the returned promise stops the timer and cancels the attempt in progress.
+/// A `CancellationError` from an attempt is never retried.
+///
+/// - Parameters:
+///   - context: Where `work` and `condition` run and whose clock times the delays; `nil`
+///     means ``Promises/defaultContext``.
+///   - attempts: How many times to retry after the first try.
+///   - backoff: How long to wait before each retry.
+///   - condition: Called with the number of the attempt that failed (the first try is 1)
+///     and its error; return `false` to stop and reject with that error. `nil` retries every
+///     error.
+///   - work: Starts one attempt, given its number: 1 for the first try, 2 for the first
+///     retry, and so on. Throwing counts as a rejected attempt.
+/// - Returns: A promise for the first successful attempt's value, or the last error.
+public func retry<Value: Sendable>(
+    on context: (any ExecutionContext)? = nil,
+    attempts: Int,
+    backoff: Backoff,
+    condition: (@Sendable (_ attempt: Int, _ error: any Error) -> Bool)? = nil,
+    _ work: @escaping @Sendable (_ attempt: Int) throws -> Promise<Value>
+) -> Promise<Value> {
+    let random = Lock(SystemRandomNumberGenerator())
+    return Retrier<Value>.start(
+        on: context ?? Promises.defaultContext,
+        retries: max(0, attempts),
+        delay: { retry in random.withLock { backoff.delay(beforeRetry: retry, using: &$0) } },
+        condition: condition,
+        work: work
+    )
 }
 
 /// The state of one `retry` call.
 private final class Retrier<Value: Sendable>: Sendable {
     private struct State {
         var remaining: Int
+        var attempt = 0
         var current: WeakNode?
         var timer: ScheduledWork?
         var stopped = false
@@ -46,32 +96,53 @@ private final class Retrier<Value: Sendable>: Sendable {
 
     let result: Promise<Value>
     private let context: any ExecutionContext
-    private let delay: Duration
+    /// The delay before retry number `n` (1 for the first retry).
+    private let delay: @Sendable (Int) -> Duration
+    /// Called with the number of the failed attempt (1 for the first try) and its error.
     private let condition: (@Sendable (Int, any Error) -> Bool)?
-    private let work: @Sendable () throws -> Promise<Value>
+    /// Starts attempt number `n` (1 for the first try).
+    private let work: @Sendable (Int) throws -> Promise<Value>
     private let state: Lock<State>
 
-    init(
+    private init(
         context: any ExecutionContext,
-        delay: Duration,
-        remaining: Int,
+        retries: Int,
+        delay: @escaping @Sendable (Int) -> Duration,
         condition: (@Sendable (Int, any Error) -> Bool)?,
-        work: @escaping @Sendable () throws -> Promise<Value>
+        work: @escaping @Sendable (Int) throws -> Promise<Value>
     ) {
         self.result = Promise(resolvingContextID: context.executionContextID)
         self.context = context
         self.delay = delay
         self.condition = condition
         self.work = work
-        self.state = Lock(State(remaining: remaining))
+        self.state = Lock(State(remaining: retries))
+    }
+
+    /// Starts the first attempt on `context` and returns the promise for the outcome.
+    static func start(
+        on context: any ExecutionContext,
+        retries: Int,
+        delay: @escaping @Sendable (Int) -> Duration,
+        condition: (@Sendable (Int, any Error) -> Bool)?,
+        work: @escaping @Sendable (Int) throws -> Promise<Value>
+    ) -> Promise<Value> {
+        let retrier = Retrier(context: context, retries: retries, delay: delay, condition: condition, work: work)
+        retrier.result.onCancel { retrier.stop() }
+        Scheduler.submit(context, owner: retrier.result) { retrier.attempt() }
+        return retrier.result
     }
 
     /// Starts one attempt; runs on `context`.
     func attempt() {
         guard result.isPending else { return }
+        let number = state.withLock { state in
+            state.attempt += 1
+            return state.attempt
+        }
         let promise: Promise<Value>
         do {
-            promise = try work()
+            promise = try work(number)
         } catch {
             failed(error)
             return
@@ -94,9 +165,9 @@ private final class Retrier<Value: Sendable>: Sendable {
     }
 
     private func failed(_ error: any Error) {
-        let remaining = state.withLock { state in
+        let (remaining, number) = state.withLock { state in
             state.current = nil
-            return state.remaining
+            return (state.remaining, state.attempt)
         }
         guard remaining > 0, !(error is CancellationError), result.isPending else {
             result.resolve(.failure(error), fromUpstream: true)
@@ -105,11 +176,11 @@ private final class Retrier<Value: Sendable>: Sendable {
         // The condition runs on the context, like the work.
         Scheduler.submit(context, owner: result) { [self] in
             guard result.isPending else { return }
-            guard condition?(remaining, error) ?? true else {
+            guard condition?(number, error) ?? true else {
                 result.resolve(.failure(error), fromUpstream: true)
                 return
             }
-            let timer = Scheduler.schedule(on: context, owner: result, after: delay) { [self] in
+            let timer = Scheduler.schedule(on: context, owner: result, after: delay(number)) { [self] in
                 // The fired timer's handle references this closure, which references self.
                 state.withLock { $0.timer = nil }
                 self.attempt()

@@ -79,3 +79,55 @@ public func wrap<Value: Sendable, Failure: Error>(
     }
     return promise.promise
 }
+
+/// Turns an API whose completion handler takes an optional error first and an optional value
+/// second (Node's error-first convention) into a promise.
+///
+/// ```swift
+/// let row = wrap { done in legacyStore.read(key: "user:7", completion: done) }
+/// // legacyStore.read calls done(nil, row) or done(error, nil)
+/// ```
+///
+/// An error wins over a value. A handler called with neither rejects with
+/// ``PromiseError/Code-swift.struct/invalidArgument``.
+///
+/// - Parameter work: Calls the API, passing it the handler.
+/// - Returns: A promise for the value.
+public func wrap<Value: Sendable>(_ work: (@escaping @Sendable ((any Error)?, Value?) -> Void) throws -> Void) -> Promise<Value> {
+    wrap { (handler: @escaping @Sendable (Value?, (any Error)?) -> Void) in
+        try work { error, value in handler(value, error) }
+    }
+}
+
+/// Turns an API whose completion handler takes two optional values and an optional error
+/// (`(Data?, Response?, Error?)`, say) into a promise of both values.
+///
+/// ```swift
+/// let pair = wrap { done in legacyClient.fetch(request, completion: done) }   // Promise<(Data?, Response?)>
+/// ```
+///
+/// An error wins over the values. Otherwise the promise is fulfilled with the two values as
+/// they came, either of which may be `nil` (a response without a body, say). A handler called
+/// with no value and no error rejects with ``PromiseError/Code-swift.struct/invalidArgument``.
+///
+/// - Parameter work: Calls the API, passing it the handler.
+/// - Returns: A promise for the two values.
+public func wrap<First: Sendable, Second: Sendable>(
+    _ work: (@escaping @Sendable (First?, Second?, (any Error)?) -> Void) throws -> Void
+) -> Promise<(First?, Second?)> {
+    let promise = ResolverToken(Promise<(First?, Second?)>.pending())
+    do {
+        try work { first, second, error in
+            if let error {
+                promise.reject(error)
+            } else if first == nil && second == nil {
+                promise.reject(PromiseError(.invalidArgument, "wrap: the completion handler got neither a value nor an error"))
+            } else {
+                promise.fulfill((first, second))
+            }
+        }
+    } catch {
+        promise.reject(error)
+    }
+    return promise.promise
+}

@@ -261,3 +261,31 @@ enum DispatchQueueFactory {
         DispatchQueue(label: "test.concurrent", attributes: .concurrent)
     }
 }
+
+@Suite struct WrapTwoValueTests {
+    func later(_ body: @escaping @Sendable () -> Void) { Promises.defaultQueue.async(execute: body) }
+
+    @Test func errorFirstHandlers() throws {
+        let value = wrap { (done: @escaping @Sendable ((any Error)?, Int?) -> Void) in self.later { done(nil, 5) } }
+        #expect(try awaitPromise(value, timeout: .seconds(5)) == 5)
+        let failed = wrap { (done: @escaping @Sendable ((any Error)?, Int?) -> Void) in self.later { done(SampleError(tag: 1), 5) } }
+        #expect(outcome(of: failed).failureValue as? SampleError == SampleError(tag: 1), "an error wins over a value")
+        let neither = wrap { (done: @escaping @Sendable ((any Error)?, Int?) -> Void) in done(nil, nil) }
+        #expect((outcome(of: neither).failureValue as? PromiseError)?.code == .invalidArgument)
+    }
+
+    @Test func twoValueHandlers() throws {
+        let both = wrap { (done: @escaping @Sendable (Int?, String?, (any Error)?) -> Void) in self.later { done(1, "a", nil) } }
+        let pair = try awaitPromise(both, timeout: .seconds(5))
+        #expect(pair.0 == 1 && pair.1 == "a")
+        let onlySecond = wrap { (done: @escaping @Sendable (Int?, String?, (any Error)?) -> Void) in done(nil, "b", nil) }
+        let kept = try awaitPromise(onlySecond, timeout: .seconds(5))
+        #expect(kept.0 == nil && kept.1 == "b")
+        let failed = wrap { (done: @escaping @Sendable (Int?, String?, (any Error)?) -> Void) in done(1, "a", SampleError(tag: 2)) }
+        #expect(outcome(of: failed).failureValue as? SampleError == SampleError(tag: 2))
+        let neither = wrap { (done: @escaping @Sendable (Int?, String?, (any Error)?) -> Void) in done(nil, nil, nil) }
+        #expect((outcome(of: neither).failureValue as? PromiseError)?.code == .invalidArgument)
+        let thrown = wrap { (_: @escaping @Sendable (Int?, String?, (any Error)?) -> Void) in throw SampleError(tag: 3) }
+        #expect(outcome(of: thrown).failureValue as? SampleError == SampleError(tag: 3))
+    }
+}

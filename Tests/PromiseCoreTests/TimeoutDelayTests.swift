@@ -18,6 +18,21 @@ import Testing
         #expect(stopped.value == 1)
     }
 
+    @Test func aTimeoutsLabelNamesWhatTimedOut() throws {
+        let context = ManualContext()
+        let sources = (Promise<Int>.pending(), Promise<Int>.pending())
+        let labelled = sources.0.timeout(on: context, .seconds(2), label: "GET /users/7")
+        let plain = sources.1.timeout(on: context, .seconds(2))
+        context.advance(by: .seconds(2))
+        let error = try #require(labelled.error as? PromiseError)
+        #expect(error.code == .timedOut)
+        #expect(error.message.hasPrefix("GET /users/7: still pending after 2.0 seconds"))
+        #expect(error.description.contains("GET /users/7"))
+        let unlabelled = try #require(plain.error as? PromiseError)
+        #expect(unlabelled.message.hasPrefix("still pending after 2.0 seconds"))
+        withExtendedLifetime(sources) {}
+    }
+
     @Test func timeoutPassesAValueThatArrivesInTimeAndStopsItsTimer() {
         let context = ManualContext()
         let source = Promise<Int>.pending()
