@@ -296,21 +296,6 @@ import Testing
         #expect(try awaitPromise(independent, timeout: .seconds(5)) == "Ada likes dark")
     }
 
-    @Test func waitingForAllWhateverTheirResult() throws {
-        let outcomes = all([fetchUser(id: 1), fetchUser(id: -1), fetchUser(id: 3)].map(settled))
-
-        let results = try awaitPromise(outcomes, timeout: .seconds(5))
-        #expect(results.count == 3)
-        #expect((try? results[0].get())?.name == "User 1")
-        #expect(throws: Unavailable.self) { try results[1].get() }
-        #expect((try? results[2].get())?.name == "User 3")
-
-        let cancelled = Promise<Int>.pending()
-        cancelled.cancel()
-        let withCancellation = try awaitPromise(all([settled(cancelled), settled(Promise(1))]), timeout: .seconds(5))
-        #expect(withCancellation[0].failureValue is CancellationError)
-    }
-
     // MARK: - Trees of promises
 
     @Test func treeOfParallelTasks() throws {
@@ -377,7 +362,8 @@ import Testing
     // MARK: - The article and this file agree
 
     @Test func articleSnippetsAreAllHere() throws {
-        let missing = try ArticleSnippets.missing(article: "CommonPatterns.md", testFile: #filePath)
+        let combinators = #filePath.replacing("CommonPatternsTests.swift", with: "CommonPatternsCombinatorTests.swift")
+        let missing = try ArticleSnippets.missing(article: "CommonPatterns.md", testFiles: [#filePath, combinators])
         #expect(missing.count == 0, "CommonPatterns.md blocks not found verbatim in this file:\n\(missing.joined(separator: "\n\n"))")
         #expect(try ArticleSnippets.blocks(article: "CommonPatterns.md").count >= 25)
     }
@@ -433,13 +419,6 @@ extension CommonPatternsTests {
             guard error is AirplaneMode else { throw error }   // recover only what you expect
             return "Savannah"
         }
-    }
-
-    /// The outcome of `promise`, as a value: never rejects, not even when cancelled.
-    func settled<Value>(_ promise: Promise<Value>) -> Promise<Result<Value, any Error>> {
-        promise
-            .then { Result<Value, any Error>.success($0) }
-            .recover(policy: .allErrors) { .failure($0) }
     }
 
     /// Word counts that only `queue` reads or writes.
@@ -744,8 +723,13 @@ enum ArticleSnippets {
 
     /// The blocks of `article` that `testFile` does not hold as consecutive lines, joined for a message.
     static func missing(article: String, testFile: String) throws -> [String] {
-        let lines = trimmedLines(of: try readFile(testFile))
-        return try blocks(article: article, testFile: testFile)
+        try missing(article: article, testFiles: [testFile])
+    }
+
+    /// The blocks of `article` that none of `testFiles` holds as consecutive lines.
+    static func missing(article: String, testFiles: [String]) throws -> [String] {
+        let lines = try testFiles.flatMap { trimmedLines(of: try readFile($0)) }
+        return try blocks(article: article, testFile: testFiles[0])
             .filter { !contains(lines, $0) }
             .map { $0.joined(separator: "\n") }
     }
