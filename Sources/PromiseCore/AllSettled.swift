@@ -55,7 +55,7 @@ public func allSettled<each Value: Sendable>(
 
 /// Waits until promises of different types have settled, and fulfils with a tuple of their
 /// outcomes unless every one was rejected (google/promises' `any`, for any number of
-/// arguments; the counterpart of ``any(_:)``).
+/// arguments; the counterpart of ``any(_:)->Promise<[Result<Value,Error>]>``).
 ///
 /// ```swift
 /// any(primary.get(path), mirror.get(path)).then { first, second in

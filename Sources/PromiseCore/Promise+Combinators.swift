@@ -3,7 +3,7 @@
 
 extension Promise {
     /// Waits for every promise and fulfils with their values, in the same order; the static
-    /// spelling of ``all(_:)->Promise<[Value]>``.
+    /// spelling of ``PromiseCore/all(_:)->Promise<[Value]>``.
     ///
     /// ```swift
     /// Promise.all(ids.map(fetchUser)).then { users in … }
@@ -16,7 +16,7 @@ extension Promise {
     }
 
     /// Waits until every promise has settled and fulfils with each outcome unless all were
-    /// rejected; the static spelling of ``any(_:)``.
+    /// rejected; the static spelling of ``PromiseCore/any(_:)->Promise<[Result<Value,Error>]>``.
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for the outcomes, in the same order.
@@ -25,7 +25,7 @@ extension Promise {
     }
 
     /// Waits for every promise to settle and fulfils with each outcome, never rejecting; the
-    /// static spelling of ``allSettled(_:)``.
+    /// static spelling of ``PromiseCore/allSettled(_:)->Promise<[Result<Value,Error>]>``.
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for the outcomes, in the same order.
@@ -33,7 +33,7 @@ extension Promise {
         PromiseCore.allSettled(promises)
     }
 
-    /// Settles like the first promise to settle; the static spelling of ``race(_:)``.
+    /// Settles like the first promise to settle; the static spelling of ``PromiseCore/race(_:)``.
     ///
     /// - Parameter promises: The competitors.
     /// - Returns: A promise resolved like the winner.
@@ -42,7 +42,7 @@ extension Promise {
     }
 
     /// Fulfils with the first promise to be fulfilled, rejecting only when all are rejected;
-    /// the static spelling of ``race(fulfilled:)``.
+    /// the static spelling of ``PromiseCore/race(fulfilled:)``.
     ///
     /// - Parameter promises: The competitors.
     /// - Returns: A promise for the first value.
@@ -53,7 +53,7 @@ extension Promise {
 
 extension Promise where Value == Void {
     /// Waits for promises of different types and fulfils with a tuple of their values; the
-    /// static spelling of ``all(_:)->Promise<(repeat each Value)>``.
+    /// static spelling of ``PromiseCore/all(_:)->Promise<(Value)>``.
     ///
     /// ```swift
     /// Promise.all(fetchUser(id), fetchAvatar(id)).then { user, avatar in … }
@@ -71,7 +71,7 @@ extension Promise where Value == Void {
     }
 
     /// Waits until promises of different types have settled and fulfils with their outcomes
-    /// unless all were rejected; the static spelling of ``any(_:)-(Promise<each Value>...)``.
+    /// unless all were rejected; the static spelling of ``PromiseCore/any(_:)->Promise<(Result<Value,Error>)>``.
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for a tuple of the outcomes.
@@ -82,7 +82,7 @@ extension Promise where Value == Void {
     }
 
     /// Waits for promises of different types to settle and fulfils with their outcomes, never
-    /// rejecting; the static spelling of ``allSettled(_:)-(Promise<each Value>...)``.
+    /// rejecting; the static spelling of ``PromiseCore/allSettled(_:)->Promise<(Result<Value,Error>)>``.
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for a tuple of the outcomes.
