@@ -24,11 +24,20 @@ import Testing
 /// `.fixedSeed(…)` to add to the test to replay the same programs.
 @Suite struct ModelBasedTests {
     @Test(.shrinking) func programsEndInAStateTheModelAllows() async {
+        let tooBig = Counter()
         await propertyCheck(count: Self.iterations, input: ModelProgram.generator(maxSteps: 20, maxNodes: 10)) { program in
-            if let failure = await Self.run(program).failure {
+            let run = await Self.run(program)
+            if run.exceedsModel {
+                // A few random programs race so many calls at once that the model cannot list
+                // every order of their events; they are skipped, not judged. Too many skips
+                // fail below, so the generator cannot drift into programs nobody checks.
+                tooBig.increment()
+            } else if let failure = run.failure {
                 Issue.record(Comment(rawValue: failure))
             }
         }
+        let skipped = tooBig.value
+        #expect(skipped * 50 <= Self.iterations, "\(skipped) of \(Self.iterations) programs were too big for the model to judge")
         if environment("PROMISE_MODEL_VERBOSE") != nil {
             print("ModelBasedTests: " + ModelStatistics.shared.withLock { $0.summary })
         }
@@ -69,13 +78,13 @@ import Testing
     /// Runs `program` on a thread of its own, off the cooperative pool (it blocks while it
     /// waits for contexts to drain).
     static func run(_ program: ModelProgram) async -> (
-        failure: String?, observations: [Int: ModelObservation], allowed: [Int: Set<ModelObservation>]
+        failure: String?, exceedsModel: Bool, observations: [Int: ModelObservation], allowed: [Int: Set<ModelObservation>]
     ) {
         await withCheckedContinuation { continuation in
             driver.async {
                 let run = ModelRun(program, limits: limits)
                 let failure = run.run()
-                continuation.resume(returning: (failure, run.observations, run.allowed))
+                continuation.resume(returning: (failure, run.exceedsModel, run.observations, run.allowed))
             }
         }
     }

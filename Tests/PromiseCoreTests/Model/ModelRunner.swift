@@ -59,6 +59,9 @@ final class ModelRun {
     private(set) var observations: [Int: ModelObservation] = [:]
     /// What the model allowed after each step the run waited for, by step number.
     private(set) var allowed: [Int: Set<ModelObservation>] = [:]
+    /// Whether the run stopped because the model could not explore every order of a step's
+    /// events: the program is too big to judge, which says nothing about the library.
+    private(set) var exceedsModel = false
 
     init(_ program: ModelProgram, limits: ModelTimeLimits) {
         self.program = program
@@ -76,6 +79,7 @@ final class ModelRun {
         for (number, step) in steps.enumerated() where step != .atOnce {
             perform(step)
             guard let (ends, all) = explore(from: Set(states.map { $0.beginning(step) })) else {
+                exceedsModel = true
                 return "the model has too many states to explore after step \(number + 1); make the programs smaller\n"
                     + "program:\(program)"
             }
