@@ -55,12 +55,14 @@ enum PathCheck {
     // MARK: Real files
 
     private static let fs = FileSystem()
-    /// A private scratch directory, emptied after every input.
-    private static let scratch: String = {
-        let path = FileManager.default.temporaryDirectory.path + "/promise-fuzz-paths-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    /// A new scratch directory for one input. Replay tests check inputs in parallel, so no two
+    /// inputs may share one: each would see, or empty, the other's files.
+    private static func makeScratch() throws(FuzzFailure) -> String {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/promise-fuzz-paths-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        try require(made, "mkdtemp for the scratch directory failed: errno \(errno)")
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     private static let components = [
         "a", "b", "file.txt", ".hidden", "-dash", "with space", "é", "日本", ".", "", "a.tmp-x",
@@ -93,7 +95,8 @@ enum PathCheck {
     }
 
     private static func checkFiles(_ input: inout FuzzInput, createParent: Bool) throws(FuzzFailure) {
-        defer { emptyScratch() }
+        let scratch = try makeScratch()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         let relative = relativePath(&input)
         let path = scratch + "/" + relative
         let contents = input.bytes(maxCount: 64)
@@ -112,11 +115,11 @@ enum PathCheck {
             }
         }
 
-        let before = tree()
+        let before = tree(scratch)
         let written = settled(fs.writeFile(path, contents, options: WriteOptions(atomic: true, durable: false)))
         if hasNUL {
             try require(written.error != nil, "writeFile(\(printable(path))) accepted a path with NUL")
-            try require(tree() == before, "a refused path with NUL still created \(Set(tree()).subtracting(before).sorted())")
+            try require(tree(scratch) == before, "a refused path with NUL still created \(Set(tree(scratch)).subtracting(before).sorted())")
             return
         }
         if let error = written.error {
@@ -161,13 +164,7 @@ enum PathCheck {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
-    private static func tree() -> [String] {
+    private static func tree(_ scratch: String) -> [String] {
         ((try? FileManager.default.subpathsOfDirectory(atPath: scratch)) ?? []).sorted()
-    }
-
-    private static func emptyScratch() {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? [] {
-            try? FileManager.default.removeItem(atPath: scratch + "/" + name)
-        }
     }
 }
