@@ -125,13 +125,21 @@ let package = Package(
         // and PromiseSQLite finish the work, in a helper process of its own.
         .testTarget(
             name: "PromiseIntegrationTests",
-            dependencies: ["PromiseTestSupport", "promise-integration-helper"],
+            dependencies: ["PromiseTestSupport", "promise-integration-helper", "promise-core-signal-helper"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "promise-integration-helper",
             dependencies: ["PromiseUV", "PromiseCurl", "PromiseFS", "PromiseSQLite"],
             path: "Tests/PromiseIntegrationHelper",
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseIntegrationTests: `Promises.nextSignal` in a top-level program that
+        // depends on PromiseCore alone, since signals belong to the whole process.
+        .executableTarget(
+            name: "promise-core-signal-helper",
+            dependencies: ["PromiseCore"],
+            path: "Tests/PromiseCoreSignalHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -183,6 +183,26 @@ import Testing
         #expect(converted.events == ["report.pdf"])
     }
 
+    /// The recipe with a backup that ends by itself: no signal is sent to this process (the
+    /// integration tests interrupt `promise-core-signal-helper`, which runs it too). Watching
+    /// SIGINT and SIGTERM for 30 ms, then putting their actions back, disturbs no other test.
+    @Test func stoppingOnCtrlC() throws {
+        let actionsBefore = [SIGINT, SIGTERM].map(signalAction)
+
+        let stop = Promises.nextSignal()              // from here on, Ctrl-C and SIGTERM only fulfil it
+        let backup = startBackup()                    // runs until it is done or cancelled
+        stop.then { signal in
+            print("signal \(signal): stopping the backup")
+            backup.cancel()
+        }
+        _ = try? awaitPromise(backup)                 // returns once the backup is done or stopped
+        stop.cancel()                                 // ended without a signal: Ctrl-C kills again
+
+        #expect(backup.isFulfilled)
+        #expect(stop.isCancelled)
+        #expect([SIGINT, SIGTERM].map(signalAction) == actionsBefore)
+    }
+
     // MARK: - Retry and polling
 
     @Test func retryTransientFailures() throws {
@@ -372,6 +392,20 @@ import Testing
 // MARK: - Helpers in the article
 
 extension CommonPatternsTests {
+    /// A backup that finishes after 30 ms.
+    func startBackup() -> Promise<Void> {
+        let backup = Promise<Void>.pending()
+        _ = DispatchQueue.global().executeAfter(.milliseconds(30)) { backup.fulfill(()) }
+        return backup
+    }
+
+    /// The address of `signal`'s handler (0 for `SIG_DFL`, 1 for `SIG_IGN`).
+    func signalAction(_ signal: Int32) -> Int {
+        var action = sigaction()
+        sigaction(signal, nil, &action)
+        return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+    }
+
     /// Converts a file after 30 ms of work on another thread.
     func convert(_ file: String) -> Promise<String> {
         let promise = Promise<String>.pending()

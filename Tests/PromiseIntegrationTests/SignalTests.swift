@@ -1,0 +1,128 @@
+import Glibc
+import PromiseTestSupport
+import Testing
+
+/// `Promises.nextSignal` in `promise-core-signal-helper`, a top-level Swift 6 program that
+/// depends on PromiseCore alone. Each case runs in a process of its own: signal actions belong
+/// to the whole process, and this one is never signalled.
+///
+/// A process that dies of a signal has the status 128 + the signal's number.
+@Suite struct SignalTests {
+    @Test func aSignalTheProgramSendsItselfFulfilsTheWatch() async throws {
+        let result = try await runHelperProgram(signalHelper, ["self"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(lines(result.output) == ["signal \(SIGTERM)"], "\(result.output)")
+    }
+
+    @Test func aSignalThatEveryThreadBlocksStillFulfilsTheWatch() async throws {
+        let result = try await runHelperProgram(signalHelper, ["self", "--blocked"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(lines(result.output) == ["signal \(SIGTERM)"], "\(result.output)")
+    }
+
+    @Test func aSignalFromAnotherProcessFulfilsTheWatchWhileTheMainThreadIsInDispatchMain() async throws {
+        let result = try await runHelperProgram(["wait"], signalledWith: SIGINT)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(lines(result.output) == ["ready", "signal \(SIGINT)"], "\(result.output)")
+    }
+
+    @Test func aSignalFromAnotherProcessThatEveryThreadBlocksFulfilsTheWatch() async throws {
+        let result = try await runHelperProgram(["wait", "--blocked"], signalledWith: SIGTERM)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(lines(result.output) == ["ready", "signal \(SIGTERM)"], "\(result.output)")
+    }
+
+    @Test func aCancelledWatchGivesTheSignalItsDefaultActionBack() async throws {
+        let result = try await runHelperProgram(signalHelper, ["cancel"])
+        #expect(result.status == 128 + SIGTERM, "\(result.output)")
+        #expect(lines(result.output) == [], "\(result.output)")
+    }
+
+    @Test func onceTheWatchIsFulfilledTheSameSignalKillsBeforeItsCallbacksRun() async throws {
+        let result = try await runHelperProgram(signalHelper, ["twice"])
+        #expect(result.status == 128 + SIGTERM, "\(result.output)")
+        #expect(lines(result.output) == ["signal \(SIGTERM)"], "\(result.output)")
+    }
+
+    @Test func aNewWatchAfterOneFiredCatchesTheSignalAgain() async throws {
+        let result = try await runHelperProgram(signalHelper, ["again"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(lines(result.output) == ["signal \(SIGTERM)", "signal \(SIGTERM)"], "\(result.output)")
+    }
+
+    @Test func theDefaultActionComesBackOnlyWhenTheLastWatchOfTheSignalEnds() async throws {
+        let result = try await runHelperProgram(signalHelper, ["overlap"])
+        #expect(result.status == 128 + SIGTERM, "\(result.output)")
+        #expect(lines(result.output) == ["second \(SIGTERM)", "interrupt watch pending"], "\(result.output)")
+    }
+
+    @Test func signalsThatCannotBeWatchedAreRejectedAtOnceAndChangeNothing() async throws {
+        let result = try await runHelperProgram(signalHelper, ["invalid"])
+        // The last list, [SIGTERM, 32], failed on 32 after installing SIGTERM's handler: undone,
+        // so the SIGTERM sent afterwards kills.
+        #expect(result.status == 128 + SIGTERM, "\(result.output)")
+        let printed = lines(result.output)
+        let expected: [(list: String, says: String)] = [
+            ("[]", "no signal to wait for"),
+            ("[\(SIGKILL)]", "SIGKILL) cannot be caught"),
+            ("[\(SIGSTOP)]", "SIGSTOP) cannot be caught"),
+            ("[0]", "0 is not a signal number"),
+            ("[65]", "65 is not a signal number"),
+            ("[\(SIGSEGV)]", "SIGSEGV) reports a fault"),
+            ("[\(SIGTERM), 32]", "signal 32 cannot be watched: sigaction failed"),
+        ]
+        #expect(printed.count == expected.count, "\(result.output)")
+        for (line, (list, says)) in zip(printed, expected) {
+            #expect(line.hasPrefix("rejected \(list): invalid argument: "), "\(line)")
+            #expect(line.contains(says), "\(line)")
+        }
+    }
+
+    @Test func theCommonPatternsExampleStopsTheBackupOnCtrlC() async throws {
+        let result = try await runHelperProgram(["example"], signalledWith: SIGINT)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(lines(result.output) == ["signal \(SIGINT): stopping the backup", "backup stopped"], "\(result.output)")
+    }
+}
+
+private let signalHelper = "promise-core-signal-helper"
+
+/// Runs the signal helper in `mode` with a pid file as its first argument, and sends it
+/// `signal` from this process once the file names its pid (the helper writes it once its
+/// watch is on).
+private func runHelperProgram(
+    _ mode: [String],
+    signalledWith signal: Int32
+) async throws -> (status: Int32, output: String) {
+    let pidFile = "/tmp/\(signalHelper)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).pid"
+    defer { unlink(pidFile) }
+    async let result = runHelperProgram(signalHelper, [mode[0], pidFile] + mode.dropFirst())
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+        if let pid = pid(in: pidFile) {
+            kill(pid, signal)
+            break
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    // No pid in time: the helper is still waiting, and runHelperProgram reports it as a hang.
+    return try await result
+}
+
+/// The pid written in `path`, or `nil` while there is none.
+private func pid(in path: String) -> pid_t? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 32)
+    let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    let text = String(decoding: bytes[0..<count], as: UTF8.self).split(separator: "\n").first ?? ""
+    guard let pid = pid_t(text), pid > 1 else { return nil }
+    return pid
+}
+
+/// The output's non-empty lines.
+private func lines(_ text: String) -> [String] {
+    text.split(separator: "\n").map(String.init)
+}
