@@ -191,6 +191,30 @@ func slowQuery() -> Promise<[String]> {
         #expect(message == "the query took too long")
     }
 
+    @Test func longChains() throws {
+        let report = fetchUser(id: 7)
+            .map { $0.id }                                  // a value
+            .flatMap { fetchOrders(for: $0) }               // a promise, waited for
+            .done { print("loaded", $0.count, "orders") }   // a side effect; the orders pass on
+            .map { $0.count }
+            .map { "\($0) orders" }
+
+        #expect(try awaitPromise(report, timeout: .seconds(5)) == "3 orders")
+    }
+
+    @Test func moreCombinators() throws {
+        let settled = allSettled(fetchUser(id: 1), fetchOrders(for: 1))  // both Results; never rejects
+        let mirror = race(fulfilled: [fetchUser(id: -1), fetchUser(id: 2)]) // the first success
+        let backedOff = retry(attempts: 4, backoff: .exponential(initial: .milliseconds(5))) { attempt in
+            fetchUser(id: attempt == 1 ? -1 : 3)                          // attempt is 1, 2, …
+        }
+
+        let (user, orders) = try awaitPromise(settled, timeout: .seconds(5))
+        #expect((try? user.get())?.id == 1 && (try? orders.get())?.count == 3)
+        #expect(try awaitPromise(mirror, timeout: .seconds(5)).name == "User 2")
+        #expect(try awaitPromise(backedOff, timeout: .seconds(5)).id == 3)
+    }
+
     @Test func combinators() throws {
         let profile = all(fetchUser(id: 7), fetchOrders(for: 7))         // Promise<(User, [Order])>
             .then { user, orders in "\(user.name) has \(orders.count) orders" }
