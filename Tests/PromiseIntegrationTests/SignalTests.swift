@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import PromiseTestSupport
 import Testing
@@ -90,23 +91,28 @@ private let signalHelper = "promise-core-signal-helper"
 /// Runs the signal helper in `mode` with a pid file as its first argument, and sends it
 /// `signal` from this process once the file names its pid (the helper writes it once its
 /// watch is on).
+///
+/// The pid file is watched on a Dispatch thread, not in a task: in a full `swift test` run,
+/// tests that block Swift's two pool threads could hold a task back for longer than the
+/// helper waits, and the signal would come too late.
 private func runHelperProgram(
     _ mode: [String],
     signalledWith signal: Int32
 ) async throws -> (status: Int32, output: String) {
     let pidFile = "/tmp/\(signalHelper)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).pid"
     defer { unlink(pidFile) }
-    async let result = runHelperProgram(signalHelper, [mode[0], pidFile] + mode.dropFirst())
-    let deadline = ContinuousClock.now + .seconds(20)
-    while ContinuousClock.now < deadline {
-        if let pid = pid(in: pidFile) {
-            kill(pid, signal)
-            break
+    DispatchQueue.global().async {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let pid = pid(in: pidFile) {
+                kill(pid, signal)
+                return
+            }
+            usleep(5_000)
         }
-        try await Task.sleep(for: .milliseconds(5))
+        // No pid in time: the helper is still waiting, and runHelperProgram reports it as a hang.
     }
-    // No pid in time: the helper is still waiting, and runHelperProgram reports it as a hang.
-    return try await result
+    return try await runHelperProgram(signalHelper, [mode[0], pidFile] + mode.dropFirst())
 }
 
 /// The pid written in `path`, or `nil` while there is none.
