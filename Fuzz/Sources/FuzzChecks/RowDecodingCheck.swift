@@ -166,6 +166,18 @@ struct Wide: Decodable, Equatable {
     var kind: Kind?
     var note: String?
 
+    /// Equal field by field, where a NaN score equals a NaN score: both sides read the same
+    /// NaN from the row, and `==` on `Double` would call the two decodings different.
+    static func == (lhs: Wide, rhs: Wide) -> Bool {
+        let sameScore = switch (lhs.score, rhs.score) {
+        case (nil, nil): true
+        case (let left?, let right?): left == right || (left.isNaN && right.isNaN)
+        default: false
+        }
+        return sameScore && lhs.id == rhs.id && lhs.name == rhs.name && lhs.flag == rhs.flag
+            && lhs.data == rhs.data && lhs.kind == rhs.kind && lhs.note == rhs.note
+    }
+
     static func reference(_ row: SQLiteRow) -> Wide? {
         guard let id = attempt({ try row.get("id", as: Int.self) }), let name = attempt({ try row.get("name", as: String.self) }),
               let score = optional(row, "score", Double.self), let flag = optional(row, "flag", Bool.self),
