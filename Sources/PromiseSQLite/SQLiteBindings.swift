@@ -8,8 +8,10 @@
 /// db.query("SELECT * FROM users WHERE name = :name", ["name": "Ada"])
 /// ```
 ///
-/// Every parameter must get a value: a missing one is an error, never a silent `NULL`. Values
-/// are only ever bound, never spliced into SQL text.
+/// Every parameter must get a value: a missing one is an error, never a silent `NULL`. Each
+/// named parameter gets one value: a name given twice (`":a"` twice, or `"a"` and `":a"`) and a
+/// name containing a NUL byte are refused with ``SQLiteError/Code-swift.struct/invalidBinding``
+/// naming the parameter. Values are only ever bound, never spliced into SQL text.
 public struct SQLiteBindings: Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
     enum Storage: Sendable {
         case positional([SQLiteValue])

@@ -107,6 +107,27 @@ import Testing
         #expect(unknown?.message == "the statement has no parameter named 'zzz'")
     }
 
+    @Test func aNameWithANulByteIsRefusedNotCutShort() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let error = await sqliteError(db.queryFirst("SELECT :a", [":a\u{0}x": 1]))
+        #expect(error?.code == .invalidBinding)
+        #expect(error?.message == "the parameter name ':a\\0x' contains a NUL byte; no parameter can be named so")
+    }
+
+    @Test func aParameterGivenTwiceIsRefusedNotOverwritten() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        try await db.execute("CREATE TABLE t(v)").get()
+        let twice = await sqliteError(db.execute("INSERT INTO t(v) VALUES (:a)", SQLiteBindings(dictionaryLiteral: (":a", 1), (":a", 2))))
+        #expect(twice?.code == .invalidBinding)
+        #expect(twice?.message == "':a' is given twice; give each parameter one value")
+        let spelledTwoWays = await sqliteError(db.execute("INSERT INTO t(v) VALUES (:a)", ["a": 1, ":a": 2]))
+        #expect(spelledTwoWays?.message == "'a' and ':a' name the same parameter; give each parameter one value")
+        let rows = try await db.query("SELECT v FROM t").get()
+        #expect(rows.isEmpty, "a refused binding inserts nothing")
+    }
+
     @Test func aWrongPositionalCountIsAnError() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }

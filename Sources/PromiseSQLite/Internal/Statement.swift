@@ -64,16 +64,25 @@ final class Statement {
                 try bind(values[offset]?.sqliteValue ?? .null, at: Int32(offset + 1), name: nil)
             }
         case .named(let values):
-            var bound = [Bool](repeating: false, count: parameterCount + 1)
+            var bound = [String?](repeating: nil, count: parameterCount + 1)
             for (name, value) in values {
+                // SQLite reads a name as a C string: "a\0x" would quietly bind ":a".
+                guard !name.utf8.contains(0) else {
+                    let shown = name.replacing("\u{0}", with: "\\0")
+                    throw SQLiteError(.invalidBinding, message: "the parameter name '\(shown)' contains a NUL byte; no parameter can be named so", sql: sql)
+                }
                 let index = parameterIndex(of: name)
                 guard index > 0 else {
                     throw SQLiteError(.invalidBinding, message: "the statement has no parameter named '\(name)'", sql: sql)
                 }
+                if let earlier = bound[Int(index)] {
+                    let what = earlier == name ? "'\(name)' is given twice" : "'\(earlier)' and '\(name)' name the same parameter"
+                    throw SQLiteError(.invalidBinding, message: "\(what); give each parameter one value", sql: sql)
+                }
                 try bind(value, at: index, name: name)
-                bound[Int(index)] = true
+                bound[Int(index)] = name
             }
-            if parameterCount > 0, let missing = (1...parameterCount).first(where: { !bound[$0] }) {
+            if parameterCount > 0, let missing = (1...parameterCount).first(where: { bound[$0] == nil }) {
                 let name = sqlite3_bind_parameter_name(handle, Int32(missing)).map { String(cString: $0) } ?? "?\(missing)"
                 throw SQLiteError(.invalidBinding, message: "no value was given for parameter \(name)", sql: sql)
             }
