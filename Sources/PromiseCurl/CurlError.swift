@@ -23,7 +23,8 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The request method (`GET`), or empty when the error is not about one request.
     public let method: String
-    /// The URL the request was made to (before redirects), or empty.
+    /// The URL the request was made to (before redirects), or empty. User information in it
+    /// (`user:password@`) reads `***@`, so the error can be logged.
     public let url: String
     /// The response, when the failure came after one arrived (a status ``CurlResponse/validate()`` refused).
     public let response: CurlResponse?
@@ -34,13 +35,13 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     ///   - code: What went wrong.
     ///   - message: A sentence a person can act on.
     ///   - method: The request method, if any.
-    ///   - url: The request URL, if any.
+    ///   - url: The request URL, if any; user information in it is kept as `***@`.
     ///   - response: The response that came back, if any.
     public init(_ code: Code, message: String, method: String = "", url: String = "", response: CurlResponse? = nil) {
         self.code = code
         self.message = message
         self.method = method
-        self.url = url
+        self.url = redactingUserInfo(url)
         self.response = response
     }
 

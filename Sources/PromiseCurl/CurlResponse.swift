@@ -20,13 +20,13 @@ public struct CurlResponse: Sendable {
     /// - Parameters:
     ///   - head: Status and header fields.
     ///   - body: The body bytes.
-    ///   - url: The final URL.
+    ///   - url: The final URL; user information in it is kept as `***@`.
     ///   - redirectCount: Redirects followed.
     ///   - httpVersion: The protocol version.
     public init(head: HTTPResponse, body: [UInt8] = [], url: String = "", redirectCount: Int = 0, httpVersion: String = "1.1") {
         self.head = head
         self.body = body
-        self.url = url
+        self.url = redactingUserInfo(url)
         self.redirectCount = redirectCount
         self.httpVersion = httpVersion
     }

@@ -262,7 +262,7 @@ final class Transfer: @unchecked Sendable {
             var osErrno = 0
             _ = ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
             if osErrno == 111 {  // ECONNREFUSED
-                message = "connection refused by \(parts.authority) (\(message))"
+                message = "connection refused by \(parts.hostAndPort) (\(message))"
             }
         } else if code == CURLE_FILESIZE_EXCEEDED {
             return error(.responseTooLarge, "the response body is larger than the limit of \(maxBody) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)")

@@ -19,6 +19,13 @@ struct URLParts: Sendable, Equatable {
     var pathAndQuery: String { query.map { path + "?" + $0 } ?? path }
     var string: String { "\(scheme)://\(authority)\(pathAndQuery)" }
 
+    /// `host[:port]`: the authority without its user information, for messages.
+    var hostAndPort: String {
+        let bytes = Array(authority.utf8)[...]
+        guard let at = bytes.lastIndex(of: UInt8(ascii: "@")) else { return authority }
+        return String(decoding: bytes[(at + 1)...], as: UTF8.self)
+    }
+
     /// The host without userinfo and port, brackets of an IPv6 literal kept.
     /// Found on UTF-8 bytes: a delimiter followed by a combining mark is still a delimiter.
     var host: String {
@@ -84,10 +91,34 @@ struct URLParts: Sendable, Equatable {
     /// `text` for an error message: control characters as `?`, cut after `limit` scalars
     /// (marked with `…`), so a message stays short whatever the input.
     private static func printable(_ text: String, limit: Int = 200) -> String {
-        let scalars = text.unicodeScalars
+        let scalars = redactingUserInfo(text).unicodeScalars
         let shown = String(scalars.prefix(limit).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
         return scalars.count > limit ? shown + "…" : shown
     }
+}
+
+/// `url` with the user information of its authority (`user:password@`) shown as `***@`, for
+/// every place a URL is shown: error messages, descriptions, `CurlResponse.url`. Works on any
+/// text, parsed or not: the authority runs from `://` to the first `/`, `?` or `#`, and the
+/// user information ends at its last `@`.
+func redactingUserInfo(_ url: String) -> String {
+    var bytes = Array(url.utf8)[...]
+    guard let start = firstIndex(of: Array("://".utf8), in: bytes) else { return url }
+    let authorityStart = start + 3
+    let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        ?? bytes.endIndex
+    guard let at = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else { return url }
+    bytes.replaceSubrange(authorityStart..<at, with: Array("***".utf8))
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Where `needle` first starts in `haystack`, or `nil`.
+private func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+    guard haystack.count >= needle.count else { return nil }
+    for start in haystack.startIndex...(haystack.endIndex - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+        return start
+    }
+    return nil
 }
 
 /// Percent-encoding for query strings and form bodies (RFC 3986 unreserved characters stay).
