@@ -101,27 +101,7 @@ extension Promise {
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for the outcomes, in the same order.
 public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
-    if promises.isEmpty { return Promise([]) }
-    let result = Promise<[Result<Value, any Error>]>(resolvingContextID: nil)
-    let combination = Combination(count: promises.count)
-    let slots = promises.map { _ in Slot<Result<Value, any Error>>() }
-    result.onCancel { combination.withdrawAll() }
-    result.link(to: combination)
-    for (index, promise) in promises.enumerated() {
-        let slot = slots[index]
-        let pending = promise.subscribe(on: nil) { outcome in
-            slot.store(outcome)
-            guard combination.countDown() else { return }
-            let outcomes = slots.map(\.value)
-            if outcomes.allSatisfy({ if case .failure = $0 { true } else { false } }), case .failure(let first) = outcomes[0] {
-                result.resolve(.failure(first), fromUpstream: true)
-            } else {
-                result.resolve(.success(outcomes), fromUpstream: true)
-            }
-        }
-        if pending { combination.track(promise) }
-    }
-    return result
+    settleAll(promises, rejectingWhenAllFail: true)
 }
 
 /// Settles like the first of `promises` to settle, and withdraws from the rest (each is

@@ -14,6 +14,15 @@
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for the outcomes, in input order.
 public func allSettled<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
+    settleAll(promises, rejectingWhenAllFail: false)
+}
+
+/// The shared body of the array `allSettled` and `any`: every outcome, in input order; with
+/// `rejectingWhenAllFail`, a rejection with the first input's error when no input succeeded.
+func settleAll<Value: Sendable>(
+    _ promises: [Promise<Value>],
+    rejectingWhenAllFail: Bool
+) -> Promise<[Result<Value, any Error>]> {
     if promises.isEmpty { return Promise([]) }
     let result = Promise<[Result<Value, any Error>]>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
@@ -24,8 +33,14 @@ public func allSettled<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise
         let slot = slots[index]
         let pending = promise.subscribe(on: nil) { outcome in
             slot.store(outcome)
-            if combination.countDown() {
-                result.resolve(.success(slots.map(\.value)), fromUpstream: true)
+            guard combination.countDown() else { return }
+            let outcomes = slots.map(\.value)
+            if rejectingWhenAllFail, outcomes.allSatisfy({ if case .failure = $0 { true } else { false } }),
+                case .failure(let first) = outcomes[0]
+            {
+                result.resolve(.failure(first), fromUpstream: true)
+            } else {
+                result.resolve(.success(outcomes), fromUpstream: true)
             }
         }
         if pending { combination.track(promise) }
