@@ -33,6 +33,6 @@ extension Promise {
             if case .failure(let error) = result, error is CancellationError { return true }
             return false
         }
-        if runNow { handler.run() }
+        if runNow, !handler.interceptsRequests { handler.run() }
     }
 }

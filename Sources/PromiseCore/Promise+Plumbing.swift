@@ -99,15 +99,21 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     func withdrawConsumer() -> (any PromiseNode)? {
+        var interceptor: CancelHandler?
         let settlement: Settlement? = withState { state in
             guard state.result == nil else { return nil }
             state.withdrawn += 1
             guard state.withdrawn >= state.consumers else { return nil }
+            if !state.cancelHandlers.isEmpty, let handler = state.cancelHandlers.first(where: { $0.interceptsRequests }) {
+                interceptor = handler
+                return nil
+            }
             var settlement = Self.settle(&state, with: .failure(CancellationError()))
             settlement.upstream = takeUpstream(withdrawing: true)
             attention.store(state.needsDeinitWork, ordering: .relaxed)
             return settlement
         }
+        if let interceptor { interceptor.body() }
         guard let settlement else { return nil }
         finish(settlement)
         return settlement.upstream

@@ -323,9 +323,28 @@ public final class Promise<Value: Sendable>: Sendable {
     /// the promise it waits for (which is cancelled in turn when no other consumer is left).
     ///
     /// Does nothing if the promise is already resolved.
+    ///
+    /// A promise of work that cannot always be stopped (a PromiseSQLite statement or
+    /// transaction) settles once the work has reacted: with `CancellationError` when it was
+    /// stopped, with its real outcome when it had already completed (a `COMMIT` that was
+    /// running), so that a cancelled promise never hides a change that was made.
     @inlinable
     public func cancel() {
+        if let interceptor = cancelInterceptor() {
+            interceptor.body()
+            return
+        }
         resolve(.failure(CancellationError()), fromUpstream: false)
+    }
+
+    /// The handler that takes this pending promise's cancellation requests, if an adapter
+    /// registered one.
+    @usableFromInline
+    func cancelInterceptor() -> CancelHandler? {
+        withState { state in
+            guard state.result == nil, !state.cancelHandlers.isEmpty else { return nil }
+            return state.cancelHandlers.first { $0.interceptsRequests }
+        }
     }
 
     /// Resolves the promise. `fromUpstream` says the result came from the promise this one
@@ -388,7 +407,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     func finish(_ settlement: Settlement, nested: Bool = false) {
         if settlement.runHandlers {
-            for handler in settlement.handlers {
+            for handler in settlement.handlers where !handler.interceptsRequests {
                 handler.run()
             }
         }

@@ -193,7 +193,7 @@ extension Connection {
             let value = statement.value(at: 0)
             if value.isNull { return nil }
             if let converted = T.fromSQLiteValue(value) { return converted }
-            throw SQLiteError(.mismatch, message: mismatchMessage(value, column: statement.columns.names[0], index: 0, type: T.self), sql: sql)
+            throw conversionError(value, column: statement.columns.names[0], index: 0, type: T.self, sql: sql)
         }
     }
 }

@@ -172,9 +172,9 @@ public final class SQLiteDatabase: Sendable {
     /// - Returns: A promise of what `body` returns; rejected with what it throws (after the
     ///   rollback), with ``SQLiteError`` when `COMMIT` fails or a transaction is already open
     ///   on the connection (``SQLiteError/Code-swift.struct/invalidUse``), or with
-    ///   `CancellationError`. A cancellation that arrives while `COMMIT` is already running
-    ///   cannot stop it: the promise then reports `CancellationError` for a transaction that
-    ///   committed. Query the data when that difference matters.
+    ///   `CancellationError` when a cancellation stopped it before `COMMIT`. A cancellation
+    ///   that arrives while `COMMIT` is already running cannot stop it, and the promise is
+    ///   then fulfilled: `CancellationError` always means nothing was committed.
     public func transaction<T: Sendable>(
         _ kind: SQLiteTransactionKind = .immediate,
         _ body: @escaping @Sendable (SQLiteConnection) throws -> T

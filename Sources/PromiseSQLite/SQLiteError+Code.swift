@@ -116,6 +116,9 @@ extension SQLiteError {
         /// A ``SQLiteConnection`` was used outside the closure it was passed to, or a method
         /// that runs one statement was given several.
         public static let invalidUse = Code(rawValue: -3)
+        /// A text value is not valid UTF-8, so it does not read as `String`; read it as
+        /// `[UInt8]` or `Data` for its bytes (``SQLiteValue/invalidText(_:)``).
+        public static let invalidUTF8 = Code(rawValue: -4)
 
         /// A short phrase, such as `constraint unique`.
         public var description: String {
@@ -149,7 +152,7 @@ extension SQLiteError {
             1038: "cannot open convert path", 513: "error retry", 769: "error snapshot",
             516: "abort rollback", 283: "notice recover WAL", 539: "notice recover rollback",
             284: "warning autoindex",
-            -1: "database closed", -2: "invalid binding", -3: "invalid use",
+            -1: "database closed", -2: "invalid binding", -3: "invalid use", -4: "invalid UTF-8",
         ]
     }
 }

@@ -40,8 +40,9 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   - type: The type to read; write `String?` to accept `NULL`.
     /// - Returns: The converted value.
     /// - Throws: ``SQLiteError`` (``SQLiteError/Code-swift.struct/range``) when there is no
-    ///   such column, or (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
-    ///   convert to `T`.
+    ///   such column, (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
+    ///   convert to `T`, or (``SQLiteError/Code-swift.struct/invalidUTF8``) when text that is
+    ///   not valid UTF-8 is read as anything but bytes.
     public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLiteError) -> T {
         guard values.indices.contains(index) else {
             throw SQLiteError(.range, message: "no column \(index): the row has \(values.count) (\(columns))")
@@ -56,8 +57,9 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   - type: The type to read; write `String?` to accept `NULL`.
     /// - Returns: The converted value.
     /// - Throws: ``SQLiteError`` (``SQLiteError/Code-swift.struct/range``) when there is no
-    ///   such column, or (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
-    ///   convert to `T`.
+    ///   such column, (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
+    ///   convert to `T`, or (``SQLiteError/Code-swift.struct/invalidUTF8``) when text that is
+    ///   not valid UTF-8 is read as anything but bytes.
     public func get<T: SQLiteValueConvertible>(_ name: String, as type: T.Type = T.self) throws(SQLiteError) -> T {
         guard let index = columns.index(of: name) else {
             throw SQLiteError(.range, message: "no column named '\(name)'; the columns are \(columns)")
@@ -79,7 +81,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
 
     private func convert<T: SQLiteValueConvertible>(_ value: SQLiteValue, column: Int) throws(SQLiteError) -> T {
         if let converted = T.fromSQLiteValue(value) { return converted }
-        throw SQLiteError(.mismatch, message: mismatchMessage(value, column: columns.names[column], index: column, type: T.self))
+        throw conversionError(value, column: columns.names[column], index: column, type: T.self)
     }
 
     /// The row as `(id: 1, name: 'Ada')`.
@@ -88,8 +90,20 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     }
 }
 
+/// The error for a value that does not convert: `invalidUTF8` for text that is not UTF-8,
+/// `mismatch` otherwise.
+func conversionError(_ value: SQLiteValue, column: String, index: Int, type: Any.Type, sql: String? = nil) -> SQLiteError {
+    let message = mismatchMessage(value, column: column, index: index, type: type)
+    if case .invalidText = value { return SQLiteError(.invalidUTF8, message: message, sql: sql) }
+    return SQLiteError(.mismatch, message: message, sql: sql)
+}
+
 /// "column 'age' (1) holds text, which does not convert to Int": the storage class, never the
 /// value, so errors do not leak data into logs.
 func mismatchMessage(_ value: SQLiteValue, column: String, index: Int, type: Any.Type) -> String {
-    "column '\(column)' (\(index)) holds \(value.isNull ? "NULL" : value.storageClass), which does not convert to \(type)"
+    if case .invalidText(let bytes) = value {
+        return "column '\(column)' (\(index)) holds text that is not valid UTF-8 (\(bytes.count) bytes), "
+            + "which does not convert to \(type) without replacing bytes; read it as [UInt8] or Data for the bytes as stored"
+    }
+    return "column '\(column)' (\(index)) holds \(value.isNull ? "NULL" : value.storageClass), which does not convert to \(type)"
 }

@@ -11,6 +11,13 @@ public enum SQLiteValue: Hashable, Sendable {
     case real(Double)
     /// UTF-8 text; may contain NUL characters.
     case text(String)
+    /// Text whose bytes are not valid UTF-8, kept byte for byte.
+    ///
+    /// SQLite stores whatever bytes a writer gave it as TEXT. Reading such a value as `String`
+    /// fails with ``SQLiteError/Code-swift.struct/invalidUTF8`` instead of replacing the bad
+    /// bytes; reading it as `[UInt8]` or `Data` gives the bytes, and binding this value stores
+    /// exactly the same bytes as TEXT again.
+    case invalidText([UInt8])
     /// Bytes.
     case blob([UInt8])
 
@@ -27,31 +34,40 @@ public enum SQLiteValue: Hashable, Sendable {
         case .null: "null"
         case .integer: "integer"
         case .real: "real"
-        case .text: "text"
+        case .text, .invalidText: "text"
         case .blob: "blob"
         }
     }
 }
 
 extension SQLiteValue: CustomStringConvertible {
-    /// The value as an SQL literal would show it (text quoted, blobs as `X'…'` hex).
+    /// The value as an SQL literal would show it (text quoted, blobs as `X'…'` hex, text that
+    /// is not UTF-8 as `CAST(X'…' AS TEXT)`).
     public var description: String {
         switch self {
         case .null: return "NULL"
         case .integer(let value): return String(value)
         case .real(let value): return String(value)
         case .text(let value): return "'" + value.replacingAll("'", with: "''") + "'"
-        case .blob(let bytes):
-            let digits = Array("0123456789ABCDEF".utf8)
-            var hex = [UInt8]()
-            hex.reserveCapacity(bytes.count * 2)
-            for byte in bytes {
-                hex.append(digits[Int(byte >> 4)])
-                hex.append(digits[Int(byte & 0xf)])
-            }
-            return "X'" + String(decoding: hex, as: UTF8.self) + "'"
+        case .invalidText(let bytes): return "CAST(" + hexLiteral(bytes) + " AS TEXT)"
+        case .blob(let bytes): return hexLiteral(bytes)
         }
     }
+}
+
+/// `X'C328'`: the SQL literal of a blob.
+private func hexLiteral(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789ABCDEF".utf8)
+    var hex = [UInt8]()
+    hex.reserveCapacity(bytes.count * 2 + 3)
+    hex.append(UInt8(ascii: "X"))
+    hex.append(UInt8(ascii: "'"))
+    for byte in bytes {
+        hex.append(digits[Int(byte >> 4)])
+        hex.append(digits[Int(byte & 0xf)])
+    }
+    hex.append(UInt8(ascii: "'"))
+    return String(decoding: hex, as: UTF8.self)
 }
 
 extension String {

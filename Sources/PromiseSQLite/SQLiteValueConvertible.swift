@@ -122,7 +122,9 @@ extension String: SQLiteValueConvertible {
     /// ``SQLiteValue/text(_:)``: every byte of the UTF-8, NUL characters included.
     public var sqliteValue: SQLiteValue { .text(self) }
 
-    /// A text column's value; `nil` for other storage classes.
+    /// A text column's value; `nil` for other storage classes and for text that is not valid
+    /// UTF-8 (``SQLiteValue/invalidText(_:)``), which reads fail with
+    /// ``SQLiteError/Code-swift.struct/invalidUTF8`` rather than replace bytes.
     ///
     /// - Parameter value: The column's value.
     /// - Returns: The string, or `nil`.
@@ -136,13 +138,17 @@ extension Array: SQLiteValueConvertible where Element == UInt8 {
     /// ``SQLiteValue/blob(_:)``.
     public var sqliteValue: SQLiteValue { .blob(self) }
 
-    /// A blob column's bytes; `nil` for other storage classes.
+    /// A blob column's bytes, or a text column's bytes exactly as stored (UTF-8 or not);
+    /// `nil` for numbers and `NULL`.
     ///
     /// - Parameter value: The column's value.
     /// - Returns: The bytes, or `nil`.
     public static func fromSQLiteValue(_ value: SQLiteValue) -> [UInt8]? {
-        if case .blob(let bytes) = value { return bytes }
-        return nil
+        switch value {
+        case .blob(let bytes), .invalidText(let bytes): return bytes
+        case .text(let text): return Array(text.utf8)
+        case .null, .integer, .real: return nil
+        }
     }
 }
 

@@ -52,6 +52,20 @@ extension Promise {
         addCancelHandler(CancelHandler(context: nil, body: handler))
     }
 
+    /// Makes `handler` take this promise's cancellation requests (``cancel()``, and upward
+    /// cancellation once every consumer has withdrawn) instead of settling it with
+    /// `CancellationError` at once. The adapter must then settle the promise itself, promptly:
+    /// with `CancellationError` when it stopped the work, or with the outcome when the work
+    /// could no longer be stopped, so that the promise never reports "cancelled" for work that
+    /// took effect.
+    ///
+    /// - Parameter handler: Asks the work to stop; runs on the cancelling thread, once per
+    ///   request, so it must be idempotent. Never runs after the promise has settled.
+    @inlinable
+    package func onCancelRequestFromLibrary(_ handler: @escaping @Sendable () -> Void) {
+        addCancelHandler(CancelHandler(context: nil, interceptsRequests: true, body: handler))
+    }
+
     /// Calls `body` once this promise settles, without counting as a consumer (so upward
     /// cancellation is unchanged) and without marking a rejection as handled (so an unhandled
     /// one is still reported). For keep-alive bookkeeping.

@@ -133,10 +133,15 @@ enum CallbackList<Value: Sendable>: Sendable {
 struct CancelHandler: Sendable {
     @usableFromInline let context: (any ExecutionContext)?
     @usableFromInline let body: @Sendable () -> Void
+    /// Whether this handler takes cancellation requests in place of settling the promise: the
+    /// adapter that registered it settles the promise itself, with `CancellationError` when it
+    /// stopped the work, or with the outcome when the work had passed the point of no return.
+    @usableFromInline let interceptsRequests: Bool
 
     @inlinable
-    init(context: (any ExecutionContext)?, body: @escaping @Sendable () -> Void) {
+    init(context: (any ExecutionContext)?, interceptsRequests: Bool = false, body: @escaping @Sendable () -> Void) {
         self.context = context
+        self.interceptsRequests = interceptsRequests
         self.body = body
     }
 

@@ -73,15 +73,20 @@ final class ConnectionOwner: Sendable {
 
     /// Runs `body` on the connection thread and resolves the returned promise with its result.
     ///
-    /// A job cancelled while queued never starts; one cancelled while running is interrupted
-    /// (`sqlite3_interrupt`) and its promise stays rejected with `CancellationError`.
+    /// Cancelling the promise asks the job to stop. A job cancelled while queued never starts,
+    /// and its promise rejects at once with `CancellationError`. A running one is interrupted
+    /// (`sqlite3_interrupt`, and `body` checks the flag between statements and rows); its
+    /// promise settles when it returns: with `CancellationError` when it was stopped, with its
+    /// result when it completed anyway (a `COMMIT` that was already running), so a change that
+    /// was made is never reported as cancelled.
     func submit<T: Sendable>(_ body: @escaping @Sendable (Connection, CancelFlag) throws -> T) -> Promise<T> {
         // Tied to this connection's thread, so awaitPromise called on it (inside a transaction
         // closure) fails with a deadlock error instead of waiting forever.
         let promise = Promise<T>.pending(resolvedOn: contextID)
         let flag = CancelFlag()
+        let phase = JobPhase()
         let queued = enqueue { connection, openError in
-            guard !flag.isSet else { return }
+            guard phase.start() else { return }
             guard let connection else {
                 promise.resolveFromLibrary(.failure(openError ?? SQLiteError(.closed, message: "the database is not open")))
                 return
@@ -96,9 +101,13 @@ final class ConnectionOwner: Sendable {
         }
         switch queued {
         case .success(let id):
-            promise.onCancelFromLibrary { [weak self] in
+            promise.onCancelRequestFromLibrary { [weak self] in
                 flag.set()
-                self?.interrupt(job: id)
+                if phase.cancelBeforeStart() {
+                    promise.resolveFromLibrary(.failure(CancellationError()))
+                } else {
+                    self?.interrupt(job: id)
+                }
             }
         case .failure(let refusal):
             promise.reject(refusal)
@@ -229,4 +238,20 @@ extension ConnectionOwner: BlockingWaitAdvisor {
     /// Blocking is safe except on the connection thread itself (inside a transaction
     /// closure), which the turn check catches before this is asked.
     func adviseBlockingWait() -> BlockingWaitAdvice { .block }
+}
+
+/// Whether a job has started: a cancellation that wins the race settles the promise itself,
+/// one that loses leaves it to the running job.
+private final class JobPhase: Sendable {
+    private let value = Atomic<UInt8>(0)
+
+    /// Marks the job started; `false` when it was cancelled first and must not run.
+    func start() -> Bool {
+        value.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Marks a job that has not started as cancelled; `false` when it has started.
+    func cancelBeforeStart() -> Bool {
+        value.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
+    }
 }

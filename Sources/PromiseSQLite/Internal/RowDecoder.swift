@@ -162,6 +162,9 @@ func decodeColumn<T: SQLiteValueConvertible>(
     if value.isNull {
         throw DecodingError.valueNotFound(T.self, DecodingError.Context(codingPath: path(), debugDescription: message))
     }
+    if case .invalidText = value {
+        throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path(), debugDescription: message))
+    }
     throw DecodingError.typeMismatch(T.self, DecodingError.Context(codingPath: path(), debugDescription: message))
 }
 

@@ -135,6 +135,13 @@ final class Statement {
                 if bytes.count >= 4096 { holdsLargeValue = true }
                 return sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
             }
+        case .invalidText(let bytes):
+            status = bytes.withUnsafeBufferPointer { buffer in
+                // Never empty: empty text is valid UTF-8.
+                guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, csqlite_static()) }
+                if buffer.count >= 4096 { holdsLargeValue = true }
+                return sqlite3_bind_text64(handle, index, base, UInt64(buffer.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+            }
         case .blob(let bytes):
             status = bytes.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress, raw.count > 0 else {
@@ -183,8 +190,9 @@ final class Statement {
             return .real(sqlite3_column_double(handle, column))
         case SQLITE_TEXT:
             guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+            if let string = String(validating: bytes, as: UTF8.self) { return .text(string) }
+            return .invalidText([UInt8](bytes))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
