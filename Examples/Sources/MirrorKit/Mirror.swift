@@ -58,33 +58,46 @@ public struct MirrorReport: Sendable {
 /// The mirroring pipeline: PromiseCurl fetches, PromiseFS stores, PromiseSQLite records,
 /// and every callback runs on one `UVLoop`.
 ///
-/// `@unchecked Sendable`: its mutable state is touched only on the loop thread (every callback
-/// below is bound to `loop`, and ``interrupt(by:)`` must be called there too); the
-/// `preconditions` say so where state changes.
-public final class Mirror: @unchecked Sendable {
+/// `Sendable` without a lock: the run's mutable state is a ``State`` held in a `UVLoopBound`,
+/// so only code on the loop thread reaches it (every callback below is bound to `loop`, and
+/// ``run(_:)`` and ``interrupt(by:)`` must be called there), and debug builds check every
+/// access.
+public final class Mirror: Sendable {
     let options: MirrorOptions
     let loop: UVLoop
     let console: Console
     let client: CurlClient
     let fs = FileSystem()
     private let clock = ContinuousClock()
+    private let bound: UVLoopBound<State>
 
-    // Loop thread only.
-    private var jobs: [Job] = []
-    private var nextJob = 0
-    private var active: [ObjectIdentifier: Job] = [:]
-    private var report = MirrorReport(runID: 0, indexPath: "")
-    private var index: MirrorIndex?
-    private var pendingRows: [IndexRow] = []
-    private var saving = Promise<Void>(())
-    private var finished = Promise<MirrorReport>.pending()
-    private var finishing = false
-    private var ticker: Promise<Void>?
-    private var started: ContinuousClock.Instant
-    private var lastStatus = ""
-    private var lastPlainStatus: ContinuousClock.Instant
-    private var lastSave: ContinuousClock.Instant
-    private var bytesInFlight: [ObjectIdentifier: Int] = [:]
+    /// The run's state: loop thread only.
+    private var state: State { bound.value }
+
+    /// What a run changes as it goes; confined to the loop by ``bound``.
+    private final class State {
+        var jobs: [Job] = []
+        var nextJob = 0
+        var active: [ObjectIdentifier: Job] = [:]
+        var report = MirrorReport(runID: 0, indexPath: "")
+        var index: MirrorIndex?
+        var pendingRows: [IndexRow] = []
+        var saving = Promise<Void>(())
+        var finished = Promise<MirrorReport>.pending()
+        var finishing = false
+        var ticker: Promise<Void>?
+        var started: ContinuousClock.Instant
+        var lastStatus = ""
+        var lastPlainStatus: ContinuousClock.Instant
+        var lastSave: ContinuousClock.Instant
+        var bytesInFlight: [ObjectIdentifier: Int] = [:]
+
+        init(now: ContinuousClock.Instant) {
+            started = now
+            lastPlainStatus = now
+            lastSave = now
+        }
+    }
 
     /// A mirror that runs its callbacks on `loop` and prints to `console`.
     ///
@@ -98,9 +111,7 @@ public final class Mirror: @unchecked Sendable {
         configuration.tls.caFile = options.caFile
         configuration.userAgent = "promise-demo (swift-promise)"
         client = try CurlClient(configuration: configuration)
-        started = clock.now
-        lastPlainStatus = clock.now
-        lastSave = clock.now
+        bound = UVLoopBound(State(now: clock.now), loop: loop)
     }
 
     /// Mirrors every URL in `lines` (blank lines and `#` comments skipped, duplicates once).
@@ -112,9 +123,9 @@ public final class Mirror: @unchecked Sendable {
         precondition(loop.isOnLoopThread, "Mirror.run must be called on the loop thread")
         var seen = Set<String>()
         for line in lines.map({ $0.trimmingWhitespace() }) where !line.isEmpty && !line.hasPrefix("#") {
-            if seen.insert(line).inserted { jobs.append(Job(line: line)) }
+            if seen.insert(line).inserted { state.jobs.append(Job(line: line)) }
         }
-        started = clock.now
+        state.started = clock.now
         let output = options.outputDirectory
         let indexPath = options.indexPath ?? output + "/index.sqlite"
         fs.createDirectory(output, recursive: true)
@@ -128,20 +139,20 @@ public final class Mirror: @unchecked Sendable {
                 }
             }
             .then(on: loop) { index -> Promise<Int> in
-                self.index = index
-                return index.beginRun(urls: self.jobs.count)
+                self.state.index = index
+                return index.beginRun(urls: self.state.jobs.count)
             }
             .then(on: loop) { runID in
-                self.report.runID = runID
-                self.report.indexPath = self.index!.path
-                self.console.line("Mirroring \(self.jobs.count) URLs into \(output) (index \(self.index!.path), run \(runID)), \(self.options.concurrency) at a time.")
+                self.state.report.runID = runID
+                self.state.report.indexPath = self.state.index!.path
+                self.console.line("Mirroring \(self.state.jobs.count) URLs into \(output) (index \(self.state.index!.path), run \(runID)), \(self.options.concurrency) at a time.")
                 self.tick()
                 self.pump()
             }
             .catch(on: loop) { error in
-                self.finished.reject(error)
+                self.state.finished.reject(error)
             }
-        return finished
+        return state.finished
     }
 
     /// Stops the run: no new URL starts, transfers in flight are cancelled, bodies already
@@ -149,10 +160,10 @@ public final class Mirror: @unchecked Sendable {
     /// Call it on the loop thread.
     public func interrupt(by signal: UVSignal) {
         precondition(loop.isOnLoopThread, "Mirror.interrupt must be called on the loop thread")
-        guard report.interruptedBy == nil, !finishing else { return }
-        report.interruptedBy = signal
-        let fetching = active.values.filter { !$0.writing }
-        console.line("\(signal): stopping. Cancelling \(fetching.count) transfer(s) in flight, letting \(active.count - fetching.count) write(s) finish; \(jobs.count - nextJob) URL(s) will not start.")
+        guard state.report.interruptedBy == nil, !state.finishing else { return }
+        state.report.interruptedBy = signal
+        let fetching = state.active.values.filter { !$0.writing }
+        console.line("\(signal): stopping. Cancelling \(fetching.count) transfer(s) in flight, letting \(state.active.count - fetching.count) write(s) finish; \(state.jobs.count - state.nextJob) URL(s) will not start.")
         for job in fetching {
             job.fetch?.cancel()
         }
@@ -163,13 +174,13 @@ public final class Mirror: @unchecked Sendable {
 
     /// Starts URLs until `concurrency` are in flight; finishes the run when none are left.
     private func pump() {
-        while active.count < options.concurrency, report.interruptedBy == nil, nextJob < jobs.count {
-            let job = jobs[nextJob]
-            nextJob += 1
-            active[job.id] = job
+        while state.active.count < options.concurrency, state.report.interruptedBy == nil, state.nextJob < state.jobs.count {
+            let job = state.jobs[state.nextJob]
+            state.nextJob += 1
+            state.active[job.id] = job
             start(job)
         }
-        if active.isEmpty, nextJob == jobs.count || report.interruptedBy != nil {
+        if state.active.isEmpty, state.nextJob == state.jobs.count || state.report.interruptedBy != nil {
             finish()
         }
     }
@@ -190,12 +201,12 @@ public final class Mirror: @unchecked Sendable {
             .then(on: loop) { row in self.record(row, of: job) }
             .catch(on: loop, policy: .allErrors) { _ in
                 // Only a cancellation gets here: every other error became a row above.
-                self.report.cancelled += 1
+                self.state.report.cancelled += 1
                 self.console.line("cancel \(job.line)")
             }
             .always(on: loop) {
-                self.active[job.id] = nil
-                self.bytesInFlight[job.id] = nil
+                self.state.active[job.id] = nil
+                self.state.bytesInFlight[job.id] = nil
                 self.pump()
             }
     }
@@ -209,7 +220,7 @@ public final class Mirror: @unchecked Sendable {
         request.maxRedirects = options.maxRedirects
         request.maxResponseBodySize = options.maxBodySize
         request.progressContext = loop
-        request.onProgress = { [id = job.id] progress in self.bytesInFlight[id] = Int(progress.downloaded) }
+        request.onProgress = { [id = job.id] progress in self.state.bytesInFlight[id] = Int(progress.downloaded) }
         return client.execute(request)
             .then(on: loop) { response in
                 guard (200..<300).contains(response.status.code) else {
@@ -218,7 +229,7 @@ public final class Mirror: @unchecked Sendable {
                 return response
             }
             .recover(on: loop) { error -> Promise<CurlResponse> in
-                guard job.attempts <= self.options.retries, Self.isTransient(error), self.report.interruptedBy == nil else { throw error }
+                guard job.attempts <= self.options.retries, Self.isTransient(error), self.state.report.interruptedBy == nil else { throw error }
                 let wait = self.options.backoff * (1 << (job.attempts - 1))
                 self.console.line("retry  \(target.url): \(Self.describe(error)); attempt \(job.attempts + 1) of \(self.options.retries + 1) in \(Format.milliseconds(wait)) ms")
                 return self.loop.after(wait).then(on: self.loop) { self.fetchWithRetry(job, target) }
@@ -250,7 +261,7 @@ public final class Mirror: @unchecked Sendable {
         var row = IndexRow(
             url: job.line, finalURL: nil, status: nil, bytes: nil,
             durationMs: Format.milliseconds(clock.now - job.started), attempts: job.attempts,
-            error: error, file: nil, runID: report.runID
+            error: error, file: nil, runID: state.report.runID
         )
         if let response {
             row.finalURL = response.url
@@ -283,24 +294,24 @@ public final class Mirror: @unchecked Sendable {
         let size = row.bytes.map { Format.bytes($0) } ?? "-"
         let status = row.status.map(String.init) ?? "---"
         if let error = row.error {
-            report.failed += 1
+            state.report.failed += 1
             console.line("FAIL   \(status)  \(job.line): \(error)\(row.attempts > 1 ? " (after \(row.attempts) attempts)" : "")")
         } else {
-            report.ok += 1
-            report.bytes += row.bytes ?? 0
+            state.report.ok += 1
+            state.report.bytes += row.bytes ?? 0
             let redirect = row.finalURL.flatMap { $0 == job.line ? nil : " (redirected to \($0))" } ?? ""
             console.line("ok     \(status)  \(Format.padded(size, 9, right: true)) \(Format.padded("\(row.durationMs) ms", 8, right: true))  \(job.line)\(redirect) -> \(row.file ?? "")")
         }
-        pendingRows.append(row)
-        if pendingRows.count >= options.batchSize { saveBatch() }
+        state.pendingRows.append(row)
+        if state.pendingRows.count >= options.batchSize { saveBatch() }
     }
 
     /// Queues the pending rows as one transaction, after the batches before it.
     private func saveBatch() {
-        guard !pendingRows.isEmpty, let index else { return }
-        let batch = pendingRows
-        pendingRows = []
-        saving = saving
+        guard !state.pendingRows.isEmpty, let index = state.index else { return }
+        let batch = state.pendingRows
+        state.pendingRows = []
+        state.saving = state.saving
             .then(on: loop) { index.save(batch) }
             .recover(on: loop) { error in
                 self.console.line("index: could not save \(batch.count) row(s): \(error)")
@@ -310,65 +321,68 @@ public final class Mirror: @unchecked Sendable {
     // MARK: Progress
 
     private func tick() {
-        guard !finishing else { return }
+        guard !state.finishing else { return }
         let status = statusLine()
         let now = clock.now
         if console.interactive {
-            if status != lastStatus { console.status(status) }
-        } else if status != lastStatus, now - lastPlainStatus >= .seconds(2) {
+            if status != state.lastStatus { console.status(status) }
+        } else if status != state.lastStatus, now - state.lastPlainStatus >= .seconds(2) {
             console.status(status)
-            lastPlainStatus = now
-        } else if status == lastStatus {
-            lastPlainStatus = now
+            state.lastPlainStatus = now
+        } else if status == state.lastStatus {
+            state.lastPlainStatus = now
         }
-        lastStatus = status
+        state.lastStatus = status
         // Rows finished since the last batch reach the index at least once a second.
-        if now - lastSave >= .seconds(1) {
-            lastSave = now
+        if now - state.lastSave >= .seconds(1) {
+            state.lastSave = now
             saveBatch()
         }
         let timer = loop.after(console.interactive ? .milliseconds(100) : .milliseconds(500))
-        ticker = timer
+        state.ticker = timer
         timer.then(on: loop) { self.tick() }
     }
 
     private func statusLine() -> String {
-        let elapsed = Format.seconds(clock.now - started)
-        let moved = report.bytes + bytesInFlight.values.reduce(0, +)
+        let elapsed = Format.seconds(clock.now - state.started)
+        let moved = state.report.bytes + state.bytesInFlight.values.reduce(0, +)
         let rate = elapsed > 0 ? Int(Double(moved) / elapsed) : 0
-        let done = report.ok + report.failed + report.cancelled
-        return "[\(Format.padded(String(done), String(jobs.count).count, right: true))/\(jobs.count)] \(report.ok) done, \(report.failed) failed, \(active.count) in flight, \(Format.bytes(moved)), \(Format.bytes(rate))/s, \(Format.fixed(elapsed, 1)) s"
+        let done = state.report.ok + state.report.failed + state.report.cancelled
+        return "[\(Format.padded(String(done), String(state.jobs.count).count, right: true))/\(state.jobs.count)] \(state.report.ok) done, \(state.report.failed) failed, \(state.active.count) in flight, \(Format.bytes(moved)), \(Format.bytes(rate))/s, \(Format.fixed(elapsed, 1)) s"
     }
 
     // MARK: Finishing
 
     private func finish() {
-        guard !finishing, let index else { return }
-        finishing = true
-        ticker?.cancel()
+        let state = self.state
+        guard !state.finishing, let index = state.index else { return }
+        state.finishing = true
+        state.ticker?.cancel()
         console.clearStatus()
         saveBatch()
-        report.notStarted = jobs.count - nextJob
-        let report = self.report
+        state.report.notStarted = state.jobs.count - state.nextJob
+        let report = state.report
         let outcome = report.interruptedBy.map { "interrupted by \($0)" } ?? "finished"
-        saving
+        state.saving
             .then(on: loop) {
                 index.finishRun(report.runID, outcome: outcome, ok: report.ok, failed: report.failed, cancelled: report.cancelled, notStarted: report.notStarted)
             }
             .then(on: loop) { index.rows(ofRun: report.runID) }
             .then(on: loop) { rows -> Promise<Void> in
-                self.report.rows = rows
+                self.state.report.rows = rows
                 return index.close()
             }
             .then(on: loop) { self.client.shutdown() }
-            .then(on: loop) { self.finished.fulfill(self.report) }
-            .catch(on: loop) { error in self.finished.reject(error) }
+            .then(on: loop) { self.state.finished.fulfill(self.state.report) }
+            .catch(on: loop) { error in self.state.finished.reject(error) }
     }
 }
 
 /// One URL's progress through the pipeline.
 ///
-/// `@unchecked Sendable`: like ``Mirror``'s state, it is read and written on the loop thread only.
+/// `@unchecked Sendable`: it is read and written on the loop thread only, like ``Mirror``'s
+/// state. Jobs are passed by reference between the pipeline's callbacks; a `UVLoopBound` for
+/// each would add a box per URL.
 final class Job: @unchecked Sendable {
     let line: String
     var attempts = 0

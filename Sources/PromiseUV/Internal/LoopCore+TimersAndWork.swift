@@ -58,6 +58,13 @@ extension LoopCore {
             }
             return
         }
+        // Only timers that keep the loop alive hold the handle's reference (`every` with
+        // `keepsLoopAlive: false` does not), so `uv_run` returns when just those are left.
+        if timers.onlyUnreferenced {
+            uv_unref(cuv_timer_as_handle(timerHandle))
+        } else {
+            uv_ref(cuv_timer_as_handle(timerHandle))
+        }
         guard expiry != armedExpiry else { return }
         armedExpiry = expiry
         let now = uv_now(loop)

@@ -16,6 +16,9 @@ class TimerEntry: @unchecked Sendable {
     final unowned(unsafe) var list: TimerList?
     /// Set (from any thread) when the timer is cancelled; a cancelled timer never fires.
     final let cancelled = Atomic<Bool>(false)
+    /// Whether this timer keeps `UVLoop.run()` going while it is pending. Set before the
+    /// timer is first inserted, never changed afterwards.
+    final var keepsLoopAlive = true
 
     /// Runs the timer's work on the loop thread.
     func fire() {}
@@ -76,6 +79,11 @@ final class TimerQueue {
     private var nextSequence: UInt64 = 0
     /// Timers pending (not fired, not removed).
     private(set) var count = 0
+    /// How many of the pending timers do not keep the loop alive.
+    private(set) var unreferencedCount = 0
+
+    /// Whether every pending timer is one that does not keep the loop alive.
+    var onlyUnreferenced: Bool { count == unreferencedCount }
 
     /// When the first timer is due, in loop milliseconds.
     var nextExpiry: UInt64? { heap.first?.head?.expiry }
@@ -87,6 +95,7 @@ final class TimerQueue {
         entry.sequence = nextSequence
         nextSequence &+= 1
         count += 1
+        if !entry.keepsLoopAlive { unreferencedCount += 1 }
         if let list = lastList, list.duration == duration, list.heapIndex >= 0 {
             list.append(entry)
             return
@@ -112,6 +121,7 @@ final class TimerQueue {
         let wasHead = list.head === entry
         list.remove(entry)
         count -= 1
+        if !entry.keepsLoopAlive { unreferencedCount -= 1 }
         if list.head == nil {
             removeList(list)
         } else if wasHead {
@@ -131,6 +141,7 @@ final class TimerQueue {
         guard let list = heap.first, let entry = list.head, entry.expiry <= now, entry.sequence < limit else { return nil }
         list.remove(entry)
         count -= 1
+        if !entry.keepsLoopAlive { unreferencedCount -= 1 }
         if list.head == nil {
             removeList(list)
         } else {
@@ -160,6 +171,7 @@ final class TimerQueue {
         lists.removeAll()
         lastList = nil
         count = 0
+        unreferencedCount = 0
         return all
     }
 
