@@ -31,8 +31,12 @@ public final class SQLiteDatabase: Sendable {
 
     /// Opens the database at `path` on a new connection thread.
     ///
-    /// Opening happens on that thread; if it fails, every operation is rejected with the
-    /// reason. Use ``open(path:configuration:)`` to find out before the first operation.
+    /// The initializer only starts the thread; the file is opened (and, with the default
+    /// ``SQLiteConfiguration/Access/readWriteCreate``, created) there right away, before the
+    /// first operation runs, and the connection is configured. If opening fails, every
+    /// operation is rejected with the reason, which names the path and what is wrong with it
+    /// (a missing directory, a directory where the file should be, no permission). Use
+    /// ``open(path:configuration:)`` to find out before the first operation.
     ///
     /// - Parameters:
     ///   - path: The database file. `":memory:"` is a private in-memory database; URI file

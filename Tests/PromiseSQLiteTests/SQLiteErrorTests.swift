@@ -120,7 +120,22 @@ import Testing
         readOnly.access = .readOnly
         let missing = try #require(await sqliteError(SQLiteDatabase.open(path: dir("missing.sqlite"), configuration: readOnly)))
         #expect(missing.code == .cannotOpen)
-        #expect(missing.message == "cannot open '\(dir("missing.sqlite"))': unable to open database file")
+        #expect(missing.message == "cannot open '\(dir("missing.sqlite"))': unable to open database file (the file does not exist, and this configuration does not create it; access .readWriteCreate does)")
+
+        // Where the path goes wrong is named: a missing directory, a file in the way, a directory.
+        let noDirectory = try #require(await sqliteError(SQLiteDatabase.open(path: dir("nope/db.sqlite"))))
+        #expect(noDirectory.code == .cannotOpen)
+        #expect(noDirectory.message.hasSuffix("(the directory '\(dir("nope"))' does not exist)"))
+        _ = close(open(dir("plain"), O_WRONLY | O_CREAT, 0o644))
+        let fileInTheWay = try #require(await sqliteError(SQLiteDatabase.open(path: dir("plain/db.sqlite"))))
+        #expect(fileInTheWay.message.hasSuffix("('\(dir("plain"))' is not a directory)"))
+        let isDirectory = try #require(await sqliteError(SQLiteDatabase.open(path: dir.path)))
+        #expect(isDirectory.message.hasSuffix("(it is a directory)"), "\(isDirectory.message)")
+        if getuid() != 0 {
+            _ = close(open(dir("secret.sqlite"), O_WRONLY | O_CREAT, 0o000))
+            let unreadable = try #require(await sqliteError(SQLiteDatabase.open(path: dir("secret.sqlite"))))
+            #expect(unreadable.message.contains("no permission to read it"), "\(unreadable.message)")
+        }
 
         let notADatabase = dir("text.sqlite")
         let fd = open(notADatabase, O_WRONLY | O_CREAT, 0o644)

@@ -34,7 +34,12 @@ final class Connection {
         guard status == SQLITE_OK, let handle else {
             let error = sqliteError(status, handle, sql: nil)
             sqlite3_close_v2(handle)
-            throw SQLiteError(error.code, message: "cannot open '\(path)': \(error.message)")
+            var message = "cannot open '\(path)': \(error.message)"
+            if SQLiteError.Code.cannotOpen.matches(error.code) || error.code == .readOnly || error.code == .permission,
+                let hint = openFailureHint(path: fileName, creates: configuration.access.create) {
+                message += " (\(hint))"
+            }
+            throw SQLiteError(error.code, message: message)
         }
         let connection = Connection(db: handle, path: path, cacheCapacity: configuration.statementCacheCapacity)
         do {
