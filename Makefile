@@ -123,6 +123,10 @@ docs: bootstrap
 	  generate-documentation --target PromiseUV --output-path .build-docs/PromiseUV --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseCurl --output-path .build-docs/PromiseCurl --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseLogging --output-path .build-docs/PromiseLogging --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseServiceLifecycle --output-path .build-docs/PromiseServiceLifecycle --warnings-as-errors
 
 clean:
 	rm -rf .build .build-tsan .build-asan .build-docs Examples/.build Benchmarks/.build Fuzz/.build Fuzz/.build-fuzz Soak/.build

@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "PromiseSQLite", targets: ["PromiseSQLite"]),
         .library(name: "PromiseUV", targets: ["PromiseUV"]),
         .library(name: "PromiseCurl", targets: ["PromiseCurl"]),
+        // Opt-in integrations with server-side Swift packages; nothing else depends on them.
+        .library(name: "PromiseLogging", targets: ["PromiseLogging"]),
+        .library(name: "PromiseServiceLifecycle", targets: ["PromiseServiceLifecycle"]),
     ],
     dependencies: [
         // Only for `make docs` (the generate-documentation command plugin). No target depends
@@ -29,6 +32,10 @@ let package = Package(
         // Only for PromiseCoreTests' model-based property test (generators, shrinking, seeds).
         // No library product depends on it.
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        // Only for the PromiseLogging product (and its tests' InMemoryLogging).
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Only for the PromiseServiceLifecycle product.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         .target(name: "PromiseCore", swiftSettings: strictSettings),
@@ -53,6 +60,43 @@ let package = Package(
         .target(
             name: "PromiseCurl",
             dependencies: ["PromiseCore", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: strictSettings
+        ),
+        // swift-log integration: diagnostics to a Logger. PromiseCore and swift-log only.
+        .target(
+            name: "PromiseLogging",
+            dependencies: ["PromiseCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseLoggingTests",
+            dependencies: [
+                "PromiseLogging", "PromiseCurl", "PromiseSQLite", "PromiseUV",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // swift-service-lifecycle integration: the adapters' long-lived types as Services.
+        // PromiseCore and ServiceLifecycle only: a program names the adapters it uses itself.
+        .target(
+            name: "PromiseServiceLifecycle",
+            dependencies: ["PromiseCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseServiceLifecycleTests",
+            dependencies: ["PromiseServiceLifecycle", "PromiseTestSupport", "promise-lifecycle-helper"],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseServiceLifecycleTests: four services in a ServiceGroup, sent SIGTERM.
+        .executableTarget(
+            name: "promise-lifecycle-helper",
+            dependencies: [
+                "PromiseServiceLifecycle", "PromiseCurl", "PromiseFS", "PromiseSQLite", "PromiseUV",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PromiseLifecycleHelper",
             swiftSettings: strictSettings
         ),
         // What several test targets share (timing read where promises settle, waiting for a child

@@ -41,6 +41,13 @@ public enum Promises {
     static func report(_ diagnostic: PromiseDiagnostic) {
         diagnosticsHandler(diagnostic)
     }
+
+    /// Reports work that a context dropped without running (``PromiseDiagnostic/Kind/droppedWork``).
+    ///
+    /// - Parameter error: Says what was dropped, by whom, and what to do about it.
+    package static func reportDroppedWork(_ error: any Error) {
+        diagnosticsHandler(PromiseDiagnostic(kind: .droppedWork, error: error, valueType: ""))
+    }
 }
 
 /// Something about a promise that is probably a bug in the program using it.
@@ -53,6 +60,10 @@ public struct PromiseDiagnostic: Sendable, CustomStringConvertible {
         /// A pending promise with dependents was deallocated; they were rejected with
         /// ``PromiseError/Code-swift.struct/brokenPromise``.
         public static let brokenPromise = Kind(name: "broken promise")
+        /// Work handed to an execution context was dropped without running, because the
+        /// context had shut down (a closure or a Swift task job given to a `UVLoop` after its
+        /// `shutdown()`). ``PromiseDiagnostic/valueType`` is empty.
+        public static let droppedWork = Kind(name: "dropped work")
         /// The kind's name.
         public var description: String { name }
     }
@@ -64,6 +75,8 @@ public struct PromiseDiagnostic: Sendable, CustomStringConvertible {
     /// The promise's value type, such as `Int`.
     public let valueType: String
 
-    /// One line: `unhandled rejection of Promise<Int>: <error>`.
-    public var description: String { "\(kind) of Promise<\(valueType)>: \(error)" }
+    /// One line: `unhandled rejection of Promise<Int>: <error>`, or `dropped work: <error>`.
+    public var description: String {
+        valueType.isEmpty ? "\(kind): \(error)" : "\(kind) of Promise<\(valueType)>: \(error)"
+    }
 }

@@ -58,7 +58,10 @@ extension UVLoop: SerialExecutor, TaskExecutor {
     }
 
     private func reportDroppedJob() {
-        let line = "swift-promise: UVLoop dropped a Swift concurrency job that arrived after the loop shut down; its task will not resume. Finish the tasks and actors that use a loop before calling shutdown().\n"
-        writeLine(line)
+        Promises.reportDroppedWork(UVError(
+            .loopClosed,
+            operation: "enqueue",
+            detail: "a Swift concurrency job arrived after the loop shut down; its task will not resume. Finish the tasks and actors that use a loop before calling shutdown()"
+        ))
     }
 }

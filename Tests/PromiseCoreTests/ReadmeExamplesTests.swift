@@ -288,7 +288,7 @@ func slowQuery() -> Promise<[String]> {
             .filter { $0.first != "// Package.swift" }
         // Each product's tour is compiled by that product's ReadmeExamplesTests.swift.
         let tests = thisFile.deletingLastPathComponent().deletingLastPathComponent()
-        let homes = try ["PromiseCoreTests", "PromiseFSTests", "PromiseSQLiteTests", "PromiseUVTests", "PromiseCurlTests"].map { target in
+        let homes = try ["PromiseCoreTests", "PromiseFSTests", "PromiseSQLiteTests", "PromiseUVTests", "PromiseCurlTests", "PromiseLoggingTests"].map { target in
             Self.normalized(try String(
                 contentsOf: tests.appendingPathComponent(target).appendingPathComponent("ReadmeExamplesTests.swift"),
                 encoding: .utf8

@@ -77,4 +77,12 @@ import Testing
         #expect(!libraries.contains("libuv"))
         #expect(!libraries.contains("libsqlite3"))
     }
+
+    /// Swift packages link statically, so `ldd` cannot see them: the symbol table can.
+    @Test func itContainsNoneOfTheOptInIntegrationsPackages() throws {
+        let symbols = try run("/usr/bin/nm", [minimal])
+        #expect(symbols.contains("11PromiseCurl"), "the check reads a symbol table that has PromiseCurl's symbols")
+        #expect(!symbols.contains("7Logging"), "swift-log (PromiseLogging) is linked only by programs that name it")
+        #expect(!symbols.contains("16ServiceLifecycle"), "swift-service-lifecycle is linked only by programs that name it")
+    }
 }

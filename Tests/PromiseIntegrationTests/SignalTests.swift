@@ -88,44 +88,13 @@ import Testing
 
 private let signalHelper = "promise-core-signal-helper"
 
-/// Runs the signal helper in `mode` with a pid file as its first argument, and sends it
-/// `signal` from this process once the file names its pid (the helper writes it once its
-/// watch is on).
-///
-/// The pid file is watched on a Dispatch thread, not in a task: in a full `swift test` run,
-/// tests that block Swift's two pool threads could hold a task back for longer than the
-/// helper waits, and the signal would come too late.
+/// Runs the signal helper in `mode`, with a pid file as its first argument, and sends it
+/// `signal` once the file names its pid (the helper writes it once its watch is on).
 private func runHelperProgram(
     _ mode: [String],
     signalledWith signal: Int32
 ) async throws -> (status: Int32, output: String) {
-    let pidFile = "/tmp/\(signalHelper)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).pid"
-    defer { unlink(pidFile) }
-    DispatchQueue.global().async {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let pid = pid(in: pidFile) {
-                kill(pid, signal)
-                return
-            }
-            usleep(5_000)
-        }
-        // No pid in time: the helper is still waiting, and runHelperProgram reports it as a hang.
-    }
-    return try await runHelperProgram(signalHelper, [mode[0], pidFile] + mode.dropFirst())
-}
-
-/// The pid written in `path`, or `nil` while there is none.
-private func pid(in path: String) -> pid_t? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes = [UInt8](repeating: 0, count: 32)
-    let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    guard count > 0 else { return nil }
-    let text = String(decoding: bytes[0..<count], as: UTF8.self).split(separator: "\n").first ?? ""
-    guard let pid = pid_t(text), pid > 1 else { return nil }
-    return pid
+    try await runHelperProgram(signalHelper, mode, signalledWith: signal)
 }
 
 /// The output's non-empty lines.

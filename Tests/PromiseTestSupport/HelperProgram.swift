@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 
 /// A helper program did not start or did not finish in time.
@@ -81,4 +82,47 @@ private func readWholeFile(_ path: String) -> String {
         bytes += chunk[0..<count]
     }
     return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Runs the helper `name` with `[arguments[0], pidFile] + arguments[1...]`, and sends it
+/// `signal` once it has written its pid into `pidFile` (which a helper does when it is ready
+/// to be signalled).
+///
+/// The pid file is watched on a Dispatch thread, not in a task: in a full `swift test` run,
+/// tests that block Swift's two pool threads could hold a task back for longer than the
+/// helper waits, and the signal would come too late.
+package func runHelperProgram(
+    _ name: String,
+    _ arguments: [String],
+    signalledWith signal: Int32,
+    timeout: Duration = .seconds(30)
+) async throws -> (status: Int32, output: String) {
+    let pidFile = "/tmp/\(name)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).pid"
+    defer { unlink(pidFile) }
+    DispatchQueue.global().async {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let pid = pid(in: pidFile) {
+                kill(pid, signal)
+                return
+            }
+            usleep(5_000)
+        }
+        // No pid in time: the helper is still waiting, and runHelperProgram reports it as a hang.
+    }
+    let mode = arguments.first.map { [$0] } ?? []
+    return try await runHelperProgram(name, mode + [pidFile] + arguments.dropFirst(), timeout: timeout)
+}
+
+/// The pid written in `path`, or `nil` while there is none.
+private func pid(in path: String) -> pid_t? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 32)
+    let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    let text = String(decoding: bytes[0..<count], as: UTF8.self).split(separator: "\n").first ?? ""
+    guard let pid = pid_t(text), pid > 1 else { return nil }
+    return pid
 }

@@ -54,11 +54,3 @@ enum LoopThread {
         return cut
     }
 }
-
-/// Writes `line` to standard error in one `write(2)`, unbuffered.
-func writeLine(_ line: String) {
-    var text = line
-    text.withUTF8 { bytes in
-        _ = write(2, bytes.baseAddress, bytes.count)
-    }
-}

@@ -1,0 +1,14 @@
+public import PromiseCore
+
+extension CurlError: LogFieldsProviding {
+    /// `curl.code` (the number), `curl.code_name`, `curl.message`, and when the error is about
+    /// a request `http.method` and `http.url` (user information shown as `***@`), and
+    /// `http.status` when a response arrived.
+    public var logFields: [String: String] {
+        var fields = ["curl.code": String(code.rawValue), "curl.code_name": code.name, "curl.message": message]
+        if !method.isEmpty { fields["http.method"] = method }
+        if !url.isEmpty { fields["http.url"] = url }
+        if let response { fields["http.status"] = String(response.status.code) }
+        return fields
+    }
+}
