@@ -124,6 +124,8 @@ docs: bootstrap
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseCurl --output-path .build-docs/PromiseCurl --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
+	  generate-documentation --target PromiseCurlTesting --output-path .build-docs/PromiseCurlTesting --warnings-as-errors
+	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseLogging --output-path .build-docs/PromiseLogging --warnings-as-errors
 	$(SWIFT) package --allow-writing-to-directory .build-docs \
 	  generate-documentation --target PromiseServiceLifecycle --output-path .build-docs/PromiseServiceLifecycle --warnings-as-errors

@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "PromiseSQLite", targets: ["PromiseSQLite"]),
         .library(name: "PromiseUV", targets: ["PromiseUV"]),
         .library(name: "PromiseCurl", targets: ["PromiseCurl"]),
+        .library(name: "PromiseCurlTesting", targets: ["PromiseCurlTesting"]),
         // Opt-in integrations with server-side Swift packages; nothing else depends on them.
         .library(name: "PromiseLogging", targets: ["PromiseLogging"]),
         .library(name: "PromiseServiceLifecycle", targets: ["PromiseServiceLifecycle"]),
@@ -60,6 +61,18 @@ let package = Package(
         .target(
             name: "PromiseCurl",
             dependencies: ["PromiseCore", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: strictSettings
+        ),
+        // A scripted stand-in for CurlClient, for tests of code that uses PromiseCurl. Its own
+        // product, so PromiseTesting stays free of libcurl.
+        .target(
+            name: "PromiseCurlTesting",
+            dependencies: ["PromiseCurl"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseCurlTestingTests",
+            dependencies: ["PromiseCurlTesting", "PromiseTesting"],
             swiftSettings: strictSettings
         ),
         // swift-log integration: diagnostics to a Logger. PromiseCore and swift-log only.

@@ -1,4 +1,40 @@
-extension CurlClient {
+/// What code that makes HTTP requests needs of a client: ``CurlClient`` conforms, and so can a
+/// stand-in in tests (PromiseCurlTesting's `ScriptedCurlClient`, which answers from a script
+/// without a server).
+///
+/// Write code that only sends requests against this protocol, and tests can hand it a stand-in:
+///
+/// ```swift
+/// struct WeatherService {
+///     let http: any CurlExecuting
+///     func temperature(in city: String) -> Promise<Double> {
+///         http.get("https://weather.example/now?city=\(city)").map { try $0.validate().decode(Reading.self).celsius }
+///     }
+/// }
+/// ```
+///
+/// The convenience methods (``get(_:headers:)``, ``post(_:body:headers:)`` and the rest) are
+/// written once, here, on top of the two requirements.
+public protocol CurlExecuting: Sendable {
+    /// Sends `request` and collects the response body in memory.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: A promise of the response; cancelling it stops the transfer.
+    func execute(_ request: CurlRequest) -> Promise<CurlResponse>
+
+    /// Sends `request` and streams the response body into the file at `path`.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - path: Where the body goes.
+    ///   - options: Durability and status rules.
+    /// - Returns: A promise of the response (without body).
+    func download(_ request: CurlRequest, to path: String, options: CurlDownloadOptions) -> Promise<CurlResponse>
+}
+
+extension CurlClient: CurlExecuting {}
+
+extension CurlExecuting {
     /// Sends a `GET`.
     ///
     /// - Parameters:
