@@ -4,7 +4,7 @@ public enum FileKind: Sendable, Hashable {
     case regular
     /// A directory.
     case directory
-    /// A symbolic link (seen by ``FileSystem/lstat(_:)``, never by ``FileSystem/stat(_:)``).
+    /// A symbolic link (seen by ``FileSystem/lstat(_:)-(String)``, never by ``FileSystem/stat(_:)-(String)``).
     case symbolicLink
     /// A character device, such as `/dev/null`.
     case characterDevice

@@ -139,6 +139,31 @@ enum At {
     }
 }
 
+/// The calls whose path only names the file in messages, for an ``FSPath``.
+extension Sys {
+    static func fstat(_ fd: Int32, path: FSPath) throws(FSError) -> FileInfo {
+        try fstat(fd, path: path.description)
+    }
+
+    static func fchmod(_ fd: Int32, _ mode: UInt32, path: FSPath) throws(FSError) {
+        try fchmod(fd, mode, path: path.description)
+    }
+
+    static func fsync(_ fd: Int32, path: FSPath) throws(FSError) {
+        try fsync(fd, path: path.description)
+    }
+
+    static func readToEnd(_ fd: Int32, path: FSPath, maxSize: Int, sizeHint: Int) throws(FSError) -> [UInt8] {
+        try readToEnd(fd, path: path.description, maxSize: maxSize, sizeHint: sizeHint)
+    }
+
+    static func write(
+        _ fd: Int32, _ bytes: some Collection<UInt8>, offset: Int64?, path: FSPath, activity: String? = nil
+    ) throws(FSError) {
+        try write(fd, bytes, offset: offset, path: path.description, activity: activity)
+    }
+}
+
 /// The directories from a walk's root down to where it is, for a depth-first walk that
 /// holds at most ``maxOpen`` descriptors however deep the tree is.
 ///

@@ -230,7 +230,8 @@ enum Tree {
     static func move(_ from: FSPath, to: FSPath, cancelled: CancelFlag) throws {
         guard try !At.rename(At.cwd, from, At.cwd, to, crossDeviceIsFine: true) else { return }
         let (directory, name) = to.split
-        let staging = directory.appending(FSPath(bytes: siblingPrefix(of: name, tag: ".move-") + Sys.uniqueName("").utf8))
+        let prefix = name.siblingPrefix(tag: ".move-", suffixLength: Sys.uniqueSuffixLength)
+        let staging = directory.appending(FSPath(bytes: prefix.bytes + Sys.uniqueName("").utf8))
         do {
             try copy(from, to: staging, recursive: true, cancelled: cancelled)
             _ = try At.rename(At.cwd, staging, At.cwd, to)
@@ -241,14 +242,5 @@ enum Tree {
             throw error
         }
         try remove(from, recursive: true, cancelled: cancelled)
-    }
-
-    /// `.` + `name` + `tag`, with `name` cut (never inside a UTF-8 sequence) so that a unique
-    /// suffix still fits in a file name.
-    private static func siblingPrefix(of name: FSPath, tag: String) -> [UInt8] {
-        let budget = max(0, AdapterPaths.nameMax - 1 - tag.utf8.count - Sys.uniqueSuffixLength)
-        var kept = Array(name.bytes.prefix(budget))
-        while kept.count < name.bytes.count, !kept.isEmpty, name.bytes[kept.count] & 0xC0 == 0x80 { kept.removeLast() }
-        return [UInt8(ascii: ".")] + kept + Array(tag.utf8)
     }
 }
