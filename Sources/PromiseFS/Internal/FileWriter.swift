@@ -53,4 +53,11 @@ enum FileWriter {
     static func split(_ path: FSPath) -> (directory: FSPath, name: FSPath) {
         path.split
     }
+
+    /// ``split(_:)`` of a string path, through the same byte split (the `paths` fuzz target
+    /// checks it). Splitting UTF-8 at `/` bytes leaves both parts valid UTF-8.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        let (directory, name) = FSPath(path).split
+        return (String(decoding: directory.bytes, as: UTF8.self), String(decoding: name.bytes, as: UTF8.self))
+    }
 }
