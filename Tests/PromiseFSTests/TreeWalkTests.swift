@@ -55,7 +55,8 @@ import Testing
         defer {
             kill(helper.pid, SIGKILL)
         }
-        while !helper.output.hasPrefix("ready") { try await Task.sleep(for: .milliseconds(1)) }
+        for _ in 0..<10_000 where !helper.output.hasPrefix("ready") { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(helper.output.hasPrefix("ready"), "the swapping helper did not start: \(helper.output)")
 
         var succeeded = 0, failed = 0, missing = 0
         for attempt in 0..<50 {
