@@ -13,7 +13,8 @@
 /// try await file.close().get()
 /// ```
 public final class FSFile: Sendable {
-    /// The path the file was opened with.
+    /// The path the file was opened with, as text: opened with an ``FSPath``, its
+    /// ``FSPath/description`` (a byte that is not UTF-8 shows as `\xFF`).
     public let path: String
     private let pool: FileIOPool
 

@@ -4,7 +4,7 @@ public enum FileKind: Sendable, Hashable {
     case regular
     /// A directory.
     case directory
-    /// A symbolic link (seen by ``FileSystem/lstat(_:)``, never by ``FileSystem/stat(_:)``).
+    /// A symbolic link (seen by ``FileSystem/lstat(_:)-(String)``, never by ``FileSystem/stat(_:)-(String)``).
     case symbolicLink
     /// A character device, such as `/dev/null`.
     case characterDevice
@@ -89,10 +89,20 @@ public struct FileInfo: Sendable, Hashable {
 
 /// One entry of a directory listing.
 public struct DirectoryEntry: Sendable, Hashable {
-    /// The entry's path relative to the listed directory (`sub/file.txt` in a recursive listing).
-    public var relativePath: String
+    /// The entry's path relative to the listed directory (`sub/file.txt` in a recursive
+    /// listing), byte for byte: `listed.appending(entry.path)` opens the entry even when its
+    /// name is not UTF-8.
+    public var path: FSPath
     /// What kind of file it is. Symbolic links are reported as links, never followed.
     public var kind: FileKind
+
+    /// The entry's path relative to the listed directory, for display: ``FSPath/description``
+    /// of ``path``, so a byte that is not UTF-8 shows as `\xFF`. Such a string does not name
+    /// the file; open entries through ``path``.
+    public var relativePath: String {
+        get { path.description }
+        set { path = FSPath(newValue) }
+    }
 
     /// Creates an entry.
     ///
@@ -100,7 +110,16 @@ public struct DirectoryEntry: Sendable, Hashable {
     ///   - relativePath: The path relative to the listed directory.
     ///   - kind: The kind of file.
     public init(relativePath: String, kind: FileKind) {
-        self.relativePath = relativePath
+        self.init(path: FSPath(relativePath), kind: kind)
+    }
+
+    /// Creates an entry from a byte-exact path.
+    ///
+    /// - Parameters:
+    ///   - path: The path relative to the listed directory.
+    ///   - kind: The kind of file.
+    public init(path: FSPath, kind: FileKind) {
+        self.path = path
         self.kind = kind
     }
 }

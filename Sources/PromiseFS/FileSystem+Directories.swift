@@ -1,5 +1,6 @@
 extension FileSystem {
-    /// The entries of a directory, sorted by path, without `.` and `..`.
+    /// The entries of a directory, sorted by path bytes, without `.` and `..`. Each entry's
+    /// ``DirectoryEntry/path`` holds its name byte for byte, even one that is not UTF-8.
     ///
     /// - Parameters:
     ///   - path: The directory.
@@ -7,7 +8,7 @@ extension FileSystem {
     ///     listed, never followed.
     /// - Returns: A promise for the entries. Cancelling stops a recursive walk between entries.
     public func listDirectory(_ path: String, recursive: Bool = false) -> Promise<[DirectoryEntry]> {
-        pool.run("list", path: path) { cancelled in try Tree.list(path, recursive: recursive, cancelled: cancelled) }
+        listDirectory(FSPath(path), recursive: recursive)
     }
 
     /// Creates a directory.
@@ -18,7 +19,7 @@ extension FileSystem {
     ///   - mode: Permission bits for what is created (the process umask applies).
     /// - Returns: A promise fulfilled once the directory exists.
     public func createDirectory(_ path: String, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
-        pool.run("mkdir", path: path) { _ in try Tree.createDirectory(path, recursive: recursive, mode: mode) }
+        createDirectory(FSPath(path), recursive: recursive, mode: mode)
     }
 
     /// Removes a file, a symbolic link (not what it points to) or a directory.
@@ -30,7 +31,7 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once it is gone. Cancelling stops a recursive removal
     ///   between entries (what was removed stays removed).
     public func remove(_ path: String, recursive: Bool = false) -> Promise<Void> {
-        pool.run("remove", path: path) { cancelled in try Tree.remove(path, recursive: recursive, cancelled: cancelled) }
+        remove(FSPath(path), recursive: recursive)
     }
 
     /// Moves (renames) `from` to `to`, replacing a file at `to`. Across file systems, where
@@ -41,14 +42,16 @@ extension FileSystem {
     ///   - to: The new path.
     /// - Returns: A promise fulfilled once it has moved.
     public func move(_ from: String, to: String) -> Promise<Void> {
-        pool.run("rename", path: from, otherPath: to) { cancelled in try Tree.move(from, to: to, cancelled: cancelled) }
+        move(FSPath(from), to: FSPath(to))
     }
 
     /// Copies a file, a symbolic link (as a link) or, with `recursive`, a directory tree, to
     /// a path that must not exist yet. Regular files and directories keep their permission bits.
     ///
     /// All or nothing: a copy that fails part-way, on a full disk for example, or is cancelled,
-    /// removes what it created, so `to` is either complete or absent.
+    /// removes what it created, so `to` is either complete or absent. The walk never follows a
+    /// symbolic link, so nothing outside the tree is read, and a destination inside `from`
+    /// (by any route) is refused with ``FSError/Code-swift.struct/invalidArgument``.
     ///
     /// - Parameters:
     ///   - from: What to copy.
@@ -57,7 +60,7 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once the copy is complete. Cancelling stops between chunks
     ///   (and removes the partial copy).
     public func copy(_ from: String, to: String, recursive: Bool = false) -> Promise<Void> {
-        pool.run("copy", path: from, otherPath: to) { cancelled in try Tree.copy(from, to: to, recursive: recursive, cancelled: cancelled) }
+        copy(FSPath(from), to: FSPath(to), recursive: recursive)
     }
 
     /// Creates a new, empty directory (mode 0700) with a unique name in `$TMPDIR` (or `/tmp`).

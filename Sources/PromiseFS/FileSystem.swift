@@ -27,7 +27,7 @@ public struct FileSystem: Sendable {
         self.pool = pool
     }
 
-    /// The default cap of ``readFile(_:maxSize:)``: 256 MiB.
+    /// The default cap of ``readFile(_:maxSize:)-(String,_)``: 256 MiB.
     public static let defaultMaxReadSize = 256 << 20
 
     // MARK: Whole files
@@ -40,19 +40,7 @@ public struct FileSystem: Sendable {
     ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
     /// - Returns: A promise for the bytes.
     public func readFile(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
-        pool.run("open", path: path) { _ in
-            let fd = try Sys.open(path, Sys.readOnly, activity: "opening \(path) for reading")
-            defer { Sys.close(fd) }
-            let info = try Sys.fstat(fd, path: path)
-            if info.kind == .directory {
-                throw FSError(.isADirectory, operation: "read", path: path, activity: "reading \(path)")
-            }
-            if info.size > Int64(maxSize) {
-                throw FSError(.tooLarge, operation: "read", path: path,
-                              activity: "reading \(path) (\(info.size) bytes; the cap is \(maxSize))")
-            }
-            return try Sys.readToEnd(fd, path: path, maxSize: maxSize, sizeHint: Int(info.size))
-        }
+        readFile(FSPath(path), maxSize: maxSize)
     }
 
     /// Reads a whole file as UTF-8 text. Invalid UTF-8 rejects with
@@ -63,12 +51,7 @@ public struct FileSystem: Sendable {
     ///   - maxSize: The largest file to accept, in bytes.
     /// - Returns: A promise for the text.
     public func readText(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<String> {
-        readFile(path, maxSize: maxSize).then(on: .inline) { bytes in
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw FSError(.invalidUTF8, operation: "read", path: path, activity: "decoding \(path) as UTF-8")
-            }
-            return text
-        }
+        readText(FSPath(path), maxSize: maxSize)
     }
 
     /// Writes a whole file; atomically and durably unless `options` says otherwise.
@@ -89,16 +72,10 @@ public struct FileSystem: Sendable {
         _ bytes: some Collection<UInt8> & Sendable,
         options: WriteOptions = .atomic
     ) -> Promise<Void> {
-        pool.run("write", path: path) { _ in
-            if options.atomic {
-                try FileWriter.replaceAtomically(path, bytes, options: options)
-            } else {
-                try FileWriter.writeInPlace(path, bytes, options: options)
-            }
-        }
+        writeFile(FSPath(path), bytes, options: options)
     }
 
-    /// Writes UTF-8 text to a whole file; see ``writeFile(_:_:options:)``.
+    /// Writes UTF-8 text to a whole file; see ``writeFile(_:_:options:)-(String,_,_)``.
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -106,7 +83,7 @@ public struct FileSystem: Sendable {
     ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
     public func writeText(_ path: String, _ text: String, options: WriteOptions = .atomic) -> Promise<Void> {
-        writeFile(path, Array(text.utf8), options: options)
+        writeText(FSPath(path), text, options: options)
     }
 
     /// Appends bytes to a file, creating it (mode 0644, or `mode`) if needed.
@@ -115,7 +92,7 @@ public struct FileSystem: Sendable {
     /// up part-way, the bytes that fit stay at the end of the file, and the rejection says how
     /// many: "no space left on device appending to log.jsonl (4096 of 10000 bytes were written
     /// before the error)". (Cutting them off again could cut off another writer's append that
-    /// landed after them.) For all-or-nothing, rewrite the file with ``writeFile(_:_:options:)``.
+    /// landed after them.) For all-or-nothing, rewrite the file with ``writeFile(_:_:options:)-(String,_,_)``.
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -129,12 +106,7 @@ public struct FileSystem: Sendable {
         mode: UInt32 = 0o644,
         durable: Bool = false
     ) -> Promise<Void> {
-        pool.run("append", path: path) { _ in
-            let fd = try Sys.open(path, Sys.appendFlags, mode: mode, activity: "opening \(path) for appending")
-            defer { Sys.close(fd) }
-            try Sys.write(fd, bytes, offset: nil, path: path, activity: "appending to \(path)")
-            if durable { try Sys.fsync(fd, path: path) }
-        }
+        appendFile(FSPath(path), bytes, mode: mode, durable: durable)
     }
 
     // MARK: Attributes
@@ -144,7 +116,7 @@ public struct FileSystem: Sendable {
     /// - Parameter path: The path.
     /// - Returns: A promise for the attributes.
     public func stat(_ path: String) -> Promise<FileInfo> {
-        pool.run("stat", path: path) { _ in try Sys.stat(path, followingLinks: true) }
+        stat(FSPath(path))
     }
 
     /// The attributes of `path` itself: a symbolic link is reported as a link.
@@ -152,7 +124,7 @@ public struct FileSystem: Sendable {
     /// - Parameter path: The path.
     /// - Returns: A promise for the attributes.
     public func lstat(_ path: String) -> Promise<FileInfo> {
-        pool.run("lstat", path: path) { _ in try Sys.stat(path, followingLinks: false) }
+        lstat(FSPath(path))
     }
 
     /// Whether something exists at `path` (a dangling symbolic link counts).
@@ -160,7 +132,7 @@ public struct FileSystem: Sendable {
     /// - Parameter path: The path.
     /// - Returns: A promise for the answer; other errors (`EACCES` on a parent) reject.
     public func exists(_ path: String) -> Promise<Bool> {
-        pool.run("lstat", path: path) { _ in try Sys.lstatIfPresent(path) != nil }
+        exists(FSPath(path))
     }
 
     /// Sets the permission bits of `path` (following symbolic links).
@@ -170,7 +142,7 @@ public struct FileSystem: Sendable {
     ///   - permissions: The bits, such as `0o640`.
     /// - Returns: A promise fulfilled once they are set.
     public func setPermissions(_ path: String, _ permissions: UInt32) -> Promise<Void> {
-        pool.run("chmod", path: path) { _ in try Sys.chmod(path, permissions) }
+        setPermissions(FSPath(path), permissions)
     }
 
     // MARK: Links
@@ -178,9 +150,10 @@ public struct FileSystem: Sendable {
     /// The target a symbolic link points to.
     ///
     /// - Parameter path: The link.
-    /// - Returns: A promise for the target, as stored in the link.
+    /// - Returns: A promise for the target, as stored in the link, as text: a byte that is not
+    ///   UTF-8 shows as `\xFF` (``FSPath/description``). The ``FSPath`` form returns the bytes.
     public func readLink(_ path: String) -> Promise<String> {
-        pool.run("readlink", path: path) { _ in try Sys.readLink(path) }
+        readLink(FSPath(path)).then(on: .inline) { $0.description }
     }
 
     /// Creates a symbolic link at `path` pointing to `target`.
@@ -190,7 +163,7 @@ public struct FileSystem: Sendable {
     ///   - target: What it points to (stored as given; it need not exist).
     /// - Returns: A promise fulfilled once the link exists.
     public func symlink(_ path: String, to target: String) -> Promise<Void> {
-        pool.run("symlink", path: path, otherPath: target) { _ in try Sys.symlink(target: target, at: path) }
+        symlink(FSPath(path), to: FSPath(target))
     }
 }
 
@@ -202,15 +175,6 @@ extension FileSystem {
     ///   - options: How to open it; ``OpenOptions/read-swift.type.property`` by default.
     /// - Returns: A promise for the open file. Close it with ``FSFile/close()``.
     public func open(_ path: String, options: OpenOptions = .read) -> Promise<FSFile> {
-        let pool = pool
-        return pool.run("open", path: path) { _ in
-            let flags = Sys.flags(
-                read: options.read, write: options.write, create: options.create,
-                truncate: options.truncate, append: options.append, exclusive: options.exclusive
-            )
-            let purpose = options.write ? (options.read ? "for reading and writing" : "for writing") : "for reading"
-            let fd = try Sys.open(path, flags, mode: options.mode, activity: "opening \(path) \(purpose)")
-            return FSFile(fd: fd, path: path, pool: pool)
-        }
+        open(FSPath(path), options: options)
     }
 }

@@ -1,4 +1,4 @@
-/// How ``FileSystem/open(_:options:)`` opens a file.
+/// How ``FileSystem/open(_:options:)-(String,_)`` opens a file.
 public struct OpenOptions: Sendable, Hashable {
     /// Allow reading.
     public var read: Bool

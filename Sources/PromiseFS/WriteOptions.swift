@@ -1,4 +1,4 @@
-/// How ``FileSystem/writeFile(_:_:options:)`` writes a whole file.
+/// How ``FileSystem/writeFile(_:_:options:)-(String,_,_)`` writes a whole file.
 public struct WriteOptions: Sendable, Hashable {
     /// Replace the file atomically: write a temporary file in the same directory, flush it,
     /// rename it over the target and flush the directory. Readers see the old contents or the

@@ -17,6 +17,11 @@
 //                                             into DIR, an empty 2 MiB tmpfs, until it is
 //                                             full, then again with room; one line per fact
 //                                             (see `diskFull`)
+//   promisefs-helper swap SUB PARK OUTSIDE    swap the directory SUB for a symbolic link to
+//                                             OUTSIDE and back, forever (see `swapLoop`)
+//   promisefs-helper deep DIR LEVELS          under RLIMIT_NOFILE = 64, list, copy and
+//                                             remove a tree LEVELS deep; one line per fact
+//                                             (see `deepTree`)
 import Glibc
 import PromiseFS
 import Synchronization
@@ -34,7 +39,7 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
-guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full PATH …") }
+guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|swap|deep PATH …") }
 let path = arguments[2]
 
 switch arguments[1] {
@@ -99,6 +104,12 @@ case "nofile":
     noFileBurst(in: path)
 case "disk-full":
     diskFull(in: path)
+case "swap":
+    guard arguments.count == 5 else { fail("usage: swap SUB PARK OUTSIDE") }
+    swapLoop(sub: path, park: arguments[3], outside: arguments[4])
+case "deep":
+    guard arguments.count == 4, let levels = Int(arguments[3]) else { fail("usage: deep DIR LEVELS") }
+    deepTree(in: path, levels: levels)
 default:
     fail("unknown command \(arguments[1])")
 }

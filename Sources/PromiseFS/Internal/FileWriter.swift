@@ -2,7 +2,7 @@
 enum FileWriter {
     /// Temp file in the target's directory, write all, keep the old mode, fsync, rename,
     /// fsync the directory. The target holds the old contents or the new, never a mix.
-    static func replaceAtomically(_ path: String, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
+    static func replaceAtomically(_ path: FSPath, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
         let (directory, name) = split(path)
         let existing = try Sys.lstatIfPresent(path)
         if let existing {
@@ -13,8 +13,8 @@ enum FileWriter {
                 throw FSError(.isADirectory, operation: "write", path: path, activity: "writing \(path)")
             }
         }
-        let prefix = AdapterPaths.siblingPrefix(of: name, tag: ".tmp-", suffixLength: Sys.uniqueSuffixLength)
-        let (fd, temporary) = try Sys.makeTemporaryFile("\(directory)/\(prefix)", target: path)
+        let prefix = name.siblingPrefix(tag: ".tmp-", suffixLength: Sys.uniqueSuffixLength)
+        let (fd, temporary) = try Sys.makeTemporaryFile(directory.appending(prefix), target: path)
         var renamed = false
         defer {
             Sys.close(fd)
@@ -41,7 +41,7 @@ enum FileWriter {
     }
 
     /// Truncates (or creates) the file and writes into it.
-    static func writeInPlace(_ path: String, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
+    static func writeInPlace(_ path: FSPath, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
         let flags = Sys.writeTruncateFlags | (options.exclusive ? Sys.exclusiveCreate : 0)
         let fd = try Sys.open(path, flags, mode: options.mode ?? 0o644, activity: "opening \(path) for writing")
         defer { Sys.close(fd) }
@@ -50,7 +50,14 @@ enum FileWriter {
     }
 
     /// The directory part (`.` when there is none) and the last component of `path`.
+    static func split(_ path: FSPath) -> (directory: FSPath, name: FSPath) {
+        path.split
+    }
+
+    /// ``split(_:)`` of a string path, through the same byte split (the `paths` fuzz target
+    /// checks it). Splitting UTF-8 at `/` bytes leaves both parts valid UTF-8.
     static func split(_ path: String) -> (directory: String, name: String) {
-        AdapterPaths.split(path)
+        let (directory, name) = FSPath(path).split
+        return (String(decoding: directory.bytes, as: UTF8.self), String(decoding: name.bytes, as: UTF8.self))
     }
 }

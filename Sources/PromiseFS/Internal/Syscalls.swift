@@ -10,6 +10,10 @@ enum Sys {
         FSError(FSError.Code(rawValue: errno), operation: operation, path: path, activity: activity)
     }
 
+    static func failure(_ operation: String, _ path: FSPath, _ activity: String? = nil) -> FSError {
+        failure(operation, path.description, activity)
+    }
+
     /// Calls `body` until it does not fail with `EINTR`.
     @inline(__always)
     static func retrying<T: BinaryInteger>(_ body: () -> T) -> T {
@@ -38,16 +42,9 @@ enum Sys {
         return flags
     }
 
-    static func open(_ path: String, _ flags: Int32, mode: UInt32 = 0o644, activity: String) throws(FSError) -> Int32 {
-        let fd = retrying { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) }
+    static func open(_ path: FSPath, _ flags: Int32, mode: UInt32 = 0o644, activity: String) throws(FSError) -> Int32 {
+        let fd = path.withCString { path in retrying { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) } }
         guard fd >= 0 else { throw failure("open", path, activity) }
-        return fd
-    }
-
-    /// Opens `name` relative to the directory `dirFD`, never following a final symbolic link.
-    static func openNoFollow(_ dirFD: Int32, _ name: String, _ flags: Int32, path: String) throws(FSError) -> Int32 {
-        let fd = retrying { Glibc.openat(dirFD, name, flags | O_CLOEXEC | O_NOFOLLOW, 0) }
-        guard fd >= 0 else { throw failure("open", path, "opening \(path)") }
         return fd
     }
 
@@ -167,10 +164,10 @@ enum Sys {
 
     // MARK: Metadata
 
-    static func stat(_ path: String, followingLinks: Bool) throws(FSError) -> FileInfo {
+    static func stat(_ path: FSPath, followingLinks: Bool) throws(FSError) -> FileInfo {
         var info = Glibc.stat()
         let flags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
-        let status = retrying { Glibc.fstatat(AT_FDCWD, path, &info, flags) }
+        let status = path.withCString { path in retrying { Glibc.fstatat(AT_FDCWD, path, &info, flags) } }
         guard status == 0 else { throw failure(followingLinks ? "stat" : "lstat", path, "reading the attributes of \(path)") }
         return FileInfo(info)
     }
@@ -182,15 +179,15 @@ enum Sys {
     }
 
     /// `lstat` that reports a missing path as `nil` instead of an error.
-    static func lstatIfPresent(_ path: String) throws(FSError) -> FileInfo? {
+    static func lstatIfPresent(_ path: FSPath) throws(FSError) -> FileInfo? {
         var info = Glibc.stat()
-        if retrying({ Glibc.lstat(path, &info) }) == 0 { return FileInfo(info) }
+        if path.withCString({ path in retrying { Glibc.lstat(path, &info) } }) == 0 { return FileInfo(info) }
         if errno == ENOENT { return nil }
         throw failure("lstat", path, "reading the attributes of \(path)")
     }
 
-    static func chmod(_ path: String, _ mode: UInt32) throws(FSError) {
-        guard retrying({ Glibc.chmod(path, mode_t(mode)) }) == 0 else {
+    static func chmod(_ path: FSPath, _ mode: UInt32) throws(FSError) {
+        guard path.withCString({ path in retrying { Glibc.chmod(path, mode_t(mode)) } }) == 0 else {
             throw failure("chmod", path, "changing the permissions of \(path)")
         }
     }
@@ -203,65 +200,36 @@ enum Sys {
 
     // MARK: Names
 
-    static func rename(_ from: String, _ to: String) throws(FSError) {
+    static func rename(_ from: FSPath, _ to: FSPath) throws(FSError) {
         _ = try rename(from, to, crossDeviceIsFine: false)
     }
 
     /// Renames; returns `false` instead of failing with `EXDEV` when `crossDeviceIsFine`.
-    static func rename(_ from: String, _ to: String, crossDeviceIsFine: Bool) throws(FSError) -> Bool {
-        if retrying({ Glibc.rename(from, to) }) == 0 { return true }
+    static func rename(_ from: FSPath, _ to: FSPath, crossDeviceIsFine: Bool) throws(FSError) -> Bool {
+        let status = from.withCString { from in to.withCString { to in retrying { Glibc.rename(from, to) } } }
+        if status == 0 { return true }
         if crossDeviceIsFine && errno == EXDEV { return false }
         throw failure("rename", from, "renaming \(from) to \(to)")
     }
 
     /// Gives `existing` a second name `path`; fails with `EEXIST` if `path` exists, atomically.
-    static func link(_ existing: String, _ path: String) throws(FSError) {
-        guard retrying({ Glibc.link(existing, path) }) == 0 else { throw failure("link", path, "creating \(path)") }
+    static func link(_ existing: FSPath, _ path: FSPath) throws(FSError) {
+        guard existing.withCString({ existing in path.withCString { path in retrying { Glibc.link(existing, path) } } }) == 0 else { throw failure("link", path, "creating \(path)") }
     }
 
-    static func unlink(_ path: String) throws(FSError) {
-        guard retrying({ Glibc.unlink(path) }) == 0 else { throw failure("unlink", path, "removing \(path)") }
+    static func unlink(_ path: FSPath) throws(FSError) {
+        guard path.withCString({ path in retrying { Glibc.unlink(path) } }) == 0 else { throw failure("unlink", path, "removing \(path)") }
     }
 
-    static func rmdir(_ path: String) throws(FSError) {
-        guard retrying({ Glibc.rmdir(path) }) == 0 else { throw failure("rmdir", path, "removing the directory \(path)") }
-    }
-
-    /// Removes `name` in the directory `dirFD` (a directory when `directory` is true).
-    static func unlinkAt(_ dirFD: Int32, _ name: String, directory: Bool, path: String) throws(FSError) {
-        guard retrying({ Glibc.unlinkat(dirFD, name, directory ? AT_REMOVEDIR : 0) }) == 0 else {
-            throw failure("unlink", path, directory ? "removing the directory \(path)" : "removing \(path)")
-        }
-    }
-
-    static func mkdir(_ path: String, _ mode: UInt32) throws(FSError) {
-        _ = try mkdir(path, mode, existingIsFine: false)
-    }
-
-    /// Creates a directory; returns `false` instead of failing with `EEXIST` when `existingIsFine`.
-    static func mkdir(_ path: String, _ mode: UInt32, existingIsFine: Bool) throws(FSError) -> Bool {
-        if retrying({ Glibc.mkdir(path, mode_t(mode)) }) == 0 { return true }
-        if existingIsFine && errno == EEXIST { return false }
-        throw failure("mkdir", path, "creating the directory \(path)")
-    }
-
-    static func symlink(target: String, at path: String) throws(FSError) {
-        guard retrying({ Glibc.symlink(target, path) }) == 0 else {
+    static func symlink(target: FSPath, at path: FSPath) throws(FSError) {
+        guard target.withCString({ target in path.withCString { path in retrying { Glibc.symlink(target, path) } } }) == 0 else {
             throw failure("symlink", path, "creating the symbolic link \(path) to \(target)")
         }
     }
 
-    static func readLink(_ path: String) throws(FSError) -> String {
-        var capacity = 256
-        while true {
-            var buffer = [CChar](repeating: 0, count: capacity)
-            let n = retrying { Glibc.readlink(path, &buffer, capacity) }
-            guard n >= 0 else { throw failure("readlink", path, "reading the symbolic link \(path)") }
-            if n < capacity {
-                return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
-            capacity *= 4
-        }
+    /// The target of the symbolic link at `path`, byte for byte.
+    static func readLink(_ path: FSPath) throws(FSError) -> FSPath {
+        try At.readLink(At.cwd, path, path: path)
     }
 
     /// `prefix` followed by 14 letters and digits (``uniqueSuffixLength``): a per-process
@@ -292,10 +260,10 @@ enum Sys {
 
     /// Creates a new file named `prefix` + a random suffix, mode 0600, `O_EXCL | O_CLOEXEC`
     /// (mkostemp's job, without its `_GNU_SOURCE`); returns its descriptor and path.
-    static func makeTemporaryFile(_ prefix: String, target: String) throws(FSError) -> (fd: Int32, path: String) {
+    static func makeTemporaryFile(_ prefix: FSPath, target: FSPath) throws(FSError) -> (fd: Int32, path: FSPath) {
         while true {
-            let path = uniqueName(prefix)
-            let fd = retrying { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+            let path = FSPath(bytes: prefix.bytes + uniqueName("").utf8)
+            let fd = path.withCString { path in retrying { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) } }
             if fd >= 0 { return (fd, path) }
             if errno != EEXIST { throw failure("open", target, "creating a temporary file next to \(target)") }
         }
@@ -318,57 +286,12 @@ enum Sys {
 
     // MARK: Directories
 
-    /// The entries of the directory open as `fd` (which this takes over and closes), without
-    /// `.` and `..`, with their kinds where the file system reports them.
-    static func entries(ofDirectoryFD fd: Int32, path: String) throws(FSError) -> [(name: String, kind: FileKind?)] {
-        guard let dir = Glibc.fdopendir(fd) else {
-            let error = failure("opendir", path, "listing \(path)")
-            close(fd)
-            throw error
-        }
-        defer { Glibc.closedir(dir) }
-        var result: [(name: String, kind: FileKind?)] = []
-        while true {
-            errno = 0
-            guard let entry = Glibc.readdir(dir) else {
-                if errno != 0 { throw failure("readdir", path, "listing \(path)") }
-                return result
-            }
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name == "." || name == ".." { continue }
-            result.append((name, FileKind(directoryEntryType: entry.pointee.d_type)))
-        }
-    }
-
     /// Opens the directory at `path` for listing.
-    static func openDirectory(_ path: String, followingLinks: Bool = true) throws(FSError) -> Int32 {
+    static func openDirectory(_ path: FSPath, followingLinks: Bool = true) throws(FSError) -> Int32 {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
-        let fd = retrying { Glibc.open(path, flags, 0) }
+        let fd = path.withCString { path in retrying { Glibc.open(path, flags, 0) } }
         guard fd >= 0 else { throw failure("open", path, "opening the directory \(path)") }
         return fd
-    }
-
-    /// A second descriptor of `fd` (close-on-exec); on failure `fd` is closed too, since the
-    /// caller was about to hand it over.
-    static func duplicate(consumingOnFailure fd: Int32, path: String) throws(FSError) -> Int32 {
-        let copy = Glibc.fcntl(fd, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else {
-            let error = failure("dup", path, "listing \(path)")
-            close(fd)
-            throw error
-        }
-        return copy
-    }
-
-    /// Kind of `name` in the directory `dirFD`, not following symbolic links.
-    static func kind(at dirFD: Int32, _ name: String, path: String) throws(FSError) -> FileKind {
-        var info = Glibc.stat()
-        guard retrying({ Glibc.fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else {
-            throw failure("lstat", path, "reading the attributes of \(path)")
-        }
-        return FileInfo(info).kind
     }
 }
 

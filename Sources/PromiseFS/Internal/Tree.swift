@@ -1,83 +1,104 @@
 /// Directory trees: listing, removal, copying. Walks go through directory descriptors with
-/// `O_NOFOLLOW`, so a symbolic link inside a tree is listed, removed or copied as a link and
-/// never followed out of the tree.
+/// `O_NOFOLLOW` (``DirectoryStack``), so a symbolic link inside a tree is listed, removed or
+/// copied as a link and never followed out of the tree, and a tree of any depth is walked
+/// with a bounded number of descriptors. Names are bytes (``FSPath``), never decoded.
 enum Tree {
-    static func list(_ path: String, recursive: Bool, cancelled: CancelFlag) throws -> [DirectoryEntry] {
+    static func list(_ path: FSPath, recursive: Bool, cancelled: CancelFlag) throws -> [DirectoryEntry] {
+        let fd = try At.open(At.cwd, path, Sys.directoryFlags, path: path, activity: "opening the directory \(path)")
+        let stack = try DirectoryStack(rootFD: fd, path: path)
         var result: [DirectoryEntry] = []
-        let fd = try Sys.openDirectory(path)
-        try list(fd: fd, path: path, prefix: "", recursive: recursive, into: &result, cancelled: cancelled)
-        result.sort { $0.relativePath < $1.relativePath }
+        var prefixes: [FSPath] = [FSPath(bytes: [])]
+        try walk(stack, cancelled: cancelled, visit: { name, _, kind in
+            result.append(DirectoryEntry(path: prefixes[prefixes.count - 1].appending(name), kind: kind))
+            return recursive
+        }, enter: {
+            prefixes.append(prefixes[prefixes.count - 1].appending(stack.name))
+        }, leave: { _, _ in
+            prefixes.removeLast()
+        })
+        result.sort { $0.path.bytes.lexicographicallyPrecedes($1.path.bytes) }
         return result
     }
 
-    /// Calls `visit` for each entry of the directory open as `fd` (taken over and closed),
-    /// with the entry's kind (never following a link) and a descriptor of the directory to
-    /// open or remove the entry relative to.
-    private static func forEachEntry(
-        ofDirectoryFD fd: Int32, path: String, cancelled: CancelFlag,
-        _ visit: (_ name: String, _ childPath: String, _ kind: FileKind, _ directoryFD: Int32) throws -> Void
+    /// Walks the tree below the directory `stack` is in, depth first. `visit` sees each
+    /// entry (its name, whole path and kind, never following a link) while the stack is in
+    /// the entry's directory, and returns whether to descend into it if it is a directory;
+    /// `enter` runs once the stack is in such a directory, before its entries are read;
+    /// `leave` once its entries are done and the stack is back in its parent.
+    private static func walk(
+        _ stack: DirectoryStack, cancelled: CancelFlag,
+        visit: (_ name: FSPath, _ path: FSPath, _ kind: FileKind) throws -> Bool,
+        enter: () throws -> Void = {},
+        leave: (_ name: FSPath, _ path: FSPath) throws -> Void = { _, _ in }
     ) throws {
-        // A second descriptor of the same directory: the first is consumed by the listing.
-        let walker = try Sys.duplicate(consumingOnFailure: fd, path: path)
-        defer { Sys.close(walker) }
-        for (name, reported) in try Sys.entries(ofDirectoryFD: fd, path: path) {
+        var pending: [(entries: [(name: FSPath, kind: FileKind?)], next: Int)] = [
+            (try At.entries(ofDirectoryFD: stack.fd, path: stack.path), 0)
+        ]
+        while let last = pending.indices.last {
+            guard pending[last].next < pending[last].entries.count else {
+                pending.removeLast()
+                guard !pending.isEmpty else { return }
+                let (name, path) = (stack.name, stack.path)
+                try stack.pop()
+                try leave(name, path)
+                continue
+            }
+            let (name, reported) = pending[last].entries[pending[last].next]
+            pending[last].next += 1
             try cancelled.check()
-            let childPath = "\(path)/\(name)"
-            try visit(name, childPath, try reported ?? Sys.kind(at: walker, name, path: childPath), walker)
-        }
-    }
-
-    /// Lists the directory open as `fd` (taken over and closed).
-    private static func list(
-        fd: Int32, path: String, prefix: String, recursive: Bool,
-        into result: inout [DirectoryEntry], cancelled: CancelFlag
-    ) throws {
-        try forEachEntry(ofDirectoryFD: fd, path: path, cancelled: cancelled) { name, childPath, kind, directoryFD in
-            result.append(DirectoryEntry(relativePath: prefix + name, kind: kind))
-            if recursive, kind == .directory {
-                let child = try Sys.openNoFollow(directoryFD, name, Sys.directoryFlags, path: childPath)
-                try list(fd: child, path: childPath, prefix: "\(prefix)\(name)/", recursive: true, into: &result, cancelled: cancelled)
+            let path = stack.path.appending(name)
+            let kind = try reported ?? At.stat(stack.fd, name, path: path).kind
+            if try visit(name, path, kind), kind == .directory {
+                try stack.push(name)
+                try enter()
+                pending.append((try At.entries(ofDirectoryFD: stack.fd, path: stack.path), 0))
             }
         }
     }
 
     /// Removes `path`; a directory only when `recursive` is true (or it is empty).
-    static func remove(_ path: String, recursive: Bool, cancelled: CancelFlag) throws {
-        guard let info = try Sys.lstatIfPresent(path) else {
-            throw FSError(.noSuchFileOrDirectory, operation: "remove", path: path, activity: "removing \(path)")
+    /// `makingWritable` gives each directory mode 0700 before emptying it: for removing a
+    /// partial copy, whose read-only directories must not keep their entries in place.
+    static func remove(_ path: FSPath, recursive: Bool, cancelled: CancelFlag, makingWritable: Bool = false) throws {
+        guard let info = try At.statIfPresent(At.cwd, path, path: path) else {
+            throw FSError(.noSuchFileOrDirectory, operation: "remove", path: path.description, activity: "removing \(path)")
         }
-        guard info.kind == .directory else { return try Sys.unlink(path) }
+        guard info.kind == .directory else { return try At.unlink(At.cwd, path, directory: false, path: path) }
         if recursive {
-            let fd = try Sys.openDirectory(path, followingLinks: false)
-            try emptyDirectory(fd: fd, path: path, cancelled: cancelled)
+            let stack = try DirectoryStack(rootFD: At.openDirectory(At.cwd, path, path: path), path: path)
+            func makeWritable() { if makingWritable { try? At.fchmod(stack.fd, 0o700, path: stack.path) } }
+            makeWritable()
+            try walk(stack, cancelled: cancelled, visit: { name, childPath, kind in
+                if kind == .directory { return true }
+                try At.unlink(stack.fd, name, directory: false, path: childPath)
+                return false
+            }, enter: makeWritable, leave: { name, childPath in
+                try At.unlink(stack.fd, name, directory: true, path: childPath)
+            })
         }
-        try Sys.rmdir(path)
+        try At.unlink(At.cwd, path, directory: true, path: path)
     }
 
-    /// Removes everything inside the directory open as `fd` (taken over and closed).
-    private static func emptyDirectory(fd: Int32, path: String, cancelled: CancelFlag) throws {
-        try forEachEntry(ofDirectoryFD: fd, path: path, cancelled: cancelled) { name, childPath, kind, directoryFD in
-            if kind == .directory {
-                let child = try Sys.openNoFollow(directoryFD, name, Sys.directoryFlags, path: childPath)
-                try emptyDirectory(fd: child, path: childPath, cancelled: cancelled)
-            }
-            try Sys.unlinkAt(directoryFD, name, directory: kind == .directory, path: childPath)
-        }
-    }
-
-    static func createDirectory(_ path: String, recursive: Bool, mode: UInt32) throws {
-        guard recursive else { return try Sys.mkdir(path, mode) }
-        var prefix = path.utf8.first == UInt8(ascii: "/") ? "/" : ""
-        for component in AdapterPaths.components(path) {
-            prefix += prefix.isEmpty || prefix.utf8.last == UInt8(ascii: "/") ? component : "/" + component
-            if let info = try Sys.lstatIfPresent(prefix) {
+    static func createDirectory(_ path: FSPath, recursive: Bool, mode: UInt32) throws {
+        guard recursive else { return try At.mkdir(At.cwd, path, mode, path: path) }
+        var prefix: [UInt8] = path.bytes.first == FSPath.slash ? [FSPath.slash] : []
+        for component in path.bytes.split(separator: FSPath.slash) {
+            if !prefix.isEmpty, prefix.last != FSPath.slash { prefix.append(FSPath.slash) }
+            prefix += component
+            let current = FSPath(bytes: prefix)
+            if let info = try At.statIfPresent(At.cwd, current, path: current) {
                 if info.kind == .directory { continue }
-                if info.kind == .symbolicLink, (try? Sys.stat(prefix, followingLinks: true))?.kind == .directory { continue }
-                throw FSError(.notADirectory, operation: "mkdir", path: path,
-                              activity: "creating the directory \(path) (\(prefix) is not a directory)")
+                if info.kind == .symbolicLink,
+                   (try? At.stat(At.cwd, current, followingLinks: true, path: current))?.kind == .directory { continue }
+                throw FSError(.notADirectory, operation: "mkdir", path: path.description,
+                              activity: "creating the directory \(path) (\(current) is not a directory)")
             }
-            // `false`: made by someone else meanwhile, which is as good.
-            _ = try Sys.mkdir(prefix, mode, existingIsFine: true)
+            do {
+                try At.mkdir(At.cwd, current, mode, path: current)
+            } catch {
+                // `fileExists`: made by someone else meanwhile, which is as good.
+                if error.code != .fileExists { throw error }
+            }
         }
     }
 
@@ -85,69 +106,119 @@ enum Tree {
     /// symbolic links are copied as links, directories only when `recursive` is true.
     ///
     /// All or nothing: a copy that fails part-way (a full disk, an unreadable file, a
-    /// cancellation) removes what it created, so `to` is either complete or absent. Directories
-    /// stay 0700 until everything under them is in place and get their own modes last, deepest
-    /// first, so that a read-only directory cannot keep the cleanup from removing its entries.
-    static func copy(_ from: String, to: String, recursive: Bool, cancelled: CancelFlag) throws {
-        var directories: [(path: String, mode: UInt32)] = []
-        do {
-            try copyEntry(from, to: to, recursive: recursive, cancelled: cancelled, directories: &directories)
-            for directory in directories.reversed() { try Sys.chmod(directory.path, directory.mode) }
-        } catch {
-            // Only a directory this copy made at `to` is removed: a `to` that already existed
-            // failed the `mkdir`, and a file copy cleans up after itself.
-            if directories.first?.path == to {
-                try? remove(to, recursive: true, cancelled: CancelFlag())
+    /// cancellation) removes what it created, so `to` is either complete or absent.
+    /// Directories stay 0700 until everything under them is in place and get their own modes
+    /// as the walk leaves them; the cleanup makes them writable again before emptying them.
+    static func copy(_ from: FSPath, to: FSPath, recursive: Bool, cancelled: CancelFlag) throws {
+        let info = try At.stat(At.cwd, from, path: from)
+        switch info.kind {
+        case .regular:
+            try copyFile(At.cwd, from, from: from, At.cwd, to, to: to, cancelled: cancelled)
+        case .symbolicLink:
+            try At.symlink(target: At.readLink(At.cwd, from, path: from), At.cwd, to, path: to)
+        case .directory:
+            guard recursive else {
+                throw FSError(.isADirectory, operation: "copy", path: from.description,
+                              activity: "copying \(from) (a directory; pass recursive: true)")
             }
+            try copyTree(from, to: to, cancelled: cancelled)
+        default:
+            throw notCopyable(from, info.kind)
+        }
+    }
+
+    private static func notCopyable(_ path: FSPath, _ kind: FileKind) -> FSError {
+        FSError(.invalidArgument, operation: "copy", path: path.description,
+                activity: "copying \(path) (a \(kind), which only regular files, links and directories can be)")
+    }
+
+    private static func copyTree(_ from: FSPath, to: FSPath, cancelled: CancelFlag) throws {
+        let source = try DirectoryStack(rootFD: At.openDirectory(At.cwd, from, path: from), path: from)
+        let rootInfo = try At.fstat(source.fd, path: from)
+        try refuseDestination(to, inside: rootInfo, from: from)
+        try At.mkdir(At.cwd, to, 0o700, path: to)
+        do {
+            let target = try DirectoryStack(rootFD: At.openDirectory(At.cwd, to, path: to), path: to)
+            var modes: [UInt32] = []
+            try walk(source, cancelled: cancelled, visit: { name, path, kind in
+                let targetPath = target.path.appending(name)
+                switch kind {
+                case .directory:
+                    return true
+                case .regular:
+                    try copyFile(source.fd, name, from: path, target.fd, name, to: targetPath, cancelled: cancelled)
+                case .symbolicLink:
+                    try At.symlink(target: At.readLink(source.fd, name, path: path), target.fd, name, path: targetPath)
+                default:
+                    throw notCopyable(path, kind)
+                }
+                return false
+            }, enter: {
+                modes.append(try At.fstat(source.fd, path: source.path).permissions)
+                let targetPath = target.path.appending(source.name)
+                try At.mkdir(target.fd, source.name, 0o700, path: targetPath)
+                try target.push(source.name)
+            }, leave: { _, _ in
+                try At.fchmod(target.fd, modes.removeLast(), path: target.path)
+                try target.pop()
+            })
+            try At.fchmod(target.fd, rootInfo.permissions, path: to)
+        } catch {
+            // Only the directory this copy made at `to` is removed: a `to` that already
+            // existed failed the `mkdir` above.
+            try? remove(to, recursive: true, cancelled: CancelFlag(), makingWritable: true)
             throw error
         }
     }
 
-    private static func copyEntry(
-        _ from: String, to: String, recursive: Bool, cancelled: CancelFlag, directories: inout [(path: String, mode: UInt32)]
-    ) throws {
-        let info = try Sys.stat(from, followingLinks: false)
-        switch info.kind {
-        case .regular:
-            try copyFile(from, to: to, mode: info.permissions, cancelled: cancelled)
-        case .symbolicLink:
-            try Sys.symlink(target: Sys.readLink(from), at: to)
-        case .directory:
-            guard recursive else {
-                throw FSError(.isADirectory, operation: "copy", path: from,
-                              activity: "copying \(from) (a directory; pass recursive: true)")
+    /// Refuses a copy of the directory `source` (at `from`) to `to` when `to`'s parent is
+    /// that directory or inside it: the copy would copy itself until names grew too long.
+    /// Compares device and inode up the parent's chain of `..`, so every route to it counts
+    /// (`a/../a/x`, a symbolic link to `a`). A parent that cannot be opened is left for the
+    /// `mkdir` to report.
+    private static func refuseDestination(_ to: FSPath, inside source: FileInfo, from: FSPath) throws {
+        let parent = to.split.directory
+        guard var current = try? At.open(At.cwd, parent, Sys.directoryFlags, path: parent, activity: "") else { return }
+        defer { Sys.close(current) }
+        var info = try At.fstat(current, path: parent)
+        while true {
+            if info.device == source.device, info.inode == source.inode {
+                throw FSError(.invalidArgument, operation: "copy", path: from.description,
+                              activity: "copying \(from) to \(to) (\(to) is inside \(from), so the copy would copy itself; refused)")
             }
-            try Sys.mkdir(to, 0o700)
-            directories.append((to, info.permissions))
-            for entry in try list(from, recursive: false, cancelled: cancelled) {
-                try cancelled.check()
-                try copyEntry("\(from)/\(entry.relativePath)", to: "\(to)/\(entry.relativePath)", recursive: true,
-                              cancelled: cancelled, directories: &directories)
-            }
-        default:
-            throw FSError(.invalidArgument, operation: "copy", path: from,
-                          activity: "copying \(from) (a \(info.kind), which only regular files, links and directories can be)")
+            let up = try At.openDirectory(current, "..", path: parent.appending(".."))
+            let upInfo = try At.fstat(up, path: parent)
+            Sys.close(current)
+            current = up
+            if upInfo.device == info.device, upInfo.inode == info.inode { return }
+            info = upInfo
         }
     }
 
     static let copyChunk = 1 << 20
 
-    private static func copyFile(_ from: String, to: String, mode: UInt32, cancelled: CancelFlag) throws {
-        let source = try Sys.open(from, Sys.readOnly, activity: "opening \(from) for reading")
+    /// Copies the regular file `name` in `sourceDir` to `targetName` in `targetDir`.
+    private static func copyFile(
+        _ sourceDir: Int32, _ name: FSPath, from: FSPath, _ targetDir: Int32, _ targetName: FSPath, to: FSPath,
+        cancelled: CancelFlag
+    ) throws {
+        let source = try At.open(sourceDir, name, At.readFileFlags, path: from, activity: "opening \(from) for reading")
         defer { Sys.close(source) }
-        let target = try Sys.open(to, Sys.writeTruncateFlags | Sys.exclusiveCreate, mode: 0o600, activity: "creating \(to)")
+        let info = try At.fstat(source, path: from)
+        guard info.kind == .regular else { throw notCopyable(from, info.kind) }
+        let target = try At.open(targetDir, targetName, At.createFileFlags, mode: 0o600, path: to, activity: "creating \(to)")
         var finished = false
         defer {
             Sys.close(target)
-            if !finished { try? Sys.unlink(to) }
+            if !finished { try? At.unlink(targetDir, targetName, directory: false, path: to) }
         }
         while true {
             try cancelled.check()
-            let chunk = try Sys.read(source, count: copyChunk, offset: nil, path: from)
+            let chunk = try Sys.read(source, count: copyChunk, offset: nil, path: from.description)
             if chunk.isEmpty { break }
-            try Sys.write(target, chunk, offset: nil, path: to)
+            try Sys.write(target, chunk, offset: nil, path: to.description)
         }
-        try Sys.fchmod(target, mode, path: to)
+        try At.fchmod(target, info.permissions, path: to)
         finished = true
     }
 
@@ -156,16 +227,17 @@ enum Tree {
     /// The copy goes to a staging name next to `to` and is renamed into place, so `to` is
     /// replaced atomically as with a plain rename, and a failed copy removes only its own
     /// staging files, never what was at `to`.
-    static func move(_ from: String, to: String, cancelled: CancelFlag) throws {
-        guard try !Sys.rename(from, to, crossDeviceIsFine: true) else { return }
-        let (directory, name) = FileWriter.split(to)
-        let staging = Sys.uniqueName("\(directory)/" + AdapterPaths.siblingPrefix(of: name, tag: ".move-", suffixLength: Sys.uniqueSuffixLength))
+    static func move(_ from: FSPath, to: FSPath, cancelled: CancelFlag) throws {
+        guard try !At.rename(At.cwd, from, At.cwd, to, crossDeviceIsFine: true) else { return }
+        let (directory, name) = to.split
+        let prefix = name.siblingPrefix(tag: ".move-", suffixLength: Sys.uniqueSuffixLength)
+        let staging = directory.appending(FSPath(bytes: prefix.bytes + Sys.uniqueName("").utf8))
         do {
             try copy(from, to: staging, recursive: true, cancelled: cancelled)
-            try Sys.rename(staging, to)
+            _ = try At.rename(At.cwd, staging, At.cwd, to)
         } catch {
-            if (try? Sys.lstatIfPresent(staging)) != nil {
-                try? remove(staging, recursive: true, cancelled: CancelFlag())
+            if (try? At.statIfPresent(At.cwd, staging, path: staging)) != nil {
+                try? remove(staging, recursive: true, cancelled: CancelFlag(), makingWritable: true)
             }
             throw error
         }
