@@ -45,11 +45,27 @@ let package = Package(
             ],
             swiftSettings: settings
         ),
+        // The two programs of PromiseCore's "Command-line tools" article.
+        .executableTarget(
+            name: "promise-fetch",
+            dependencies: [.product(name: "PromiseCurl", package: root)],
+            swiftSettings: settings
+        ),
+        .executableTarget(
+            name: "promise-wait",
+            dependencies: [
+                .product(name: "PromiseCurl", package: root),
+                .product(name: "PromiseUV", package: root),
+            ],
+            swiftSettings: settings
+        ),
         .testTarget(
             name: "MirrorKitTests",
             dependencies: [
                 "MirrorKit",
                 "promise-demo",
+                "promise-fetch",
+                "promise-wait",
                 .product(name: "PromiseSQLite", package: root),
                 .product(name: "PromiseUV", package: root),
             ],

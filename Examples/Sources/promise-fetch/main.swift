@@ -1,0 +1,106 @@
+// promise-fetch: downloads URLs into a directory, four at a time, retrying transient
+// failures, with a progress line and Ctrl-C. It depends on PromiseCurl alone (which brings
+// PromiseCore). The "Command-line tools" article in PromiseCore's documentation walks
+// through it.
+//
+//   promise-fetch DIRECTORY URL...
+//   exit status: 0 all downloaded, 1 some failed, 2 usage, 128 + n when stopped by signal n
+
+import Dispatch
+import Glibc
+import PromiseCurl
+import Synchronization
+
+/// Writes `text` to standard error, unbuffered.
+func standardError(_ text: String) {
+    var text = text
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+/// Errors worth another try: the server or the network may recover.
+func isTransient(_ error: any Error) -> Bool {
+    switch error {
+    case CurlError.Code.couldNotConnect, CurlError.Code.operationTimedOut, CurlError.Code.receiveError:
+        return true
+    case CurlError.Code.badStatus:
+        let status = (error as? CurlError)?.response?.status.code ?? 0
+        return status == 429 || status >= 500
+    default:
+        return false
+    }
+}
+
+/// The last segment of the URL's path (`report.csv`), or `index` for a directory.
+func fileName(for url: String) -> String {
+    let parts = url.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count > 3, let last = parts.last?.split(separator: "?").first, !last.isEmpty else { return "index" }
+    return String(last)
+}
+
+func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
+    let client = try CurlClient()
+
+    // One URL: up to three retries with growing waits, then the file, or the reason.
+    @Sendable func fetch(_ url: String, as name: String) -> Promise<Void> {
+        var settings = CurlRequest(.get, url)
+        settings.timeout = .seconds(30)
+        let request = settings
+        return retry(attempts: 3, backoff: .exponential(initial: .milliseconds(200)), condition: { _, error in isTransient(error) }) { _ in
+            client.download(request, to: directory + "/" + name, options: CurlDownloadOptions())
+                .map { response in _ = try response.validate() }
+        }
+    }
+
+    // The progress line, redrawn in place on a terminal.
+    let counts = Mutex((ok: 0, failed: 0))
+    let progress = DispatchSource.makeTimerSource(queue: .global())
+    progress.schedule(deadline: .now(), repeating: .milliseconds(200))
+    progress.setEventHandler {
+        let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
+        if isatty(2) != 0 { standardError("\r\u{1B}[K[\(ok + failed)/\(urls.count)] \(ok) ok, \(failed) failed") }
+    }
+    progress.resume()
+
+    // Four at a time; a failure does not stop the others.
+    let all = Promise<Void>.mapSettled(Array(urls.enumerated()), concurrency: 4) { item in
+        return fetch(item.element, as: "\(item.offset + 1)-" + fileName(for: item.element))
+            .map { counts.withLock { $0.ok += 1 } }
+            .recover(policy: .allErrors) { error in
+                if !(error is CancellationError) { counts.withLock { $0.failed += 1 } }
+                throw error
+            }
+    }
+
+    // Ctrl-C (or SIGTERM) cancels every download in flight; a cancelled one leaves no file.
+    let stop = Promises.nextSignal()
+    let stoppedBy = Mutex<Int32?>(nil)
+    stop.done { signal in
+        stoppedBy.withLock { $0 = signal }
+        all.cancel()
+    }
+
+    let results = (try? awaitPromise(all)) ?? []
+    stop.cancel()
+    progress.cancel()
+    if isatty(2) != 0 { standardError("\n") }
+    for (url, result) in zip(urls, results) {
+        if case .failure(let error) = result, !(error is CancellationError) { print("FAIL \(url): \(error)") }
+    }
+    let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
+    print("\(ok) downloaded, \(failed) failed, \(urls.count - ok - failed) not finished")
+    _ = try? awaitPromise(client.shutdown())
+    if let signal = stoppedBy.withLock({ $0 }) { return 128 + signal }
+    return failed == 0 ? 0 : 1
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2 else {
+    standardError("usage: promise-fetch DIRECTORY URL...\n")
+    exit(2)
+}
+do {
+    exit(try fetchAll(into: arguments[0], Array(arguments.dropFirst())))
+} catch {
+    standardError("promise-fetch: \(error)\n")
+    exit(1)
+}
