@@ -81,7 +81,7 @@ public final class SQLiteConnection {
     /// - Returns: The decoded rows.
     /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
     public func query<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> [T] {
-        try connection.decodeAll(T.self, sql, bindings, cancel: cancel, valid: valid)
+        try checked().decodeAll(T.self, sql, bindings, cancel: cancel)
     }
 
     /// Runs one query and returns its first row, or `nil` when it has none.
@@ -151,10 +151,7 @@ public final class SQLiteConnection {
 extension Connection {
     /// Decodes every row of `sql` into `T` straight from the statement, without an
     /// intermediate ``SQLiteRow``.
-    func decodeAll<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?, valid: Bool = true) throws -> [T] {
-        guard valid else {
-            throw SQLiteError(.invalidUse, message: "an SQLiteConnection was used after its closure returned; keep it inside the closure")
-        }
+    func decodeAll<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> [T] {
         // The loop is written out here, not passed to forEachRow as a closure: in this
         // unspecialized generic code, a closure called per row would look up the metadata of
         // [T] and RowDecoding<T> on every call.

@@ -257,6 +257,35 @@ private struct Boom: Error {}
         #expect(error?.code == .abort)
         #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 0)
     }
+
+    /// Every statement method of the connection applies the guard above, the `Decodable` ones
+    /// too: an `INSERT … RETURNING` decoded into a type must not commit on its own either.
+    @Test func everyStatementMethodStopsOnceSQLiteHasEndedTheTransaction() async throws {
+        struct Inserted: Decodable, Sendable { let n: Int }
+        let calls: [(String, @Sendable (SQLiteConnection) throws -> Void)] = [
+            ("execute", { _ = try $0.execute("INSERT INTO t VALUES (2) RETURNING n") }),
+            ("query", { _ = try $0.query("INSERT INTO t VALUES (2) RETURNING n") }),
+            ("query(T.self)", { _ = try $0.query(Inserted.self, "INSERT INTO t VALUES (2) RETURNING n") }),
+            ("queryFirst", { _ = try $0.queryFirst("INSERT INTO t VALUES (2) RETURNING n") }),
+            ("queryFirst(T.self)", { _ = try $0.queryFirst(Inserted.self, "INSERT INTO t VALUES (2) RETURNING n") }),
+            ("scalar", { _ = try $0.scalar(Int.self, "INSERT INTO t VALUES (2) RETURNING n") }),
+            ("forEachRow", { try $0.forEachRow("INSERT INTO t VALUES (2) RETURNING n") { _ in } }),
+            ("executeScript", { try $0.executeScript("INSERT INTO t VALUES (2)") }),
+        ]
+        for (name, call) in calls {
+            let db = SQLiteDatabase.inMemory()
+            defer { db.close() }
+            try await db.execute("CREATE TABLE t(n INTEGER UNIQUE ON CONFLICT ROLLBACK)").get()
+            let failed = db.transaction { db in
+                try db.execute("INSERT INTO t VALUES (1)")
+                _ = try? db.execute("INSERT INTO t VALUES (1)")  // SQLite rolls the transaction back
+                try call(db)
+            }
+            let error = await sqliteError(failed)
+            #expect(error?.code == .abort, "\(name)")
+            #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 0, "\(name) committed a row on its own")
+        }
+    }
 }
 
 /// Smuggles a non-Sendable value out of a closure, to test misuse.
