@@ -28,6 +28,9 @@ public struct CurlRequest: Sendable {
     public var timeout: Duration?
     /// How long connecting may take; `nil` uses ``CurlConfiguration/connectTimeout``.
     public var connectTimeout: Duration?
+    /// How long this request may go without moving a byte before it fails with
+    /// ``CurlError/Code/operationTimedOut``; `nil` uses ``CurlConfiguration/stallTimeout``.
+    public var stallTimeout: Duration?
     /// The most redirects followed; `0` follows none (a 3xx is returned as it is); `nil` uses
     /// ``CurlConfiguration/maxRedirects``.
     public var maxRedirects: Int?

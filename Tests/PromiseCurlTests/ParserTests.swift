@@ -83,3 +83,21 @@ import Testing
         #expect(CurlError.Code(rawValue: 99).name == "code 99")
     }
 }
+
+extension ParserTests {
+    @Test func manyFoldedLinesMakeOneValue() {
+        let (parser, ok) = feed(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", " b\r\n", "\tc \r\n", "X-B: 1\r\n", "  2\r\n", "X-C: c\r\n", "\r\n"])
+        #expect(ok)
+        #expect(parser.fields[HTTPField.Name("X-A")!] == "a b c")
+        #expect(parser.fields[HTTPField.Name("X-B")!] == "1 2")
+        #expect(parser.fields[HTTPField.Name("X-C")!] == "c")
+        #expect(parser.fields.count == 3)
+        // A fold that is the last line read (no blank line yet) is part of the value too.
+        let (open, _) = feed(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", " b\r\n"])
+        #expect(open.fields[HTTPField.Name("X-A")!] == "a b")
+        // A fold before any field is dropped; a new head starts afresh.
+        let (fresh, _) = feed(["HTTP/1.1 100 Continue\r\n", " stray\r\n", "X-A: a\r\n", " b\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "X-D: d\r\n", " e\r\n", "\r\n"])
+        #expect(fresh.fields.count == 1)
+        #expect(fresh.fields[HTTPField.Name("X-D")!] == "d e")
+    }
+}

@@ -32,6 +32,10 @@ final class Transfer: @unchecked Sendable {
     var head: ResponseHeadParser
     var body = [UInt8]()
     var maxBody = 0
+    /// `CURLOPT_LOW_SPEED_TIME`, or 0 when there is no stall limit.
+    var stallSeconds = 0
+    /// Whether a body byte of the current response arrived.
+    var bodyStarted = false
     /// A failure found by a callback, which then made libcurl stop with a generic code.
     var failure: CurlError?
     var progress = ProgressThrottle()
@@ -100,6 +104,14 @@ final class Transfer: @unchecked Sendable {
         try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout ?? configuration.connectTimeout), "CURLOPT_CONNECTTIMEOUT_MS")
         if let total = request.timeout ?? configuration.timeout {
             try setLong(easy, CURLOPT_TIMEOUT_MS, milliseconds(total), "CURLOPT_TIMEOUT_MS")
+        }
+        if let stall = request.stallTimeout ?? configuration.stallTimeout {
+            // Below 1 byte per second for that many seconds (whole seconds, rounded up).
+            let (seconds, attoseconds) = stall.components
+            let whole = seconds < 0 ? 1 : Int(min(seconds, Int64(Int32.max))) + (attoseconds > 0 ? 1 : 0)
+            stallSeconds = max(1, whole)
+            try setLong(easy, CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
+            try setLong(easy, CURLOPT_LOW_SPEED_TIME, stallSeconds, "CURLOPT_LOW_SPEED_TIME")
         }
         try setLong(easy, CURLOPT_SSL_VERIFYPEER, configuration.tls.verifyPeer ? 1 : 0, "CURLOPT_SSL_VERIFYPEER")
         try setLong(easy, CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyHost ? 2 : 0, "CURLOPT_SSL_VERIFYHOST")
@@ -191,7 +203,18 @@ final class Transfer: @unchecked Sendable {
         if fields[.userAgent] == nil, let agent = configuration.userAgent {
             try setString(easy, CURLOPT_USERAGENT, agent, "CURLOPT_USERAGENT")
         }
+        // HTTPFields keeps each `name=value` pair of a Cookie field as a field of its own (the
+        // HTTP/2 "crumbs"); HTTP/1.1 allows one Cookie line (RFC 6265 §5.4), so they are
+        // joined back into it, at the place of the first.
+        let cookie = fields[.cookie]
+        var cookieWritten = false
         for field in fields {
+            if field.name == .cookie {
+                guard !cookieWritten, let cookie else { continue }
+                cookieWritten = true
+                appendHeaderLine(cookie.isEmpty ? "Cookie;" : "Cookie: \(cookie)")
+                continue
+            }
             // "Name;" is libcurl's way to send a field with an empty value ("Name:" removes it).
             let value = field.value
             appendHeaderLine(value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
@@ -266,6 +289,12 @@ final class Transfer: @unchecked Sendable {
             }
         } else if code == CURLE_FILESIZE_EXCEEDED {
             return error(.responseTooLarge, "the response body is larger than the limit of \(maxBody) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)")
+        } else if code == CURLE_OPERATION_TIMEDOUT, stallSeconds > 0, buffered.hasPrefix("Operation too slow") {
+            return error(.operationTimedOut, "the transfer stalled: no byte moved for \(stallSeconds) s (stallTimeout)")
+        } else if code == CURLE_OUT_OF_MEMORY, !bodyStarted {
+            // libcurl refuses a head line over CURL_MAX_HTTP_HEADER (100 KiB) with this code;
+            // before the body it is that, not a failed allocation.
+            return error(.headersTooLarge, "a response header line is longer than libcurl accepts (100 KiB per line; the whole head may have \(head.limit) bytes)")
         } else if code == CURLE_UNSUPPORTED_PROTOCOL {
             message += "; only http and https are allowed unless the request lists more in allowedSchemes"
         }
