@@ -20,6 +20,8 @@ public struct CurlConfiguration: Sendable {
     /// A request's own ``CurlRequest/stallTimeout`` takes precedence.
     public var stallTimeout: Duration? = .seconds(60)
     /// The most redirects followed, only to `http`/`https`. Default 10; `0` follows none.
+    /// Statuses 301, 302, 303, 307 and 308 are followed; what the next request sends is in
+    /// "Redirects" of the "HTTP security defaults" article.
     public var maxRedirects = 10
     /// The largest response body collected in memory, in bytes. Default 64 MiB. Enforced while
     /// receiving, after content decoding, so a compressed bomb stops at the limit too.

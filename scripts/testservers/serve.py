@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 HOST = "127.0.0.1"
 
@@ -179,7 +180,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
     /huge-length  announces a Content-Length of 2^62, sends 3 bytes, then closes
     /silence      sends a head announcing 100 bytes, then nothing until the client leaves
     /echo         answers with JSON: the method, the target, the raw header lines and the body
-    /redirect     answers ?status=N (302 by default) with Location ?to= (/echo by default);
+    /redirect     answers ?status=N (302 by default) with Location ?to= (percent-decoded,
+                  /echo by default);
                   ?cookie=1 adds a Set-Cookie
     /set-cookie   a 200 with a Set-Cookie
     """
@@ -249,7 +251,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 read_body(sock, data)
                 cookie = b"Set-Cookie: session=from-redirect; Path=/\r\n" if params.get("cookie") else b""
                 sock.sendall(b"HTTP/1.1 %d Redirect\r\nLocation: %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n"
-                             % (int(params.get("status", "302")), params.get("to", "/echo").encode(), cookie))
+                             % (int(params.get("status", "302")), urllib.parse.unquote(params.get("to", "/echo")).encode(), cookie))
             elif path == "/set-cookie":
                 sock.sendall(b"HTTP/1.1 200 OK\r\nSet-Cookie: session=from-response; Path=/\r\n"
                              b"Content-Length: 2\r\nConnection: close\r\n\r\nok")

@@ -7,7 +7,18 @@ import Dispatch
 extension Transfer {
     /// `CURLOPT_WRITEFUNCTION`: collect or write the body.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        bodyStarted = true
+        if !bodyStarted {
+            bodyStarted = true
+            droppingBody = followsCurrentResponse()
+        }
+        if droppingBody {
+            droppedBytes += bytes.count
+            guard droppedBytes <= Self.largestRedirectBody else {
+                failure = error(.responseTooLarge, "the body of a \(head.status) redirect is larger than \(Self.largestRedirectBody) bytes")
+                return 0
+            }
+            return bytes.count
+        }
         if let sink {
             guard sink.write(bytes) else {
                 failure = error(.fileError, "writing the download to '\(sink.target)' failed: \(describe(sink.writeErrno)); the target was left as it was")
