@@ -145,3 +145,13 @@ extension RedirectMethodTests {
         #expect(try #require(settled.since(start)) < .seconds(10))
     }
 }
+
+extension RedirectMethodTests {
+    @Test func theBodyOfAFollowedRedirectIsDroppedUpTo1MiB() async throws {
+        let small = try await client.get(faults.url("/redirect?status=302&body=100000&to=/set-cookie")).validate().get()
+        #expect(small.text == "ok", "only the target's body")
+        let error = await #expect(throws: CurlError.self) { try await client.get(faults.url("/redirect?status=302&body=\(2 << 20)&to=/echo")).get() }
+        #expect(error?.code == .responseTooLarge, "\(String(describing: error))")
+        #expect(error?.message.contains("302 redirect") == true, "\(String(describing: error))")
+    }
+}

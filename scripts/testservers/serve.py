@@ -182,7 +182,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
     /echo         answers with JSON: the method, the target, the raw header lines and the body
     /redirect     answers ?status=N (302 by default) with Location ?to= (percent-decoded,
                   /echo by default);
-                  ?cookie=1 adds a Set-Cookie
+                  ?cookie=1 adds a Set-Cookie, ?body=N a body of N bytes
     /set-cookie   a 200 with a Set-Cookie
     """
 
@@ -250,8 +250,12 @@ class FaultHandler(socketserver.BaseRequestHandler):
             elif path == "/redirect":
                 read_body(sock, data)
                 cookie = b"Set-Cookie: session=from-redirect; Path=/\r\n" if params.get("cookie") else b""
-                sock.sendall(b"HTTP/1.1 %d Redirect\r\nLocation: %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n"
-                             % (int(params.get("status", "302")), urllib.parse.unquote(params.get("to", "/echo")).encode(), cookie))
+                size = int(params.get("body", "0"))
+                sock.sendall(b"HTTP/1.1 %d Redirect\r\nLocation: %s\r\n%sContent-Length: %d\r\nConnection: close\r\n\r\n"
+                             % (int(params.get("status", "302")), urllib.parse.unquote(params.get("to", "/echo")).encode(), cookie, size))
+                for _ in range(size // 65536):
+                    sock.sendall(b"r" * 65536)
+                sock.sendall(b"r" * (size % 65536))
             elif path == "/set-cookie":
                 sock.sendall(b"HTTP/1.1 200 OK\r\nSet-Cookie: session=from-response; Path=/\r\n"
                              b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
