@@ -98,19 +98,15 @@ extension HostileResponseTests {
         #expect(after.lines(named: "Cookie").isEmpty)
     }
 
-    @Test func sixtyThousandFoldedLinesParseInLinearTime() async throws {
-        // 240 000 bytes, under the 256 KiB head limit. Parsed in quadratic time the head took
-        // 2.7 s (release) on the client's thread, holding up every other request.
-        let start = ContinuousClock.now
-        let promise = client.get(faults.url("/folded?lines=60000")).timeout(.seconds(60))
-        let settled = SettleTime(of: promise)
-        let response = try await promise.validate().get()
-        let elapsed = try #require(settled.since(start))
+    @Test func sixtyThousandFoldedLinesComeOutAsOneValue() async throws {
+        // 240 000 bytes, under the 256 KiB head limit. The parser's time is checked by
+        // ParserTests.foldedLinesParseInLinearTime; libcurl's own handling of the lines, which
+        // reallocates per line, varies with the allocator (seconds under AddressSanitizer).
+        let response = try await client.get(faults.url("/folded?lines=60000")).timeout(.seconds(120)).validate().get()
         let value = try #require(response.headerFields[HTTPField.Name("X-Folded")!])
         #expect(value.utf8.count == 5 + 60_000 * 2)
         #expect(value.hasPrefix("start a a "))
         #expect(response.headerFields[.contentLength] == "2")
         #expect(response.text == "ok")
-        #expect(elapsed < .seconds(2), "\(elapsed)")
     }
 }
