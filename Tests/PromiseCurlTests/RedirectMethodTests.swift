@@ -111,13 +111,14 @@ extension RedirectMethodTests {
         let same = try await client.get("http://user:secret@127.0.0.1:\(port)/redirect?status=302&to=/echo").validate().decode(RawEcho.self).get()
         #expect(same.lines(named: "Authorization") == ["Authorization: Basic dXNlcjpzZWNyZXQ="])
         // Another host name: neither the URL's credentials nor the Authorization and Cookie fields.
-        var request = CurlRequest(.get, "http://user:secret@127.0.0.1:\(port)/redirect", headers: ["Authorization": "Bearer token", "Cookie": "a=1"])
+        var request = CurlRequest(.get, "http://user:secret@127.0.0.1:\(port)/redirect", headers: ["Authorization": "Bearer token", "Cookie": "a=1", "Host": "127.0.0.1:\(port)"])
         request.appendQuery([("status", "307"), ("to", "http://localhost:\(port)/echo")])
         let response = try await client.execute(request).validate().get()
         #expect(response.url == "http://localhost:\(port)/echo")
         let other = try response.decode(RawEcho.self)
         #expect(other.lines(named: "Authorization").isEmpty, "\(other.lines)")
         #expect(other.lines(named: "Cookie").isEmpty, "\(other.lines)")
+        #expect(other.lines(named: "Host") == ["Host: localhost:\(port)"], "the request's own Host stays with its origin")
         // Another port on the same host is another origin too.
         var toPort = CurlRequest(.get, faults.url("/redirect"), headers: ["Authorization": "Bearer token"])
         toPort.appendQuery([("to", TestServer.httpbin.url("/headers"))])

@@ -284,6 +284,9 @@ def read_body(sock, data):
 class FaultServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 overflows when tests send bodies to it at the same
+    # time: the kernel then resets some of the connections.
+    request_queue_size = 128
 
 
 def start_faults(args):

@@ -11,8 +11,8 @@ struct Hop {
     var method: HTTPRequest.Method
     /// Whether the request's body (and its content fields) is sent.
     var sendsBody: Bool
-    /// Whether `Authorization`, `Cookie` and `Proxy-Authorization` are sent: only to the
-    /// origin (scheme, host, port) of the request as given.
+    /// Whether `Authorization`, `Cookie`, `Proxy-Authorization` and a `Host` set on the
+    /// request are sent: only to the origin (scheme, host, port) of the request as given.
     var sendsCredentials = true
     /// Redirects followed to get here.
     var count = 0
@@ -53,7 +53,7 @@ struct Hop {
     }
 
     /// Whether a field goes out on this hop: content fields only with the body, credentials
-    /// only to the first origin.
+    /// and a `Host` of the request's own only to the first origin.
     func sends(_ name: HTTPField.Name, requestHasBody: Bool) -> Bool {
         let lowered = name.canonicalName
         if requestHasBody, !sendsBody, lowered.hasPrefix("content-") || Self.contentFields.contains(lowered) { return false }
@@ -62,7 +62,7 @@ struct Hop {
     }
 
     private static let contentFields: Set<String> = ["transfer-encoding", "digest", "last-modified", "expect"]
-    private static let credentialFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    private static let credentialFields: Set<String> = ["authorization", "cookie", "proxy-authorization", "host"]
 }
 
 /// What happens once a transfer's response is in.
