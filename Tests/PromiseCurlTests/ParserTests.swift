@@ -128,7 +128,7 @@ extension ParserTests {
 
     @Test func foldedLinesParseInLinearTime() {
         // Ten times the lines: about ten times the work when linear, a hundred when each
-        // continuation copies the value so far (20 000 lines took seconds that way).
+        // continuation copies the value so far (20 000 lines take seconds that way).
         let small = foldedParseTime(2_000)
         let large = foldedParseTime(20_000)
         #expect(large < small * 30, "2 000 lines: \(small), 20 000 lines: \(large)")
