@@ -11,7 +11,17 @@ public struct CurlConfiguration: Sendable {
     /// The total time a request may take, or `nil` for no limit. A request's own
     /// ``CurlRequest/timeout`` takes precedence.
     public var timeout: Duration?
+    /// How long a transfer may go without moving a byte either way before it fails with
+    /// ``CurlError/Code/operationTimedOut``, or `nil` for no limit. Default 60 seconds
+    /// (libcurl has none: a server that sends its head and then nothing holds the request
+    /// forever). It counts from the request being sent too, so a server that thinks longer
+    /// than this before answering fails as well: raise it for long polls. Whole seconds,
+    /// rounded up (`CURLOPT_LOW_SPEED_TIME` with `CURLOPT_LOW_SPEED_LIMIT` 1 byte per second).
+    /// A request's own ``CurlRequest/stallTimeout`` takes precedence.
+    public var stallTimeout: Duration? = .seconds(60)
     /// The most redirects followed, only to `http`/`https`. Default 10; `0` follows none.
+    /// Statuses 301, 302, 303, 307 and 308 are followed; what the next request sends is in
+    /// "Redirects" of the "HTTP security defaults" article.
     public var maxRedirects = 10
     /// The largest response body collected in memory, in bytes. Default 64 MiB. Enforced while
     /// receiving, after content decoding, so a compressed bomb stops at the limit too.

@@ -28,7 +28,11 @@ public struct CurlRequest: Sendable {
     public var timeout: Duration?
     /// How long connecting may take; `nil` uses ``CurlConfiguration/connectTimeout``.
     public var connectTimeout: Duration?
-    /// The most redirects followed; `0` follows none (a 3xx is returned as it is); `nil` uses
+    /// How long this request may go without moving a byte before it fails with
+    /// ``CurlError/Code/operationTimedOut``; `nil` uses ``CurlConfiguration/stallTimeout``.
+    public var stallTimeout: Duration?
+    /// The most redirects (301, 302, 303, 307, 308) followed; `0` follows none (a 3xx is
+    /// returned as it is); `nil` uses
     /// ``CurlConfiguration/maxRedirects``.
     public var maxRedirects: Int?
     /// The largest body collected in memory, in bytes; `nil` uses

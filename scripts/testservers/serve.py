@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 HOST = "127.0.0.1"
 
@@ -174,6 +175,15 @@ class FaultHandler(socketserver.BaseRequestHandler):
                   bytes at that pace, so a test that must stop it mid-body can make it
                   outlast any scheduling delay of its own
     /close        closes without sending anything
+    /folded       a field folded over ?lines=N continuation lines (obsolete line folding)
+    /long-line    one header field of ?bytes=N bytes
+    /huge-length  announces a Content-Length of 2^62, sends 3 bytes, then closes
+    /silence      sends a head announcing 100 bytes, then nothing until the client leaves
+    /echo         answers with JSON: the method, the target, the raw header lines and the body
+    /redirect     answers ?status=N (302 by default) with Location ?to= (percent-decoded,
+                  /echo by default);
+                  ?cookie=1 adds a Set-Cookie, ?body=N a body of N bytes
+    /set-cookie   a 200 with a Set-Cookie
     """
 
     def handle(self):
@@ -184,8 +194,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
             if not chunk:
                 return
             data += chunk
-        path = data.split(b" ", 2)[1].decode("latin-1") if data.count(b" ") >= 2 else "/"
-        path, _, query = path.partition("?")
+        method = data.split(b" ", 1)[0].decode("latin-1")
+        target = data.split(b" ", 2)[1].decode("latin-1") if data.count(b" ") >= 2 else "/"
+        path, _, query = target.partition("?")
         params = dict(item.partition("=")[::2] for item in query.split("&") if item)
         try:
             if path == "/never":
@@ -216,15 +227,66 @@ class FaultHandler(socketserver.BaseRequestHandler):
                     time.sleep(0.1)
             elif path == "/close":
                 sock.shutdown(socket.SHUT_RDWR)
+            elif path == "/folded":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nX-Folded: start\r\n" + b" a\r\n" * int(params.get("lines", "10"))
+                             + b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
+            elif path == "/long-line":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * int(params.get("bytes", "1000"))
+                             + b"\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+            elif path == "/huge-length":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\nabc" % (1 << 62))
+                sock.shutdown(socket.SHUT_RDWR)
+            elif path == "/silence":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
+                while sock.recv(65536):
+                    pass
+            elif path == "/echo":
+                head, body = read_body(sock, data)
+                lines = [line.decode("latin-1") for line in head.split(b"\r\n")[1:]]
+                reply = json.dumps({"method": method, "target": target, "lines": lines,
+                                    "body": body.decode("latin-1")}).encode()
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                             b"Connection: close\r\n\r\n%s" % (len(reply), reply))
+            elif path == "/redirect":
+                read_body(sock, data)
+                cookie = b"Set-Cookie: session=from-redirect; Path=/\r\n" if params.get("cookie") else b""
+                size = int(params.get("body", "0"))
+                sock.sendall(b"HTTP/1.1 %d Redirect\r\nLocation: %s\r\n%sContent-Length: %d\r\nConnection: close\r\n\r\n"
+                             % (int(params.get("status", "302")), urllib.parse.unquote(params.get("to", "/echo")).encode(), cookie, size))
+                for _ in range(size // 65536):
+                    sock.sendall(b"r" * 65536)
+                sock.sendall(b"r" * (size % 65536))
+            elif path == "/set-cookie":
+                sock.sendall(b"HTTP/1.1 200 OK\r\nSet-Cookie: session=from-response; Path=/\r\n"
+                             b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
             else:
                 sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
         except OSError:
             pass
 
 
+def read_body(sock, data):
+    """The request head and its Content-Length body, reading the rest from `sock`."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head, body
+
+
 class FaultServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 overflows when tests send bodies to it at the same
+    # time: the kernel then resets some of the connections.
+    request_queue_size = 128
 
 
 def start_faults(args):

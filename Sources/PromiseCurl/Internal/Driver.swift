@@ -207,9 +207,15 @@ final class Driver: Sendable {
             guard let raw else { continue }
             let transfer = Unmanaged<Transfer>.fromOpaque(raw).takeUnretainedValue()
             curl_multi_remove_handle(multi.pointer, easy)
+            let result: Result<CurlResponse, CurlError>
+            switch transfer.afterResponse(code, multi: multi.pointer, configuration: configuration) {
+            case .followed: continue  // the same handle, added again for the redirect target
+            case .failed(let failure): result = .failure(failure)
+            case .finish:
+                transfer.reportFinalProgress()
+                result = transfer.finish(code)
+            }
             active.removeValue(forKey: ObjectIdentifier(transfer))
-            transfer.reportFinalProgress()
-            let result = transfer.finish(code)
             spares.give(transfer.detachHandle())
             settle(transfer, result.mapError { $0 as any Error })
         }

@@ -150,7 +150,8 @@ final class UploadFile {
         }
     }
 
-    /// Moves to `offset` from the start (libcurl rewinds for a redirect that resends the body).
+    /// Moves to `offset` from the start (libcurl rewinds to send again; a redirect that keeps
+    /// the body rewinds to 0).
     func seek(to offset: Int64) -> Bool {
         lseek(fd, off_t(offset), SEEK_SET) >= 0
     }

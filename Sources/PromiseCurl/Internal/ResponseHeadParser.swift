@@ -6,15 +6,28 @@
 ///   or a `100 Continue` only the last response's fields are kept.
 /// - A field line is split at the first colon; surrounding spaces and tabs are trimmed. A line
 ///   whose name is not an HTTP token is skipped (libcurl has already accepted the response).
-/// - A line starting with a space or tab continues the previous field (obsolete folding).
+/// - A line starting with a space or tab continues the previous field (obsolete folding),
+///   joined with one space. The pieces are gathered in a buffer and the field is rebuilt once,
+///   so any number of folded lines parses in linear time.
 /// - The bytes of one head are capped; past the cap ``feed(_:)`` returns `false`, and the
 ///   transfer is aborted.
 struct ResponseHeadParser {
     private(set) var status = 0
     private(set) var reason = ""
-    private(set) var fields = HTTPFields()
     private(set) var headBytes = 0
     let limit: Int
+    /// The fields, all but a folded last one's continuations (see ``folded``).
+    private var parsed = HTTPFields()
+    /// The value of the last field with its continuation lines, while any were read.
+    private var folded: [UInt8]?
+
+    /// The fields of the last head.
+    var fields: HTTPFields {
+        guard let folded, let lastIndex = parsed.indices.last else { return parsed }
+        var fields = parsed
+        fields[lastIndex] = HTTPField(name: fields[lastIndex].name, value: folded)
+        return fields
+    }
 
     init(limit: Int) { self.limit = limit }
 
@@ -30,16 +43,20 @@ struct ResponseHeadParser {
         }
         headBytes += line.count
         guard headBytes <= limit else { return false }
-        guard let first = bytes.first else { return true }  // the blank line ending a head
+        guard let first = bytes.first else {  // the blank line ending a head
+            finishFolding()
+            return true
+        }
         if first == 0x20 || first == 0x09 {
             continueLastField(trimmed(bytes))
             return true
         }
+        finishFolding()
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return true }
         let nameBytes = trimmed(bytes[..<colon])
         guard !nameBytes.isEmpty, let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return true }
-        if fields.isEmpty { fields.reserveCapacity(16) }
-        fields.append(HTTPField(name: name, value: trimmed(bytes[(colon + 1)...])))
+        if parsed.isEmpty { parsed.reserveCapacity(16) }
+        parsed.append(HTTPField(name: name, value: trimmed(bytes[(colon + 1)...])))
         return true
     }
 
@@ -57,7 +74,8 @@ struct ResponseHeadParser {
 
     /// `HTTP/1.1 200 OK`: the code is the second word, the reason the rest.
     private mutating func startHead(_ line: Line) {
-        fields = HTTPFields()
+        parsed = HTTPFields()
+        folded = nil
         status = 0
         reason = ""
         guard let space = line.firstIndex(of: 0x20) else { return }
@@ -69,10 +87,18 @@ struct ResponseHeadParser {
         reason = String(decoding: trimmed(rest.dropFirst(3)), as: UTF8.self)
     }
 
+    /// Appends a continuation line to the last field's value (amortized constant time per byte).
     private mutating func continueLastField(_ more: Line) {
-        guard let lastIndex = fields.indices.last else { return }
-        let field = fields[lastIndex]
-        let joined = field.withUnsafeBytesOfValue { Array($0) } + [0x20] + more
-        fields[lastIndex] = HTTPField(name: field.name, value: joined)
+        guard let lastIndex = parsed.indices.last else { return }
+        if folded == nil { folded = parsed[lastIndex].withUnsafeBytesOfValue { Array($0) } }
+        folded!.append(0x20)
+        folded!.append(contentsOf: more)
+    }
+
+    /// Writes a folded value into its field, before another line is read.
+    private mutating func finishFolding() {
+        guard folded != nil else { return }
+        parsed = fields
+        folded = nil
     }
 }

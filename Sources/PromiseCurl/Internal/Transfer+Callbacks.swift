@@ -7,6 +7,18 @@ import Dispatch
 extension Transfer {
     /// `CURLOPT_WRITEFUNCTION`: collect or write the body.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !bodyStarted {
+            bodyStarted = true
+            droppingBody = followsCurrentResponse()
+        }
+        if droppingBody {
+            droppedBytes += bytes.count
+            guard droppedBytes <= Self.largestRedirectBody else {
+                failure = error(.responseTooLarge, "the body of a \(head.status) redirect is larger than \(Self.largestRedirectBody) bytes")
+                return 0
+            }
+            return bytes.count
+        }
         if let sink {
             guard sink.write(bytes) else {
                 failure = error(.fileError, "writing the download to '\(sink.target)' failed: \(describe(sink.writeErrno)); the target was left as it was")
@@ -19,14 +31,19 @@ extension Transfer {
             return 0
         }
         if body.isEmpty, let easy {
-            // One allocation for the whole body when Content-Length is known (capped by the limit).
+            // One allocation for a body whose Content-Length is known, up to 1 MiB: the server
+            // may announce far more than it sends (2^62 bytes), so larger bodies grow with
+            // what arrives.
             var expected: curl_off_t = -1
             _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
-            if expected > 0 { body.reserveCapacity(min(Int(expected), maxBody)) }
+            if expected > 0 { body.reserveCapacity(min(Int(expected), maxBody, Self.largestReservation)) }
         }
         body.append(contentsOf: bytes)
         return bytes.count
     }
+
+    /// The most body capacity reserved ahead of the bytes, from an announced length.
+    static let largestReservation = 1 << 20
 
     /// `CURLOPT_HEADERFUNCTION`: one header line.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {

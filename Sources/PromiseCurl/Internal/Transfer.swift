@@ -32,6 +32,20 @@ final class Transfer: @unchecked Sendable {
     var head: ResponseHeadParser
     var body = [UInt8]()
     var maxBody = 0
+    /// The current request of the redirect chain.
+    var hop: Hop
+    /// The most redirects followed.
+    var maxRedirects = 0
+    /// When the whole chain must be done, if the request has a total timeout.
+    var deadline: ContinuousClock.Instant?
+    /// Whether the current response is a redirect being followed, whose body is dropped.
+    var droppingBody = false
+    /// Bytes of a redirect's body dropped so far.
+    var droppedBytes = 0
+    /// `CURLOPT_LOW_SPEED_TIME`, or 0 when there is no stall limit.
+    var stallSeconds = 0
+    /// Whether a body byte of the current response arrived.
+    var bodyStarted = false
     /// A failure found by a callback, which then made libcurl stop with a generic code.
     var failure: CurlError?
     var progress = ProgressThrottle()
@@ -44,6 +58,7 @@ final class Transfer: @unchecked Sendable {
         // Resolved on the driver thread: a blocking wait for it there is a deadlock.
         self.promise = Promise<CurlResponse>.pending(resolvedOn: driverID)
         self.head = ResponseHeadParser(limit: headLimit)
+        self.hop = Hop(url: request.url, parts: parts, method: request.method, sendsBody: request.body != nil)
         errorBuffer.initialize(to: 0)
     }
 
@@ -72,7 +87,15 @@ final class Transfer: @unchecked Sendable {
         guard let easy = spare ?? curl_easy_init() else { return error(.internalError, "curl_easy_init failed (out of memory?)") }
         self.easy = easy
         retainedForC = Unmanaged.passRetained(self)
+        maxRedirects = max(0, request.maxRedirects ?? configuration.maxRedirects)
+        deadline = (request.timeout ?? configuration.timeout).map { ContinuousClock.now + $0 }
         do throws(CurlError) {
+            if let download {
+                switch DownloadSink.create(target: download.path, durable: download.options.durable) {
+                case .success(let sink): self.sink = sink
+                case .failure(let failure): throw failure
+                }
+            }
             try configure(easy, configuration)
             try curlMultiCheck(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
             return nil
@@ -82,9 +105,10 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    private func configure(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
+    /// Sets every option for the current ``hop`` on a new or reset handle.
+    func configure(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
         let context = retainedForC!.toOpaque()
-        try setString(easy, CURLOPT_URL, request.url, "CURLOPT_URL")
+        try setString(easy, CURLOPT_URL, hop.url, "CURLOPT_URL")
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), "CURLOPT_PRIVATE")
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
         try setLong(easy, CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
@@ -93,13 +117,21 @@ final class Transfer: @unchecked Sendable {
         let schemes = request.allowedSchemes.map { $0.sorted().joined(separator: ",") } ?? "http,https"
         try setString(easy, CURLOPT_PROTOCOLS_STR, schemes, "CURLOPT_PROTOCOLS_STR")
         try setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "CURLOPT_REDIR_PROTOCOLS_STR")
-        let redirects = max(0, request.maxRedirects ?? configuration.maxRedirects)
-        try setLong(easy, CURLOPT_FOLLOWLOCATION, redirects > 0 ? 1 : 0, "CURLOPT_FOLLOWLOCATION")
-        try setLong(easy, CURLOPT_MAXREDIRS, redirects, "CURLOPT_MAXREDIRS")
+        // Redirects are followed by `afterResponse` (Transfer+Redirect.swift): libcurl keeps a
+        // custom method on a 303 and sends the content fields of a body it dropped.
+        try setLong(easy, CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
         try setLong(easy, CURLOPT_UNRESTRICTED_AUTH, 0, "CURLOPT_UNRESTRICTED_AUTH")
         try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout ?? configuration.connectTimeout), "CURLOPT_CONNECTTIMEOUT_MS")
-        if let total = request.timeout ?? configuration.timeout {
-            try setLong(easy, CURLOPT_TIMEOUT_MS, milliseconds(total), "CURLOPT_TIMEOUT_MS")
+        if let deadline {
+            try setLong(easy, CURLOPT_TIMEOUT_MS, milliseconds(deadline - .now), "CURLOPT_TIMEOUT_MS")
+        }
+        if let stall = request.stallTimeout ?? configuration.stallTimeout {
+            // Below 1 byte per second for that many seconds (whole seconds, rounded up).
+            let (seconds, attoseconds) = stall.components
+            let whole = seconds < 0 ? 1 : Int(min(seconds, Int64(Int32.max))) + (attoseconds > 0 ? 1 : 0)
+            stallSeconds = max(1, whole)
+            try setLong(easy, CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
+            try setLong(easy, CURLOPT_LOW_SPEED_TIME, stallSeconds, "CURLOPT_LOW_SPEED_TIME")
         }
         try setLong(easy, CURLOPT_SSL_VERIFYPEER, configuration.tls.verifyPeer ? 1 : 0, "CURLOPT_SSL_VERIFYPEER")
         try setLong(easy, CURLOPT_SSL_VERIFYHOST, configuration.tls.verifyHost ? 2 : 0, "CURLOPT_SSL_VERIFYHOST")
@@ -118,12 +150,7 @@ final class Transfer: @unchecked Sendable {
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeTrampoline), "CURLOPT_WRITEFUNCTION")
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
-        if let download {
-            switch DownloadSink.create(target: download.path, durable: download.options.durable) {
-            case .success(let sink): self.sink = sink
-            case .failure(let failure): throw failure
-            }
-        } else {
+        if download == nil {
             maxBody = max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize)
             // An early refusal when Content-Length already says too much; the write
             // callback enforces the limit for chunked and compressed bodies.
@@ -140,8 +167,8 @@ final class Transfer: @unchecked Sendable {
     }
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) throws(CurlError) {
-        let method = request.method
-        guard let body = request.body else {
+        let method = hop.method
+        guard let body = request.body, hop.sendsBody else {
             switch method {
             case .get: break  // a new or reset handle makes a GET
             case .head: try setLong(easy, CURLOPT_NOBODY, 1, "CURLOPT_NOBODY")
@@ -159,16 +186,24 @@ final class Transfer: @unchecked Sendable {
         if method != .post { try setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue, "CURLOPT_CUSTOMREQUEST") }
         switch body.storage {
         case .bytes(let bytes):
-            // Copied once into memory libcurl may keep pointing at until the handle is gone.
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-            bytes.withUnsafeBytes { source in buffer.copyMemory(from: source) }
+            // Copied once into memory libcurl may keep pointing at until the handle is gone
+            // (and sent again from there after a redirect that keeps the body).
+            let buffer = uploadBytes ?? UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            if uploadBytes == nil { bytes.withUnsafeBytes { source in buffer.copyMemory(from: source) } }
             uploadBytes = buffer
             try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
             try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, buffer.baseAddress), "CURLOPT_POSTFIELDS")
         case .file(let path):
-            switch UploadFile.open(path) {
-            case .success(let file): uploadFile = file
-            case .failure(let failure): throw failure
+            if let uploadFile {
+                // Sent again after a redirect that keeps the body.
+                guard uploadFile.seek(to: 0) else {
+                    throw error(.readError, "rewinding the request body file to send it again after a redirect failed")
+                }
+            } else {
+                switch UploadFile.open(path) {
+                case .success(let file): uploadFile = file
+                case .failure(let failure): throw failure
+                }
             }
             let context = retainedForC!.toOpaque()
             try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(uploadFile!.size)), "CURLOPT_POSTFIELDSIZE_LARGE")
@@ -181,17 +216,32 @@ final class Transfer: @unchecked Sendable {
 
     private func configureHeaders(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
         var fields = request.headerFields
-        if let body = request.body, let type = body.contentType, fields[.contentType] == nil {
+        let hasBody = request.body != nil
+        if hop.count > 0 {
+            fields = HTTPFields(fields.filter { hop.sends($0.name, requestHasBody: hasBody) })
+        }
+        if hop.sendsBody, let body = request.body, let type = body.contentType, fields[.contentType] == nil {
             fields[.contentType] = type
         }
-        if request.body != nil, fields[.expect] == nil {
+        if hop.sendsBody, hasBody, fields[.expect] == nil {
             // No `Expect: 100-continue` round trip (a second's wait with servers that ignore it).
             appendHeaderLine("Expect:")
         }
         if fields[.userAgent] == nil, let agent = configuration.userAgent {
             try setString(easy, CURLOPT_USERAGENT, agent, "CURLOPT_USERAGENT")
         }
+        // HTTPFields keeps each `name=value` pair of a Cookie field as a field of its own (the
+        // HTTP/2 "crumbs"); HTTP/1.1 allows one Cookie line (RFC 6265 §5.4), so they are
+        // joined back into it, at the place of the first.
+        let cookie = fields[.cookie]
+        var cookieWritten = false
         for field in fields {
+            if field.name == .cookie {
+                guard !cookieWritten, let cookie else { continue }
+                cookieWritten = true
+                appendHeaderLine(cookie.isEmpty ? "Cookie;" : "Cookie: \(cookie)")
+                continue
+            }
             // "Name;" is libcurl's way to send a field with an empty value ("Name:" removes it).
             let value = field.value
             appendHeaderLine(value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
@@ -229,8 +279,7 @@ final class Transfer: @unchecked Sendable {
         guard code == CURLE_OK else { return .failure(curlFailure(code, easy)) }
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        var redirects = 0
-        _ = ccurl_easy_getinfo_long(easy, CURLINFO_REDIRECT_COUNT, &redirects)
+        let redirects = hop.count
         var version = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         var effective: UnsafeMutablePointer<CChar>?
@@ -266,6 +315,12 @@ final class Transfer: @unchecked Sendable {
             }
         } else if code == CURLE_FILESIZE_EXCEEDED {
             return error(.responseTooLarge, "the response body is larger than the limit of \(maxBody) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)")
+        } else if code == CURLE_OPERATION_TIMEDOUT, stallSeconds > 0, buffered.hasPrefix("Operation too slow") {
+            return error(.operationTimedOut, "the transfer stalled: no byte moved for \(stallSeconds) s (stallTimeout)")
+        } else if code == CURLE_OUT_OF_MEMORY, !bodyStarted {
+            // libcurl refuses a head line over CURL_MAX_HTTP_HEADER (100 KiB) with this code;
+            // before the body it is that, not a failed allocation.
+            return error(.headersTooLarge, "a response header line is longer than libcurl accepts (100 KiB per line; the whole head may have \(head.limit) bytes)")
         } else if code == CURLE_UNSUPPORTED_PROTOCOL {
             message += "; only http and https are allowed unless the request lists more in allowedSchemes"
         }
@@ -292,6 +347,19 @@ final class Transfer: @unchecked Sendable {
         case 30: "3"
         default: "1.1"
         }
+    }
+
+    /// Forgets the response of the last hop before the handle is set up for the next one.
+    func resetForNextHop() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        head = ResponseHeadParser(limit: head.limit)
+        body = []
+        bodyStarted = false
+        droppingBody = false
+        droppedBytes = 0
+        stallSeconds = 0
+        errorBuffer[0] = 0
     }
 
     /// Frees the easy handle, the header list, the body copy and the files. Call after
