@@ -17,6 +17,10 @@
 //                                             into DIR, an empty 2 MiB tmpfs, until it is
 //                                             full, then again with room; one line per fact
 //                                             (see `diskFull`)
+//   promisefs-helper umask DIR                under umask 077, create files and a directory
+//                                             in DIR; print their modes (see `umaskModes`)
+//   promisefs-helper nobody-write PATH        drop to uid/gid 65534, rewrite PATH atomically;
+//                                             print `written` or the error
 import Glibc
 import PromiseFS
 import Synchronization
@@ -34,7 +38,7 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
-guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full PATH …") }
+guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|umask|nobody-write PATH …") }
 let path = arguments[2]
 
 switch arguments[1] {
@@ -99,6 +103,10 @@ case "nofile":
     noFileBurst(in: path)
 case "disk-full":
     diskFull(in: path)
+case "umask":
+    umaskModes(in: path)
+case "nobody-write":
+    nobodyWrite(path)
 default:
     fail("unknown command \(arguments[1])")
 }

@@ -73,8 +73,7 @@ enum Tree {
             if let info = try Sys.lstatIfPresent(prefix) {
                 if info.kind == .directory { continue }
                 if info.kind == .symbolicLink, (try? Sys.stat(prefix, followingLinks: true))?.kind == .directory { continue }
-                throw FSError(.notADirectory, operation: "mkdir", path: path,
-                              activity: "creating the directory \(path) (\(prefix) is not a directory)")
+                return try mkdirThroughNonDirectory(path, prefix: prefix, info: info, mode: mode)
             }
             // `false`: made by someone else meanwhile, which is as good.
             _ = try Sys.mkdir(prefix, mode, existingIsFine: true)
@@ -161,7 +160,9 @@ enum Tree {
         let (directory, name) = FileWriter.split(to)
         let staging = Sys.uniqueName("\(directory)/" + AdapterPaths.siblingPrefix(of: name, tag: ".move-", suffixLength: Sys.uniqueSuffixLength))
         do {
+            let times = try self.times(under: from, cancelled: cancelled)  // before the copy reads them
             try copy(from, to: staging, recursive: true, cancelled: cancelled)
+            try setTimes(times, under: staging)
             try Sys.rename(staging, to)
         } catch {
             if (try? Sys.lstatIfPresent(staging)) != nil {
