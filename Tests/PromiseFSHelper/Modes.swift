@@ -39,3 +39,27 @@ func nobodyWrite(_ path: String) {
         say("\(error)")
     }
 }
+
+/// `promisefs-helper lease PATH`: holds a read lease on PATH (`SIGIO`, which announces the
+/// break, ignored), starts an in-place write of PATH, gives the lease up 200 ms later, and
+/// prints `written CONTENTS` or the error.
+func leaseBreak(_ path: String) {
+    let setLease: Int32 = 1024  // F_SETLEASE, which Glibc declares only under _GNU_SOURCE
+    signal(SIGIO, SIG_IGN)
+    let holder = open(path, O_RDONLY)
+    guard holder >= 0, fcntl(holder, setLease, Int32(F_RDLCK)) == 0 else { fail("cannot take a lease on \(path): errno \(errno)") }
+    let write = fs.writeText(path, "after the lease", options: .inPlace)
+    usleep(200_000)
+    guard fcntl(holder, setLease, Int32(F_UNLCK)) == 0 else { fail("cannot give the lease up: errno \(errno)") }
+    close(holder)
+    do {
+        try awaitPromise(write, timeout: .seconds(30))
+        let check = open(path, O_RDONLY)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(check, &buffer, buffer.count)
+        close(check)
+        say("written \(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self))")
+    } catch {
+        say("\(error)")
+    }
+}

@@ -21,6 +21,8 @@
 //                                             in DIR; print their modes (see `umaskModes`)
 //   promisefs-helper nobody-write PATH        drop to uid/gid 65534, rewrite PATH atomically;
 //                                             print `written` or the error
+//   promisefs-helper lease PATH               hold a lease on PATH while an in-place write
+//                                             opens it; print `written …` or the error
 import Glibc
 import PromiseFS
 import Synchronization
@@ -38,7 +40,7 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
-guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|umask|nobody-write PATH …") }
+guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|umask|nobody-write|lease PATH …") }
 let path = arguments[2]
 
 switch arguments[1] {
@@ -107,6 +109,8 @@ case "umask":
     umaskModes(in: path)
 case "nobody-write":
     nobodyWrite(path)
+case "lease":
+    leaseBreak(path)
 default:
     fail("unknown command \(arguments[1])")
 }

@@ -134,6 +134,18 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "through the pipe")
     }
 
+    /// Opens are non-blocking, yet a file another process holds a lease on (as Samba and NFS
+    /// servers do) is still opened once the lease is given up, as a blocking open does, not
+    /// refused with `EWOULDBLOCK`.
+    @Test func anOpenWaitsForALeaseToBeGivenUp() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        plainWrite(dir("leased"), "before")
+        let helper = try Helper(["lease", dir("leased")], outputPath: dir("out"))
+        #expect(try await helper.wait() == 0, "\(helper.output)")
+        #expect(helper.output == "written after the lease\n")
+    }
+
     /// An atomic write renames a regular file into place: over a FIFO or a device it would
     /// replace it (as root, `/dev/null` itself). It refuses; a symbolic link is replaced, not
     /// followed, so what it points to is untouched.

@@ -35,6 +35,15 @@ extension Sys {
         return fd
     }
 
+    /// Opens `path` blocking, after a non-blocking open failed with `EWOULDBLOCK`: another
+    /// process holds a lease on the file (Samba and NFS servers take them), which the kernel
+    /// asks it to give up. The wait is bounded by the kernel (`/proc/sys/fs/lease-break-time`,
+    /// 45 s by default), not by the other process, so it cannot wedge a thread for good; a
+    /// FIFO never fails this way.
+    static func openBreakingLease(_ path: String, _ flags: Int32, _ mode: UInt32) -> Int32 {
+        retrying { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) }
+    }
+
     /// The error of a failed `open`, with the reason spelled out where `ENXIO` means a FIFO
     /// that no process reads.
     static func openFailure(_ path: String, _ flags: Int32, _ activity: String) -> FSError {

@@ -42,7 +42,8 @@ enum Sys {
     /// ``blocking(_:_:path:)``): a FIFO opens at once for reading and fails with `ENXIO`
     /// for writing when no process reads it.
     static func open(_ path: String, _ flags: Int32, mode: UInt32 = 0o644, activity: String) throws(FSError) -> Int32 {
-        let fd = retrying { Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK, mode_t(mode)) }
+        var fd = retrying { Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK, mode_t(mode)) }
+        if fd < 0 && errno == EWOULDBLOCK { fd = openBreakingLease(path, flags, mode) }
         guard fd >= 0 else { throw openFailure(path, flags, activity) }
         return try blocking(fd, flags, path: path)
     }
