@@ -79,6 +79,7 @@ public struct FSError: Error, Hashable, CustomStringConvertible {
 
         private static let phrases: [Int32: String] = [
             1: "operation not permitted", 2: "no such file or directory", 5: "input/output error",
+            6: "no such device or address",
             9: "bad file descriptor", 13: "permission denied", 17: "file exists",
             18: "cross-device link", 20: "not a directory", 21: "is a directory",
             22: "invalid argument", 23: "too many open files in the system",

@@ -46,7 +46,8 @@ public final class FSFile: Sendable {
     ///
     /// - Parameters:
     ///   - offset: Where to start.
-    ///   - count: How many bytes at most; fewer only at the end of the file.
+    ///   - count: How many bytes at most, 0 or more; fewer only at the end of the file. The
+    ///     buffer grows with the bytes read, so a count past the end costs only what is there.
     /// - Returns: A promise for the bytes (empty at or past the end).
     public func read(at offset: Int64, count: Int) -> Promise<[UInt8]> {
         submit("read") { [path] fd, _ in try Sys.read(fd, count: count, offset: offset, path: path) }
@@ -66,7 +67,9 @@ public final class FSFile: Sendable {
 
     /// Reads up to `count` bytes from the current position and advances it.
     ///
-    /// - Parameter count: How many bytes at most; fewer only at the end of the file.
+    /// - Parameter count: How many bytes at most, 0 or more (a negative count rejects with
+    ///   ``FSError/Code-swift.struct/invalidArgument``); fewer only at the end of the file.
+    ///   The buffer grows with the bytes read, so a count past the end costs only what is there.
     /// - Returns: A promise for the bytes (empty at the end).
     public func read(count: Int) -> Promise<[UInt8]> {
         submit("read") { [path] fd, _ in try Sys.read(fd, count: count, offset: nil, path: path) }

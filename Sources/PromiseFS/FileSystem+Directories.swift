@@ -15,7 +15,10 @@ extension FileSystem {
     ///
     /// - Parameters:
     ///   - path: The directory.
-    ///   - recursive: Also create missing parents, and succeed if the directory exists.
+    ///   - recursive: Also create missing parents, and succeed if the directory exists. Where
+    ///     a component exists and is not a directory, the error is the one `mkdir(2)` of
+    ///     `path` gives: ``FSError/Code-swift.struct/fileExists`` for `path` itself (a dangling
+    ///     link included), ``FSError/Code-swift.struct/notADirectory`` through a file.
     ///   - mode: Permission bits for what is created (the process umask applies).
     /// - Returns: A promise fulfilled once the directory exists.
     public func createDirectory(_ path: String, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
@@ -35,7 +38,8 @@ extension FileSystem {
     }
 
     /// Moves (renames) `from` to `to`, replacing a file at `to`. Across file systems, where
-    /// `rename` cannot work, copies then removes the original.
+    /// `rename` cannot work, copies then removes the original; the copies keep the access and
+    /// modification times of every file, directory and link, as a rename does.
     ///
     /// - Parameters:
     ///   - from: What to move.

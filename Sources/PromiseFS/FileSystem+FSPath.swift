@@ -3,19 +3,21 @@
 extension FileSystem {
     /// Reads a whole file: open, read, close in one job.
     ///
+    /// Only a regular file is read. A directory rejects with
+    /// ``FSError/Code-swift.struct/isADirectory``; a FIFO, a device or a socket rejects at once
+    /// with ``FSError/Code-swift.struct/invalidArgument`` naming its kind. Read those as a
+    /// stream with ``open(_:options:)-(FSPath,_)``.
+    ///
     /// - Parameters:
     ///   - path: The file.
-    ///   - maxSize: The largest file to accept; a larger one rejects with
+    ///   - maxSize: The largest file to accept, 0 or more (a negative cap rejects with
+    ///     ``FSError/Code-swift.struct/invalidArgument``); a larger file rejects with
     ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
     /// - Returns: A promise for the bytes.
     public func readFile(_ path: FSPath, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
         pool.run("open", path: path) { _ in
-            let fd = try Sys.open(path, Sys.readOnly, activity: "opening \(path) for reading")
+            let (fd, info) = try Sys.openRegularFile(path, maxSize: maxSize)
             defer { Sys.close(fd) }
-            let info = try Sys.fstat(fd, path: path)
-            if info.kind == .directory {
-                throw FSError(.isADirectory, operation: "read", path: path, activity: "reading \(path)")
-            }
             if info.size > Int64(maxSize) {
                 throw FSError(.tooLarge, operation: "read", path: path,
                               activity: "reading \(path) (\(info.size) bytes; the cap is \(maxSize))")
@@ -25,7 +27,8 @@ extension FileSystem {
     }
 
     /// Reads a whole file as UTF-8 text. Invalid UTF-8 rejects with
-    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently.
+    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently. Only a regular
+    /// file is read, as with ``readFile(_:maxSize:)-(FSPath,_)``.
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -41,7 +44,9 @@ extension FileSystem {
     }
 
     /// Writes a whole file; atomically and durably unless `options` says otherwise. See the
-    /// `String` form for the steps of an atomic write.
+    /// `String` form for the steps of an atomic write, the owner, group and mode it keeps, and
+    /// what it refuses to replace (a FIFO, a device or a socket; ``WriteOptions/inPlace``
+    /// writes into one).
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -150,6 +155,10 @@ extension FileSystem {
 
     /// Opens a file for positional, sequential or chunked I/O.
     ///
+    /// Opening never waits for the other end of a FIFO: one opened for reading opens at once
+    /// (reads give end of file until a writer has it open); one opened for writing that no
+    /// process reads rejects at once with `ENXIO` ("no such device or address").
+    ///
     /// - Parameters:
     ///   - path: The file.
     ///   - options: How to open it; ``OpenOptions/read-swift.type.property`` by default.
@@ -207,7 +216,10 @@ extension FileSystem {
     ///
     /// - Parameters:
     ///   - path: The directory.
-    ///   - recursive: Also create missing parents, and succeed if the directory exists.
+    ///   - recursive: Also create missing parents, and succeed if the directory exists. Where
+    ///     a component exists and is not a directory, the error is the one `mkdir(2)` of
+    ///     `path` gives: ``FSError/Code-swift.struct/fileExists`` for `path` itself (a dangling
+    ///     link included), ``FSError/Code-swift.struct/notADirectory`` through a file.
     ///   - mode: Permission bits for what is created (the process umask applies).
     /// - Returns: A promise fulfilled once the directory exists.
     public func createDirectory(_ path: FSPath, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
@@ -227,7 +239,8 @@ extension FileSystem {
     }
 
     /// Moves (renames) `from` to `to`, replacing a file at `to`. Across file systems, where
-    /// `rename` cannot work, copies then removes the original.
+    /// `rename` cannot work, copies then removes the original; the copies keep the access and
+    /// modification times of every file, directory and link, as a rename does.
     ///
     /// - Parameters:
     ///   - from: What to move.

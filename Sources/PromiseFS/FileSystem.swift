@@ -13,8 +13,9 @@
 /// promise before its job starts means the job never runs.
 ///
 /// Safety defaults: every descriptor is opened `O_CLOEXEC`, `EINTR` is retried and short reads
-/// and writes are looped, new files get mode 0644 unless you give one, whole-file reads take a
-/// size cap, whole-file writes are atomic unless you ask otherwise, and a path holding a NUL
+/// and writes are looped, new files get mode 0644 unless you give one (the umask applies),
+/// whole-file reads take a size cap, whole-file writes are atomic unless you ask otherwise,
+/// no open waits for the other end of a FIFO, and a path holding a NUL
 /// byte (which the C calls would cut short) is refused with ``FSError/Code-swift.struct/invalidArgument``.
 public struct FileSystem: Sendable {
     /// The pool whose threads run the operations.
@@ -34,9 +35,16 @@ public struct FileSystem: Sendable {
 
     /// Reads a whole file: open, read, close in one job.
     ///
+    /// Only a regular file is read. A directory rejects with
+    /// ``FSError/Code-swift.struct/isADirectory``; a FIFO, a device or a socket rejects at once
+    /// with ``FSError/Code-swift.struct/invalidArgument`` naming its kind: it has no end to read
+    /// to, and a FIFO without a writer would hold a pool thread until one came. Read those as a
+    /// stream with ``open(_:options:)-(String,_)``.
+    ///
     /// - Parameters:
     ///   - path: The file.
-    ///   - maxSize: The largest file to accept; a larger one rejects with
+    ///   - maxSize: The largest file to accept, 0 or more (a negative cap rejects with
+    ///     ``FSError/Code-swift.struct/invalidArgument``); a larger file rejects with
     ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
     /// - Returns: A promise for the bytes.
     public func readFile(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
@@ -44,7 +52,8 @@ public struct FileSystem: Sendable {
     }
 
     /// Reads a whole file as UTF-8 text. Invalid UTF-8 rejects with
-    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently.
+    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently. Only a regular
+    /// file is read, as with ``readFile(_:maxSize:)-(String,_)``.
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -56,11 +65,17 @@ public struct FileSystem: Sendable {
 
     /// Writes a whole file; atomically and durably unless `options` says otherwise.
     ///
-    /// An atomic write creates a temporary file (mode 0600) in the target's directory, writes
-    /// every byte, gives it the replaced file's permission bits (or `options.mode`, or 0644),
-    /// flushes it, renames it over the target and flushes the directory. On any error the
-    /// temporary file is removed and the target is untouched. A symbolic link at `path` is
-    /// replaced by the new file, not written through: pass the link's target to update that.
+    /// An atomic write creates a temporary file in the target's directory, writes every byte,
+    /// flushes it, renames it over the target and flushes the directory. A new file gets
+    /// `options.mode` or 0644, the process umask applying. A replaced regular file's owner,
+    /// group and permission bits are kept (the owner where the process may give it, as
+    /// `cp -p`); the temporary file is 0600 until then. On any error the temporary file is
+    /// removed and the target is untouched. A symbolic link at `path` is replaced by the new
+    /// file, not written through: pass the link's target to update that.
+    ///
+    /// An atomic write refuses, with ``FSError/Code-swift.struct/invalidArgument``, to replace
+    /// a FIFO, a device or a socket with a regular file; ``WriteOptions/inPlace`` writes into
+    /// one. A path ending in `/` rejects as `open(2)` does (``FSError/Code-swift.struct/isADirectory``).
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -169,6 +184,11 @@ public struct FileSystem: Sendable {
 
 extension FileSystem {
     /// Opens a file for positional, sequential or chunked I/O.
+    ///
+    /// Opening never waits for the other end of a FIFO: one opened for reading opens at once
+    /// (reads give end of file until a writer has it open); one opened for writing that no
+    /// process reads rejects at once with `ENXIO` ("no such device or address"). A pool thread
+    /// waiting in `open(2)` could otherwise wait for good, beyond the reach of cancellation.
     ///
     /// - Parameters:
     ///   - path: The file.

@@ -8,8 +8,8 @@ public struct WriteOptions: Sendable, Hashable {
     /// a power loss for speed (an atomic write is then still never torn by a crash of the
     /// process, only by a crash of the machine).
     public var durable: Bool
-    /// Permission bits for a new file; `nil` means 0644. An atomic replace keeps the replaced
-    /// file's bits instead.
+    /// Permission bits for a new file; `nil` means 0644. The process umask applies. An atomic
+    /// replace keeps the replaced file's bits instead.
     public var mode: UInt32?
     /// Fail with ``FSError/Code-swift.struct/fileExists`` if the target exists.
     public var exclusive: Bool
@@ -19,7 +19,7 @@ public struct WriteOptions: Sendable, Hashable {
     /// - Parameters:
     ///   - atomic: Replace the file atomically (default `true`).
     ///   - durable: Flush to disk before returning (default `true`).
-    ///   - mode: Permission bits for a new file (default 0644).
+    ///   - mode: Permission bits for a new file (default 0644; the umask applies).
     ///   - exclusive: Fail if the file exists (default `false`).
     public init(atomic: Bool = true, durable: Bool = true, mode: UInt32? = nil, exclusive: Bool = false) {
         self.atomic = atomic

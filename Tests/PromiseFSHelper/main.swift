@@ -22,6 +22,12 @@
 //   promisefs-helper deep DIR LEVELS          under RLIMIT_NOFILE = 64, list, copy and
 //                                             remove a tree LEVELS deep; one line per fact
 //                                             (see `deepTree`)
+//   promisefs-helper umask DIR                under umask 077, create files and a directory
+//                                             in DIR; print their modes (see `umaskModes`)
+//   promisefs-helper nobody-write PATH        drop to uid/gid 65534, rewrite PATH atomically;
+//                                             print `written` or the error
+//   promisefs-helper lease PATH               hold a lease on PATH while an in-place write
+//                                             opens it; print `written …` or the error
 import Glibc
 import PromiseFS
 import Synchronization
@@ -39,7 +45,7 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
-guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|swap|deep PATH …") }
+guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|swap|deep|umask|nobody-write|lease PATH …") }
 let path = arguments[2]
 
 switch arguments[1] {
@@ -110,6 +116,12 @@ case "swap":
 case "deep":
     guard arguments.count == 4, let levels = Int(arguments[3]) else { fail("usage: deep DIR LEVELS") }
     deepTree(in: path, levels: levels)
+case "umask":
+    umaskModes(in: path)
+case "nobody-write":
+    nobodyWrite(path)
+case "lease":
+    leaseBreak(path)
 default:
     fail("unknown command \(arguments[1])")
 }

@@ -42,9 +42,11 @@ import Testing
         let fs = FileSystem(pool: pool)
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        // Occupy the only thread: a read of a FIFO blocks until a writer opens it.
+        // Occupy the only thread: a read of a FIFO that is open for writing (by the file
+        // itself, opened read-write) blocks until bytes arrive.
         mkfifo(dir("fifo"), 0o600)
-        let blocked = fs.readFile(dir("fifo"))
+        let fifo = try await fs.open(dir("fifo"), options: .readWrite).get()
+        let blocked = fifo.read(count: 7)
         try await Task.sleep(for: .milliseconds(200))  // the thread is now inside open(2)
         let queued = [fs.exists(dir("fifo")), fs.exists(dir("fifo"))]
         let refused = await fsError(fs.exists(dir("fifo")))
@@ -53,6 +55,7 @@ import Testing
         plainWrite(dir("fifo"), "unblock")
         #expect(try await blocked.get() == Array("unblock".utf8))
         for promise in queued { #expect(try await promise.get()) }
+        try await fifo.close().get()
 
         try await pool.shutdown().get()
         let afterShutdown = await fsError(fs.exists(dir.path))
@@ -75,12 +78,14 @@ import Testing
             _ = pool.shutdown()
         }
         mkfifo(dir("fifo"), 0o600)
-        let blocked = fs.readFile(dir("fifo"))
+        let fifo = try await fs.open(dir("fifo"), options: .readWrite).get()
+        let blocked = fifo.read(count: 2)  // blocks until bytes arrive: the file is its own writer
         try await Task.sleep(for: .milliseconds(50))
         let write = fs.writeText(dir("never"), "x")
         write.cancel()
         plainWrite(dir("fifo"), "go")
         _ = try await blocked.get()
+        try await fifo.close().get()
         _ = try await fs.exists(dir.path).get()  // everything queued before has run
         #expect(write.isCancelled)
         #expect(plainRead(dir("never")) == nil)

@@ -1,8 +1,9 @@
 /// Whole-file writes: the atomic replace and the in-place write.
 enum FileWriter {
-    /// Temp file in the target's directory, write all, keep the old mode, fsync, rename,
+    /// Temp file in the target's directory, write all, keep the old owner and mode, fsync, rename,
     /// fsync the directory. The target holds the old contents or the new, never a mix.
     static func replaceAtomically(_ path: FSPath, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
+        try refuseTrailingSlash(path)
         let (directory, name) = split(path)
         let existing = try Sys.lstatIfPresent(path)
         if let existing {
@@ -12,17 +13,21 @@ enum FileWriter {
             if existing.kind == .directory {
                 throw FSError(.isADirectory, operation: "write", path: path, activity: "writing \(path)")
             }
+            try refuseToReplace(existing, at: path)
         }
         let prefix = name.siblingPrefix(tag: ".tmp-", suffixLength: Sys.uniqueSuffixLength)
-        let (fd, temporary) = try Sys.makeTemporaryFile(directory.appending(prefix), target: path)
+        // A new file is created with its final mode, the umask applying; a replacement stays
+        // 0600 until it has the replaced file's owner and mode.
+        let replaced = existing.flatMap { $0.kind == .regular ? $0 : nil }
+        let createMode = replaced == nil ? options.mode ?? 0o644 : 0o600
+        let (fd, temporary) = try Sys.makeTemporaryFile(directory.appending(prefix), target: path, mode: createMode)
         var renamed = false
         defer {
             Sys.close(fd)
             if !renamed { try? Sys.unlink(temporary) }
         }
         try Sys.write(fd, bytes, offset: nil, path: temporary)
-        let mode = existing.map { $0.kind == .regular ? $0.permissions : (options.mode ?? 0o644) } ?? (options.mode ?? 0o644)
-        try Sys.fchmod(fd, mode, path: temporary)
+        if let replaced { try keepOwnerAndMode(fd, of: replaced, path: temporary) }
         if options.durable { try Sys.fsync(fd, path: temporary) }
         // The directory is opened before the rename, so that running out of descriptors
         // (EMFILE) fails the write while the target is still untouched, not after it was

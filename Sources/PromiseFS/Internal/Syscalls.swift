@@ -42,10 +42,14 @@ enum Sys {
         return flags
     }
 
+    /// Opens `path`, returning a blocking descriptor. The open itself is non-blocking (see
+    /// ``blocking(_:_:path:)``): a FIFO opens at once for reading and fails with `ENXIO`
+    /// for writing when no process reads it.
     static func open(_ path: FSPath, _ flags: Int32, mode: UInt32 = 0o644, activity: String) throws(FSError) -> Int32 {
-        let fd = path.withCString { path in retrying { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) } }
-        guard fd >= 0 else { throw failure("open", path, activity) }
-        return fd
+        var fd = path.withCString { path in retrying { Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK, mode_t(mode)) } }
+        if fd < 0 && errno == EWOULDBLOCK { fd = openBreakingLease(path, flags, mode) }
+        guard fd >= 0 else { throw openFailure(path, flags, activity) }
+        return try blocking(fd, flags, path: path)
     }
 
     /// Closes `fd`. On Linux the descriptor is gone even when `close` reports `EINTR`, so it
@@ -57,7 +61,7 @@ enum Sys {
     /// Reads the rest of `fd`, failing with ``FSError/Code-swift.struct/tooLarge`` past
     /// `maxSize` bytes (it reads at most one byte more to tell).
     static func readToEnd(_ fd: Int32, path: String, maxSize: Int, sizeHint: Int) throws(FSError) -> [UInt8] {
-        let limit = maxSize + 1
+        let limit = maxSize == .max ? maxSize : maxSize + 1
         var result: [UInt8] = []
         var capacity = min(max(sizeHint + 1, 4096), limit)
         while true {
@@ -74,12 +78,12 @@ enum Sys {
     /// Reads up to `count` bytes at `offset` (or at the current position when `offset` is nil),
     /// looping over short reads until `count` bytes or the end of the file.
     static func read(_ fd: Int32, count: Int, offset: Int64?, path: String) throws(FSError) -> [UInt8] {
-        try fill(fd, capacity: count, offset: offset, path: path).bytes
+        try readGrowing(fd, count: count, offset: offset, path: path)
     }
 
     /// Reads into a new array of `capacity` bytes until it is full or the file ends; one copy,
     /// no zero-filling.
-    private static func fill(_ fd: Int32, capacity: Int, offset: Int64?, path: String) throws(FSError) -> (bytes: [UInt8], atEnd: Bool) {
+    static func fill(_ fd: Int32, capacity: Int, offset: Int64?, path: String) throws(FSError) -> (bytes: [UInt8], atEnd: Bool) {
         var readError: Int32 = 0
         var atEnd = false
         let bytes = [UInt8](unsafeUninitializedCapacity: max(capacity, 0)) { buffer, filled in
@@ -258,12 +262,13 @@ enum Sys {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Creates a new file named `prefix` + a random suffix, mode 0600, `O_EXCL | O_CLOEXEC`
-    /// (mkostemp's job, without its `_GNU_SOURCE`); returns its descriptor and path.
-    static func makeTemporaryFile(_ prefix: FSPath, target: FSPath) throws(FSError) -> (fd: Int32, path: FSPath) {
+    /// Creates a new file named `prefix` + a random suffix, `mode` (the umask applies),
+    /// `O_EXCL | O_CLOEXEC` (mkostemp's job, without its `_GNU_SOURCE`); returns its
+    /// descriptor and path.
+    static func makeTemporaryFile(_ prefix: FSPath, target: FSPath, mode: UInt32 = 0o600) throws(FSError) -> (fd: Int32, path: FSPath) {
         while true {
             let path = FSPath(bytes: prefix.bytes + uniqueName("").utf8)
-            let fd = path.withCString { path in retrying { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) } }
+            let fd = path.withCString { path in retrying { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode)) } }
             if fd >= 0 { return (fd, path) }
             if errno != EEXIST { throw failure("open", target, "creating a temporary file next to \(target)") }
         }

@@ -90,8 +90,7 @@ enum Tree {
                 if info.kind == .directory { continue }
                 if info.kind == .symbolicLink,
                    (try? At.stat(At.cwd, current, followingLinks: true, path: current))?.kind == .directory { continue }
-                throw FSError(.notADirectory, operation: "mkdir", path: path.description,
-                              activity: "creating the directory \(path) (\(current) is not a directory)")
+                return try mkdirThroughNonDirectory(path, prefix: current, info: info, mode: mode)
             }
             do {
                 try At.mkdir(At.cwd, current, mode, path: current)
@@ -109,19 +108,26 @@ enum Tree {
     /// cancellation) removes what it created, so `to` is either complete or absent.
     /// Directories stay 0700 until everything under them is in place and get their own modes
     /// as the walk leaves them; the cleanup makes them writable again before emptying them.
-    static func copy(_ from: FSPath, to: FSPath, recursive: Bool, cancelled: CancelFlag) throws {
+    ///
+    /// `keepingTimes` gives every copy the access and modification times of what it copies,
+    /// as a rename keeps them: each one's times are read before the copy reads it (reading a
+    /// file, listing a directory or reading a link sets its access time), and set once the
+    /// copy and everything under it is in place, so a directory's times are set after its
+    /// entries are made.
+    static func copy(_ from: FSPath, to: FSPath, recursive: Bool, keepingTimes: Bool = false, cancelled: CancelFlag) throws {
         let info = try At.stat(At.cwd, from, path: from)
         switch info.kind {
         case .regular:
-            try copyFile(At.cwd, from, from: from, At.cwd, to, to: to, cancelled: cancelled)
+            try copyFile(At.cwd, from, from: from, At.cwd, to, to: to, keepingTimes: keepingTimes, cancelled: cancelled)
         case .symbolicLink:
             try At.symlink(target: At.readLink(At.cwd, from, path: from), At.cwd, to, path: to)
+            if keepingTimes { try At.setTimes(At.cwd, to, from: info, path: to) }
         case .directory:
             guard recursive else {
                 throw FSError(.isADirectory, operation: "copy", path: from.description,
                               activity: "copying \(from) (a directory; pass recursive: true)")
             }
-            try copyTree(from, to: to, cancelled: cancelled)
+            try copyTree(from, to: to, keepingTimes: keepingTimes, cancelled: cancelled)
         default:
             throw notCopyable(from, info.kind)
         }
@@ -132,37 +138,43 @@ enum Tree {
                 activity: "copying \(path) (a \(kind), which only regular files, links and directories can be)")
     }
 
-    private static func copyTree(_ from: FSPath, to: FSPath, cancelled: CancelFlag) throws {
+    private static func copyTree(_ from: FSPath, to: FSPath, keepingTimes: Bool, cancelled: CancelFlag) throws {
         let source = try DirectoryStack(rootFD: At.openDirectory(At.cwd, from, path: from), path: from)
         let rootInfo = try At.fstat(source.fd, path: from)
         try refuseDestination(to, inside: rootInfo, from: from)
         try At.mkdir(At.cwd, to, 0o700, path: to)
         do {
             let target = try DirectoryStack(rootFD: At.openDirectory(At.cwd, to, path: to), path: to)
-            var modes: [UInt32] = []
+            var directories: [FileInfo] = []  // of the source directories the walk is in, below the root
             try walk(source, cancelled: cancelled, visit: { name, path, kind in
                 let targetPath = target.path.appending(name)
                 switch kind {
                 case .directory:
                     return true
                 case .regular:
-                    try copyFile(source.fd, name, from: path, target.fd, name, to: targetPath, cancelled: cancelled)
+                    try copyFile(source.fd, name, from: path, target.fd, name, to: targetPath,
+                                 keepingTimes: keepingTimes, cancelled: cancelled)
                 case .symbolicLink:
+                    let info = keepingTimes ? try At.stat(source.fd, name, path: path) : nil
                     try At.symlink(target: At.readLink(source.fd, name, path: path), target.fd, name, path: targetPath)
+                    if let info { try At.setTimes(target.fd, name, from: info, path: targetPath) }
                 default:
                     throw notCopyable(path, kind)
                 }
                 return false
             }, enter: {
-                modes.append(try At.fstat(source.fd, path: source.path).permissions)
+                directories.append(try At.fstat(source.fd, path: source.path))
                 let targetPath = target.path.appending(source.name)
                 try At.mkdir(target.fd, source.name, 0o700, path: targetPath)
                 try target.push(source.name)
             }, leave: { _, _ in
-                try At.fchmod(target.fd, modes.removeLast(), path: target.path)
+                let info = directories.removeLast()
+                try At.fchmod(target.fd, info.permissions, path: target.path)
+                if keepingTimes { try At.setTimes(target.fd, from: info, path: target.path) }
                 try target.pop()
             })
             try At.fchmod(target.fd, rootInfo.permissions, path: to)
+            if keepingTimes { try At.setTimes(target.fd, from: rootInfo, path: to) }
         } catch {
             // Only the directory this copy made at `to` is removed: a `to` that already
             // existed failed the `mkdir` above.
@@ -200,7 +212,7 @@ enum Tree {
     /// Copies the regular file `name` in `sourceDir` to `targetName` in `targetDir`.
     private static func copyFile(
         _ sourceDir: Int32, _ name: FSPath, from: FSPath, _ targetDir: Int32, _ targetName: FSPath, to: FSPath,
-        cancelled: CancelFlag
+        keepingTimes: Bool, cancelled: CancelFlag
     ) throws {
         let source = try At.open(sourceDir, name, At.readFileFlags, path: from, activity: "opening \(from) for reading")
         defer { Sys.close(source) }
@@ -219,6 +231,7 @@ enum Tree {
             try Sys.write(target, chunk, offset: nil, path: to.description)
         }
         try At.fchmod(target, info.permissions, path: to)
+        if keepingTimes { try At.setTimes(target, from: info, path: to) }
         finished = true
     }
 
@@ -226,14 +239,15 @@ enum Tree {
     ///
     /// The copy goes to a staging name next to `to` and is renamed into place, so `to` is
     /// replaced atomically as with a plain rename, and a failed copy removes only its own
-    /// staging files, never what was at `to`.
+    /// staging files, never what was at `to`. The copies keep the access and modification
+    /// times of what they copy, as a rename does.
     static func move(_ from: FSPath, to: FSPath, cancelled: CancelFlag) throws {
         guard try !At.rename(At.cwd, from, At.cwd, to, crossDeviceIsFine: true) else { return }
         let (directory, name) = to.split
         let prefix = name.siblingPrefix(tag: ".move-", suffixLength: Sys.uniqueSuffixLength)
         let staging = directory.appending(FSPath(bytes: prefix.bytes + Sys.uniqueName("").utf8))
         do {
-            try copy(from, to: staging, recursive: true, cancelled: cancelled)
+            try copy(from, to: staging, recursive: true, keepingTimes: true, cancelled: cancelled)
             _ = try At.rename(At.cwd, staging, At.cwd, to)
         } catch {
             if (try? At.statIfPresent(At.cwd, staging, path: staging)) != nil {
