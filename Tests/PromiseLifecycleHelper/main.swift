@@ -107,6 +107,17 @@ func announcePid(_ path: String) {
     rename(path + ".tmp", path)
 }
 
+/// Announces the pid once the group runs its services, which it starts only after it has
+/// installed its signal handlers: a SIGTERM sent on the announcement is always caught.
+struct PidAnnouncer: Service {
+    let path: String
+
+    func run() async throws {
+        announcePid(path)
+        try? await gracefulShutdown()
+    }
+}
+
 /// One lifecycle: the four resources as services of a group, work in flight on each, then a
 /// graceful shutdown: by SIGTERM from the test when `signalled`, else asked for from inside.
 /// Prints the report when `report` is set.
@@ -137,19 +148,19 @@ func round(_ round: Int, signalled: Bool, report: Bool, listenerPort: UInt16) as
     let stopOrder = StopLog()
     var logger = Logger(label: "promise-lifecycle-helper")
     logger.logLevel = .warning
+    var services: [any Service] = [
+        PromiseService(Recorded(name: "loop", resource: loop, log: stopOrder)),
+        PromiseService(Recorded(name: "pool", resource: pool, log: stopOrder)),
+        PromiseService(Recorded(name: "db", resource: db, log: stopOrder)),
+        PromiseService(Recorded(name: "client", resource: client, log: stopOrder)),
+    ]
+    if signalled { services.insert(PidAnnouncer(path: pidFile), at: 0) }
     let group = ServiceGroup(
-        services: [
-            PromiseService(Recorded(name: "loop", resource: loop, log: stopOrder)),
-            PromiseService(Recorded(name: "pool", resource: pool, log: stopOrder)),
-            PromiseService(Recorded(name: "db", resource: db, log: stopOrder)),
-            PromiseService(Recorded(name: "client", resource: client, log: stopOrder)),
-        ],
+        services: services,
         gracefulShutdownSignals: signalled ? [.sigterm] : [],
         logger: logger
     )
-    if signalled {
-        announcePid(pidFile)
-    } else {
+    if !signalled {
         Task {
             try await Task.sleep(for: .milliseconds(50))
             await group.triggerGracefulShutdown()
