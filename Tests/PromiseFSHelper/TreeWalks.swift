@@ -38,7 +38,10 @@ func deepTree(in dir: String, levels: Int) {
     let fd = open("\(bottom)/bottom", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0, write(fd, "deep bottom", 11) == 11 else { fail("cannot write the bottom file") }
     close(fd)
-    var rule = rlimit(rlim_cur: 64, rlim_max: 64)
+    // 56 descriptors beyond those already open, whatever this process inherited from the test
+    // process that started it (which keeps other tests' files and sockets open meanwhile).
+    let limit = rlim_t(openDescriptorCount() + 56)
+    var rule = rlimit(rlim_cur: limit, rlim_max: limit)
     guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &rule) == 0 else { fail("setrlimit failed") }
 
     do {
@@ -73,4 +76,17 @@ func deepTree(in dir: String, levels: Int) {
     }
     let left = ["copy", "copy2", "deep"].filter { access("\(dir)/\($0)", F_OK) == 0 }
     say("dir \(left.joined(separator: " "))")
+}
+
+/// How many descriptors this process has open (the entries of /proc/self/fd, less the one
+/// that reading it takes).
+private func openDescriptorCount() -> Int {
+    guard let dir = opendir("/proc/self/fd") else { fail("cannot read /proc/self/fd") }
+    defer { closedir(dir) }
+    var count = -1
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != "." && name != ".." { count += 1 }
+    }
+    return count
 }

@@ -78,6 +78,7 @@ func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
         stoppedBy.withLock { $0 = signal }
         all.cancel()
     }
+    standardError("promise-fetch: \(urls.count) URL(s) into \(directory), 4 at a time; Ctrl-C stops\n")
 
     let results = (try? awaitPromise(all)) ?? []
     stop.cancel()

@@ -60,6 +60,9 @@ func wait(for url: String, seconds: Int) throws -> Int32 {
         }
         .always { watches.forEach { $0.cancel() } }
 
+    // Said from the loop, after the signal watches queued before it have started.
+    loop.execute { standardError("promise-wait: waiting for \(url), up to \(seconds) s; Ctrl-C stops\n") }
+
     let code = (try? loop.run(until: status)) ?? 1
     ticker.cancel()
     if isatty(2) != 0 { standardError("\n") }

@@ -78,8 +78,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A body that trickles for 20 s: still arriving when the signal comes.
         let slow = HTTPBin.url("/drip?duration=20&numbytes=20&delay=0")
-        let result = try await run("promise-fetch", [directory, HTTPBin.url("/html"), slow], signal: SIGINT) { _ in
-            FileManager.default.fileExists(atPath: directory + "/1-html")
+        let result = try await run("promise-fetch", [directory, HTTPBin.url("/html"), slow], signal: SIGINT) { output in
+            output.contains("Ctrl-C stops") && FileManager.default.fileExists(atPath: directory + "/1-html")
         }
         #expect(result.status == 130, "\(result.output)")
         #expect(result.output.contains("1 downloaded, 0 failed, 1 not finished"), "\(result.output)")
@@ -106,7 +106,8 @@ import Testing
     }
 
     @Test func waitStopsOnCtrlCWithStatus130() async throws {
-        let result = try await run("promise-wait", ["http://127.0.0.1:\(closedPort())/", "60"], signal: SIGINT) { _ in true }
+        // Signalled once it says Ctrl-C is caught: before that, SIGINT would simply kill it.
+        let result = try await run("promise-wait", ["http://127.0.0.1:\(closedPort())/", "60"], signal: SIGINT) { $0.contains("Ctrl-C stops") }
         #expect(result.status == 130, "\(result.output)")
         #expect(!result.output.contains("gave up"), "\(result.output)")
     }
