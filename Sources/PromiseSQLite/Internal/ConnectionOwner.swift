@@ -84,9 +84,8 @@ final class ConnectionOwner: Sendable {
         // closure) fails with a deadlock error instead of waiting forever.
         let promise = Promise<T>.pending(resolvedOn: contextID)
         let flag = CancelFlag()
-        let phase = JobPhase()
         let queued = enqueue { connection, openError in
-            guard phase.start() else { return }
+            guard flag.markStarted() else { return }
             guard let connection else {
                 promise.resolveFromLibrary(.failure(openError ?? SQLiteError(.closed, message: "the database is not open")))
                 return
@@ -102,8 +101,7 @@ final class ConnectionOwner: Sendable {
         switch queued {
         case .success(let id):
             promise.onCancelRequestFromLibrary { [weak self] in
-                flag.set()
-                if phase.cancelBeforeStart() {
+                if flag.setBeforeStart() {
                     promise.resolveFromLibrary(.failure(CancellationError()))
                 } else {
                     self?.interrupt(job: id)
@@ -238,20 +236,4 @@ extension ConnectionOwner: BlockingWaitAdvisor {
     /// Blocking is safe except on the connection thread itself (inside a transaction
     /// closure), which the turn check catches before this is asked.
     func adviseBlockingWait() -> BlockingWaitAdvice { .block }
-}
-
-/// Whether a job has started: a cancellation that wins the race settles the promise itself,
-/// one that loses leaves it to the running job.
-private final class JobPhase: Sendable {
-    private let value = Atomic<UInt8>(0)
-
-    /// Marks the job started; `false` when it was cancelled first and must not run.
-    func start() -> Bool {
-        value.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
-    }
-
-    /// Marks a job that has not started as cancelled; `false` when it has started.
-    func cancelBeforeStart() -> Bool {
-        value.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
-    }
 }
