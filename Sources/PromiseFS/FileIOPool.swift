@@ -50,7 +50,8 @@ public final class FileIOPool: Sendable {
         self.queueLimit = queueLimit
         state = Lock(State(running: threads))
         var started = 0
-        for _ in 0..<threads where WorkerThread.start({ [self] in work() }) {
+        // Named like the other products' threads, so `top -H` and debuggers tell them apart.
+        for _ in 0..<threads where WorkerThread.start(name: "promise-fs", { [self] in work() }) {
             started += 1
         }
         // Fewer threads than asked is still a working pool; none is not.

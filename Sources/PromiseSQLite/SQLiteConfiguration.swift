@@ -32,7 +32,8 @@ public struct SQLiteConfiguration: Sendable {
     public var statementCacheCapacity = 64
 
     /// The name of the connection's thread, shown by `top -H` and debuggers (15 bytes kept).
-    public var threadName = "sqlite"
+    /// Default `promise-sqlite` (a pool's readers add `-r`).
+    public var threadName = "promise-sqlite"
 
     /// The safe defaults: read-write, created if missing, `synchronous` FULL, foreign keys on,
     /// a 5-second busy timeout.

@@ -114,11 +114,11 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// like a server's event loop.
     ///
     /// - Parameter name: The thread's name, as `ps -L` and debuggers show it (Linux keeps
-    ///   the first 15 bytes).
+    ///   the first 15 bytes); `promise-uv` by default, like the other products' threads.
     /// - Throws: ``UVError`` when the thread cannot be started (`pthread_create`), or with
     ///   ``UVError/Code-swift.struct/loopClosed`` if the loop was shut down.
     ///   Starting a loop that is already running stops the program with a message.
-    public func startThread(named name: String = "uv-loop") throws(UVError) {
+    public func startThread(named name: String = "promise-uv") throws(UVError) {
         guard core.claimForThread() else {
             throw UVError(.loopClosed, operation: "startThread", detail: "the UVLoop was shut down; create a new one")
         }

@@ -4,6 +4,32 @@ import PromiseFS
 import Testing
 
 @Suite struct FileIOPoolTests {
+    /// While a pool of 3 threads is alive, at least 3 of the process's threads are named
+    /// `promise-fs` (unnamed, they would carry the process's name).
+    @Test func poolThreadsAreNamedForTheirProduct() async throws {
+        let pool = FileIOPool(threads: 3)
+        var named = 0
+        for _ in 0..<500 where named < 3 {
+            named = threadNames().filter { $0 == "promise-fs" }.count
+            if named < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(named >= 3, "threads: \(threadNames())")
+        try await pool.shutdown().get()
+    }
+
+    /// The names (`comm`) of this process's threads.
+    private func threadNames() -> [String] {
+        guard let dir = opendir("/proc/self/task") else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let id = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard id != ".", id != "..", let comm = plainRead("/proc/self/task/\(id)/comm") else { continue }
+            names.append(String(comm.prefix { $0 != "\n" }))
+        }
+        return names
+    }
+
     @Test func tenThousandConcurrentReadsHoldOnlyAFewDescriptors() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

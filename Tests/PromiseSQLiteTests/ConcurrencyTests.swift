@@ -33,6 +33,12 @@ extension String {
         #expect(again == thread, "one connection, one thread")
     }
 
+    @Test func theDefaultThreadNameSaysWhichProductItBelongsTo() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        #expect(try await db.read { _ in currentThreadName() }.get() == "promise-sqlite")
+    }
+
     @Test func tenThousandConcurrentOperationsAllCompleteInOrder() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }

@@ -167,6 +167,17 @@ import Testing
         try await loop.shutdown().get()
     }
 
+    @Test func theLoopThreadIsNamedForItsProductByDefault() async throws {
+        let loop = try UVLoop()
+        try loop.startThread()
+        let name = try await Promise<String>(on: loop) { () -> String in
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        }.get()
+        #expect(name == "promise-uv")
+        try await loop.shutdown().get()
+    }
+
     @Test func aProgramWhoseMainThreadIsTheLoopRunsAChainAndExitsWhenDone() async throws {
         let result = try await runHelper(["chain"])
         #expect(result.status == 0, "helper output: \(result.output)")
