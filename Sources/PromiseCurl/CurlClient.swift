@@ -29,7 +29,7 @@
 /// }
 /// ```
 public final class CurlClient: Sendable {
-    private let driver: Driver
+    let driver: Driver
     private let isShared: Bool
 
     /// The process-wide client with the default ``CurlConfiguration``. It is never shut down;
@@ -133,7 +133,10 @@ public final class CurlClient: Sendable {
                 message: "the URL scheme '\(parts.scheme)' is not allowed; only \(schemes.sorted().joined(separator: ", ")) are, unless the request lists it in allowedSchemes",
                 method: method, url: request.url))
         }
-        let transfer = Transfer(request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize, driverID: driver.contextID)
+        let transfer = Transfer(
+            request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize,
+            driverID: driver.contextID, progressOutbox: driver.progressOutbox
+        )
         let promise = transfer.promise
         guard driver.submit(transfer) else {
             return Promise(CurlError(.shutdown, message: "the client was shut down; make a new CurlClient", method: method, url: request.url))

@@ -42,8 +42,10 @@ public struct CurlRequest: Sendable {
     /// and `https` only; `["http", "https", "file"]` opts in to `file` as well. Redirects are
     /// always limited to `http` and `https`.
     public var allowedSchemes: Set<String>?
-    /// Called with transfer progress, at most about ten times a second and once at the end,
-    /// on ``progressContext`` (the default context when `nil`), never on the client's thread.
+    /// Called with transfer progress, at most about ten times a second and once at the end
+    /// (before the response's promise settles), on ``progressContext`` (the default context
+    /// when `nil`). It never runs inside a libcurl callback: reports are handed over once
+    /// libcurl has returned. On `.inline` it runs on the client's thread, so keep it short.
     public var onProgress: (@Sendable (CurlProgress) -> Void)?
     /// Where ``onProgress`` runs; `nil` means `Promises.defaultContext`.
     public var progressContext: (any ExecutionContext)?

@@ -125,6 +125,21 @@ import Testing
         #expect(echo.args == ["x": "1"])
     }
 
+    /// With `progressContext = .inline` the handler runs on the driver thread, but only once
+    /// libcurl has returned from `curl_multi_perform`: never inside its progress callback.
+    @Test func inlineProgressRunsAfterLibcurlReturnsNeverInsideItsCallback() async throws {
+        let outbox = client.driver.progressOutbox
+        let insideLibcurl = Lock<[Bool]>([])
+        // A body dripped over a second: several reports while the transfer runs.
+        var request = CurlRequest(.get, server.url("/drip?duration=1&numbytes=10&delay=0"))
+        request.progressContext = .inline
+        request.onProgress = { _ in insideLibcurl.withLock { $0.append(outbox.insideLibcurl) } }
+        _ = try await client.execute(request).validate().get()
+        let seen = insideLibcurl.withLock { $0 }
+        #expect(seen.count >= 3, "reports: \(seen.count)")
+        #expect(!seen.contains(true), "a progress handler ran inside libcurl's callback")
+    }
+
     @Test func callbacksNeverRunOnTheDriverThread() async throws {
         let names = try await client.get(server.url("/get")).then { _ in currentThreadName() }.get()
         #expect(names != "promise-curl")

@@ -37,6 +37,8 @@ final class Driver: Sendable {
     private let state = Lock(State())
     private let multi: MultiHandle
     let configuration: CurlConfiguration
+    /// Progress reports made while libcurl runs, delivered once it has returned.
+    let progressOutbox = ProgressOutbox()
     private let activeCount = Atomic<Int>(0)
 
     init(configuration: CurlConfiguration) throws(CurlError) {
@@ -183,7 +185,10 @@ final class Driver: Sendable {
                 return
             }
             var running: Int32 = 0
+            progressOutbox.insideLibcurl = true
             _ = curl_multi_perform(multi.pointer, &running)
+            progressOutbox.insideLibcurl = false
+            progressOutbox.deliver()
             completeFinished(&active, &spares)
             let idle: Bool = state.withLock { state in
                 guard state.incoming.isEmpty, state.cancelled.isEmpty, !state.stopping else { return false }
@@ -213,6 +218,8 @@ final class Driver: Sendable {
             case .failed(let failure): result = .failure(failure)
             case .finish:
                 transfer.reportFinalProgress()
+                // The last report goes out before the promise settles.
+                progressOutbox.deliver()
                 result = transfer.finish(code)
             }
             active.removeValue(forKey: ObjectIdentifier(transfer))

@@ -69,15 +69,16 @@ extension Transfer {
         return file.seek(to: offset) ? ccurl_seekfunc_ok() : ccurl_seekfunc_fail()
     }
 
-    /// `CURLOPT_XFERINFOFUNCTION`: hand progress to the user's context, at most ten times a
-    /// second.
+    /// `CURLOPT_XFERINFOFUNCTION`: queue progress for the user's context, at most ten times a
+    /// second. The driver hands the queue over once libcurl has returned, so no user code
+    /// ever runs inside a libcurl callback, even on the inline context.
     func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64, final: Bool = false) {
         guard let handler = request.onProgress else { return }
         let report = CurlProgress(
             downloaded: downloaded, expectedDownload: downloadTotal > 0 ? downloadTotal : nil,
             uploaded: uploaded, expectedUpload: uploadTotal > 0 ? uploadTotal : nil)
         guard progress.shouldReport(report, final: final) else { return }
-        (request.progressContext ?? Promises.defaultContext).execute { handler(report) }
+        progressOutbox.add(request.progressContext ?? Promises.defaultContext) { handler(report) }
     }
 
     /// The last report, sent once more when the transfer ends so the final count is seen.
@@ -105,5 +106,30 @@ struct ProgressThrottle {
         last = report
         lastTime = now
         return true
+    }
+}
+
+/// Progress reports made during one pass of the driver (inside `curl_multi_perform`, or as a
+/// transfer completes), handed to their contexts by ``deliver()`` once libcurl has returned.
+///
+/// `@unchecked Sendable`: created with the driver, then used on the driver thread only.
+final class ProgressOutbox: @unchecked Sendable {
+    private var reports: [(context: any ExecutionContext, work: @Sendable () -> Void)] = []
+
+    /// Whether the driver is inside a libcurl call that can run callbacks (for tests).
+    var insideLibcurl = false
+
+    func add(_ context: any ExecutionContext, _ work: @escaping @Sendable () -> Void) {
+        reports.append((context, work))
+    }
+
+    /// Hands every queued report to its context, in the order they were made.
+    func deliver() {
+        guard !reports.isEmpty else { return }
+        let due = reports
+        reports.removeAll(keepingCapacity: due.count <= 64)
+        for report in due {
+            report.context.execute(report.work)
+        }
     }
 }

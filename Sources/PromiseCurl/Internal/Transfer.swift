@@ -49,10 +49,16 @@ final class Transfer: @unchecked Sendable {
     /// A failure found by a callback, which then made libcurl stop with a generic code.
     var failure: CurlError?
     var progress = ProgressThrottle()
+    /// Where progress reports wait until libcurl returns: the driver's.
+    let progressOutbox: ProgressOutbox
     private var retainedForC: Unmanaged<Transfer>?
 
-    init(request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int, driverID: ObjectIdentifier) {
+    init(
+        request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int,
+        driverID: ObjectIdentifier, progressOutbox: ProgressOutbox
+    ) {
         self.request = request
+        self.progressOutbox = progressOutbox
         self.parts = parts
         self.download = download
         // Resolved on the driver thread: a blocking wait for it there is a deadlock.
