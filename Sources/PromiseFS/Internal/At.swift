@@ -189,14 +189,19 @@ final class DirectoryStack {
 
     /// Takes over `fd`, the open root directory at `path`.
     init(rootFD fd: Int32, path: FSPath) throws(FSError) {
-        let info: FileInfo
+        levels = [try Self.level(fd, name: path, path: path)]
+    }
+
+    /// The level for the directory open as `fd` (taken over: closed if it cannot be
+    /// examined).
+    private static func level(_ fd: Int32, name: FSPath, path: FSPath) throws(FSError) -> Level {
         do {
-            info = try At.fstat(fd, path: path)
+            let info = try At.fstat(fd, path: path)
+            return Level(name: name, path: path, device: info.device, inode: info.inode, fd: fd)
         } catch {
             Glibc.close(fd)
             throw error
         }
-        levels = [Level(name: path, path: path, device: info.device, inode: info.inode, fd: fd)]
     }
 
     deinit {
@@ -219,14 +224,7 @@ final class DirectoryStack {
 
     /// Enters the directory open as `fd` (taken over), named `name` in the current one.
     func push(_ fd: Int32, name: FSPath, path: FSPath) throws(FSError) {
-        let info: FileInfo
-        do {
-            info = try At.fstat(fd, path: path)
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
-        levels.append(Level(name: name, path: path, device: info.device, inode: info.inode, fd: fd))
+        levels.append(try Self.level(fd, name: name, path: path))
         if levels.count - firstOpen > Self.maxOpen {
             Glibc.close(levels[firstOpen].fd)
             levels[firstOpen].fd = -1
@@ -246,14 +244,8 @@ final class DirectoryStack {
         let path = levels[parent].path
         let fd = Sys.retrying { Glibc.openat(child.fd, "..", At.directoryFlags | O_CLOEXEC, 0) }
         guard fd >= 0 else { throw At.failure("open", path, "reopening the directory \(path)") }
-        let info: FileInfo
-        do {
-            info = try At.fstat(fd, path: path)
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
-        guard info.device == levels[parent].device, info.inode == levels[parent].inode else {
+        let reopened = try Self.level(fd, name: levels[parent].name, path: path)
+        guard reopened.device == levels[parent].device, reopened.inode == levels[parent].inode else {
             Glibc.close(fd)
             throw FSError(.noSuchFileOrDirectory, operation: "open", path: path.description,
                           activity: "returning to the directory \(path) (\(child.name) was moved out of it during the walk; stopped)")
