@@ -7,41 +7,23 @@ import Testing
 /// The two programs of PromiseCore's "Command-line tools" article, run as a user would run
 /// them: exit statuses, output, retries and Ctrl-C, against servers on 127.0.0.1.
 @Suite struct CommandLineToolTests {
-    /// Runs the example program `name`, sends it `signal` once its output contains
-    /// `signalWhen` (if given), and returns its exit status and output.
+    /// Runs the example program `name`, sends it `signal` once its output satisfies
+    /// `signalWhen` (if a signal is given), and returns its exit status and output.
     private func run(
         _ name: String,
         _ arguments: [String],
         signal: Int32? = nil,
         when signalWhen: @escaping @Sendable (String) -> Bool = { _ in true }
     ) async throws -> (status: Int32, output: String) {
-        let program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let collected = Mutex<[UInt8]>([])
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.withLock { $0 += data }
-        }
-        try process.run()
-        let text = { @Sendable in collected.withLock { String(decoding: $0, as: UTF8.self) } }
+        let program = try RunningProgram(name, arguments)
         if let signal {
-            let ready = try await eventually(.seconds(30)) { signalWhen(text()) }
-            #expect(ready, "\(name) never reached the point to signal it: \(text())")
-            kill(process.processIdentifier, signal)
+            let ready = try await eventually(.seconds(30)) { signalWhen(program.output) }
+            #expect(ready, "\(name) never reached the point to signal it: \(program.output)")
+            program.send(signal)
         }
-        let exited = try await eventually(.seconds(60)) { !process.isRunning }
-        if !exited { process.terminate() }
-        process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        collected.withLock { $0 += rest }
-        #expect(exited, "\(name) did not exit: \(text())")
-        return (process.terminationStatus, text())
+        let exited = try await program.waitForExit(within: .seconds(60))
+        #expect(exited, "\(name) did not exit: \(program.output)")
+        return (program.status, program.output)
     }
 
     /// A port on 127.0.0.1 where nothing listens: bound, then closed.

@@ -8,45 +8,28 @@ import Testing
 /// Ctrl-C, for real: the `promise-demo` program is started as a child process and sent SIGINT
 /// while transfers are in flight.
 @Suite struct InterruptTests {
-    /// `promise-demo`, built next to this test bundle (the test target depends on it).
-    private var program: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("promise-demo").path
-    }
-
     @Test func sigintCancelsTransfersLeavesNoPartialFileAndAConsistentIndex() async throws {
         let output = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: output) }
         let fast = [HTTPBin.url("/html"), HTTPBin.url("/bytes/5000?seed=1"), HTTPBin.url("/json")]
         // Bodies that trickle for 20 s: in flight, mid-body, when the signal arrives.
         let slow = (1...4).map { HTTPBin.url("/drip?duration=20&numbytes=20&delay=0&n=\($0)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["mirror", "--plain", "--output", output, "--concurrency", "5", "--retries", "0"] + fast + slow
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let collected = Mutex<[UInt8]>([])
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.withLock { $0 += data }
-        }
-        try process.run()
-        let text = { @Sendable in collected.withLock { String(decoding: $0, as: UTF8.self) } }
+        let program = try RunningProgram(
+            "promise-demo",
+            ["mirror", "--plain", "--output", output, "--concurrency", "5", "--retries", "0"] + fast + slow
+        )
         // Wait until the fast ones are stored and the slow ones have begun to arrive.
         let ready = try await eventually(.seconds(60)) {
-            text().components(separatedBy: "\n").filter { $0.hasPrefix("ok ") }.count == 3
+            program.output.components(separatedBy: "\n").filter { $0.hasPrefix("ok ") }.count == 3
         }
-        #expect(ready, "the fast URLs were not mirrored: \(text())")
+        #expect(ready, "the fast URLs were not mirrored: \(program.output)")
         try await Task.sleep(for: .milliseconds(1500))
-        kill(process.processIdentifier, SIGINT)
-        let exited = try await eventually(.seconds(30)) { !process.isRunning }
-        #expect(exited, "promise-demo did not exit after SIGINT: \(text())")
-        if !exited { process.terminate() }
-        process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let out = text()
+        program.send(SIGINT)
+        let exited = try await program.waitForExit(within: .seconds(30))
+        #expect(exited, "promise-demo did not exit after SIGINT: \(program.output)")
+        let out = program.output
 
-        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(out)")
+        #expect(program.reason == .exit && program.status == 130, "\(out)")
         #expect(out.contains("SIGINT: stopping. Cancelling 4 transfer(s) in flight"), "\(out)")
         #expect(out.contains("3 stored"), "\(out)")
         #expect(out.contains("4 cancelled in flight, 1 not started") || out.contains("4 cancelled in flight, 0 not started"), "\(out)")

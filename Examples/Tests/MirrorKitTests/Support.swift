@@ -1,6 +1,7 @@
 import Foundation
 import MirrorKit
 import PromiseUV
+import Synchronization
 
 /// httpbin on 127.0.0.1, started once per test process by the repository's
 /// `scripts/testservers/serve.py` and stopped by it when this process exits.
@@ -97,4 +98,60 @@ func checkConsistency(_ output: String, _ rows: [IndexRow]) throws -> [String] {
         problems.append("\(file) is on disk but no row names it (a partial or temporary file?)")
     }
     return problems
+}
+
+/// One of the example programs (built next to this test bundle: the test target depends on
+/// it) running as a child process, its standard output and error collected together.
+///
+/// `@unchecked Sendable`: `Process` is not, but only the test that started the program uses
+/// it; the pipe's handler touches `collected` alone, under its lock.
+final class RunningProgram: @unchecked Sendable {
+    private let process: Process
+    private let pipe: Pipe
+    private let collected = Collected()
+
+    /// The bytes the program wrote, appended by the pipe's handler.
+    private final class Collected: Sendable {
+        let bytes = Mutex<[UInt8]>([])
+    }
+
+    /// Starts `name` with `arguments`.
+    init(_ name: String, _ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+        process.arguments = arguments
+        pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [collected] handle in
+            let data = handle.availableData
+            collected.bytes.withLock { $0 += data }
+        }
+        try process.run()
+    }
+
+    /// What the program has written so far.
+    var output: String { collected.bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    /// Sends the program `signal`.
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits up to `limit` for the program to exit, terminating it if it has not, and
+    /// collects the rest of its output. Returns whether it exited by itself.
+    func waitForExit(within limit: Duration) async throws -> Bool {
+        let exited = try await eventually(limit) { [process] in !process.isRunning }
+        if !exited { process.terminate() }
+        process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        collected.bytes.withLock { $0 += rest }
+        return exited
+    }
+
+    /// The exit status, or the signal's number when `reason` is `.uncaughtSignal`.
+    var status: Int32 { process.terminationStatus }
+    /// Whether the program exited (`.exit`) or was killed by a signal.
+    var reason: Process.TerminationReason { process.terminationReason }
 }
