@@ -63,8 +63,12 @@ func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
 
     // Four at a time; a failure does not stop the others.
     let all = Promise<Void>.mapSettled(Array(urls.enumerated()), concurrency: 4) { item in
-        return fetch(item.element, as: "\(item.offset + 1)-" + fileName(for: item.element))
-            .map { counts.withLock { $0.ok += 1 } }
+        let name = "\(item.offset + 1)-" + fileName(for: item.element)
+        return fetch(item.element, as: name)
+            .map {
+                counts.withLock { $0.ok += 1 }
+                if isatty(2) == 0 { standardError("saved \(name)\n") }
+            }
             .recover(policy: .allErrors) { error in
                 if !(error is CancellationError) { counts.withLock { $0.failed += 1 } }
                 throw error
