@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo test test-core test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo format lint test test-core test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -16,8 +16,17 @@ build: bootstrap
 demo: bootstrap
 	cd Examples && $(SWIFT) run -j $(JOBS) promise-demo
 
-## test: every suite, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer, then the demo's own tests, then the documentation site in headless Chromium, then the fuzz targets (replayed, then fuzzed briefly)
-test: bootstrap test-core test-typecheck test-tsan test-asan test-examples test-docs test-fuzz
+## format: rewrite the Swift sources in the project's style (.swift-format)
+FORMAT_PATHS = Sources Tests Examples/Sources Examples/Tests Benchmarks/Sources Fuzz/Sources
+format:
+	$(SWIFT) format format --configuration .swift-format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+## lint: fail on any Swift source that `make format` would change
+lint:
+	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMAT_PATHS)
+
+## test: the style check (`make lint`), then every suite, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then the adapters under AddressSanitizer, then the demo's own tests, then the documentation site in headless Chromium, then the fuzz targets (replayed, then fuzzed briefly)
+test: bootstrap lint test-core test-typecheck test-tsan test-asan test-examples test-docs test-fuzz
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
 TEST_TIMEOUT ?= 900

@@ -18,10 +18,11 @@ extension Promise {
     ///   - work: Starts the work. Throwing rejects the promise.
     public convenience init(
         on context: (any ExecutionContext)? = nil,
-        _ work: @escaping @Sendable (
-            _ fulfill: @escaping @Sendable (Value) -> Void,
-            _ reject: @escaping @Sendable (any Error) -> Void
-        ) throws -> Void
+        _ work:
+            @escaping @Sendable (
+                _ fulfill: @escaping @Sendable (Value) -> Void,
+                _ reject: @escaping @Sendable (any Error) -> Void
+            ) throws -> Void
     ) {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)

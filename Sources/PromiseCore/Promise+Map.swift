@@ -1,4 +1,3 @@
-
 extension Promise {
     /// Transforms `items` with promise-returning work, at most `concurrency` at a time,
     /// starting each piece of work only when a slot is free.

@@ -1,4 +1,3 @@
-
 /// Runs `work`, and runs it again after `delay` each time the promise it returns is rejected,
 /// up to `attempts` more times.
 ///

@@ -109,7 +109,9 @@ public struct CurlRequest: Sendable {
             return
         }
         if let bad = value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
-            problems.append("header \(name) contains \(bad == 0 ? "NUL" : bad == 0x0D ? "CR" : "LF") (0x\(String(bad, radix: 16, uppercase: true).leftPadded(2))); header injection refused")
+            problems.append(
+                "header \(name) contains \(bad == 0 ? "NUL" : bad == 0x0D ? "CR" : "LF") (0x\(String(bad, radix: 16, uppercase: true).leftPadded(2))); header injection refused"
+            )
             return
         }
         headerFields[fieldName] = value

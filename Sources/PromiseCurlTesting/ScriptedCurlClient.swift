@@ -161,12 +161,13 @@ public final class ScriptedCurlClient: CurlExecuting {
         }
         let promise = Promise<CurlResponse>.pending()
         guard let reply else {
-            promise.reject(CurlError(
-                .invalidRequest,
-                message: "ScriptedCurlClient has no reply scripted for this request; add one with reply(to:with:)",
-                method: request.method.rawValue,
-                url: request.url
-            ))
+            promise.reject(
+                CurlError(
+                    .invalidRequest,
+                    message: "ScriptedCurlClient has no reply scripted for this request; add one with reply(to:with:)",
+                    method: request.method.rawValue,
+                    url: request.url
+                ))
             return promise
         }
         let id = ObjectIdentifier(promise)
@@ -193,9 +194,10 @@ public final class ScriptedCurlClient: CurlExecuting {
         case .never:
             return
         case .delayed(let delay, let later):
-            scheduled.set(context.executeAfter(delay) { [self] in
-                run(later, for: request, to: promise, finish: finish, scheduled: scheduled)
-            })
+            scheduled.set(
+                context.executeAfter(delay) { [self] in
+                    run(later, for: request, to: promise, finish: finish, scheduled: scheduled)
+                })
         case .failure(let error):
             context.execute { promise.reject(error) }
         case .response(var response):

@@ -67,10 +67,11 @@ public final class FileIOPool: Sendable {
     ///   the same outcome.
     public func shutdown() -> Promise<Void> {
         guard self !== FileIOPool.shared else {
-            return Promise(FSError(
-                .poolUnavailable, operation: "shutdown", path: "",
-                activity: "shutting down FileIOPool.shared, which every FileSystem() without a pool uses; shut down a pool of your own instead"
-            ))
+            return Promise(
+                FSError(
+                    .poolUnavailable, operation: "shutdown", path: "",
+                    activity: "shutting down FileIOPool.shared, which every FileSystem() without a pool uses; shut down a pool of your own instead"
+                ))
         }
         let (promise, wake): (Promise<Void>, Int) = state.withLock { state in
             if let stopped = state.stopped { return (stopped, 0) }
@@ -143,10 +144,11 @@ public final class FileIOPool: Sendable {
     ) -> Promise<T> {
         let promise = Promise<T>.pending()
         if let bad = AdapterPaths.containsNUL(path) ? path : otherPath.flatMap({ AdapterPaths.containsNUL($0) ? $0 : nil }) {
-            promise.reject(FSError(
-                .invalidArgument, operation: operation, path: bad,
-                activity: "\(operation) \(AdapterPaths.showingNUL(bad)): the path contains a NUL byte, which would cut it short in the system call; refused"
-            ))
+            promise.reject(
+                FSError(
+                    .invalidArgument, operation: operation, path: bad,
+                    activity: "\(operation) \(AdapterPaths.showingNUL(bad)): the path contains a NUL byte, which would cut it short in the system call; refused"
+                ))
             return promise
         }
         let flag = CancelFlag()
@@ -157,12 +159,13 @@ public final class FileIOPool: Sendable {
         }
         if !accepted {
             let closed = state.withLock { $0.closed }
-            promise.reject(FSError(
-                .poolUnavailable, operation: operation, path: path,
-                activity: closed
-                    ? "\(operation) \(path): the FileIOPool was shut down"
-                    : "\(operation) \(path): the FileIOPool queue is full (\(queueLimit) jobs); wait for earlier work or raise queueLimit"
-            ))
+            promise.reject(
+                FSError(
+                    .poolUnavailable, operation: operation, path: path,
+                    activity: closed
+                        ? "\(operation) \(path): the FileIOPool was shut down"
+                        : "\(operation) \(path): the FileIOPool queue is full (\(queueLimit) jobs); wait for earlier work or raise queueLimit"
+                ))
         }
         return promise
     }

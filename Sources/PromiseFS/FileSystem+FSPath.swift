@@ -19,8 +19,9 @@ extension FileSystem {
             let (fd, info) = try Sys.openRegularFile(path, maxSize: maxSize)
             defer { Sys.close(fd) }
             if info.size > Int64(maxSize) {
-                throw FSError(.tooLarge, operation: "read", path: path,
-                              activity: "reading \(path) (\(info.size) bytes; the cap is \(maxSize))")
+                throw FSError(
+                    .tooLarge, operation: "read", path: path,
+                    activity: "reading \(path) (\(info.size) bytes; the cap is \(maxSize))")
             }
             return try Sys.readToEnd(fd, path: path, maxSize: maxSize, sizeHint: Int(info.size))
         }
@@ -188,10 +189,11 @@ extension FileIOPool {
     ) -> Promise<T> {
         if let bad = path.containsNUL ? path : otherPath.flatMap({ $0.containsNUL ? $0 : nil }) {
             let promise = Promise<T>.pending()
-            promise.reject(FSError(
-                .invalidArgument, operation: operation, path: bad,
-                activity: "\(operation) \(bad): the path contains a NUL byte, which would cut it short in the system call; refused"
-            ))
+            promise.reject(
+                FSError(
+                    .invalidArgument, operation: operation, path: bad,
+                    activity: "\(operation) \(bad): the path contains a NUL byte, which would cut it short in the system call; refused"
+                ))
             return promise
         }
         return run(operation, path: path.description, otherPath: otherPath?.description, body)

@@ -32,7 +32,8 @@ public final class SQLiteConnection {
         if transactional, connection.isAutocommit {
             throw SQLiteError(
                 .abort,
-                message: "the transaction is no longer open (SQLite rolled it back after an error, or the closure ran COMMIT or ROLLBACK); nothing after that point ran"
+                message:
+                    "the transaction is no longer open (SQLite rolled it back after an error, or the closure ran COMMIT or ROLLBACK); nothing after that point ran"
             )
         }
         return connection

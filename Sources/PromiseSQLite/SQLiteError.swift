@@ -33,7 +33,8 @@ public struct SQLiteError: Error, Hashable, CustomStringConvertible {
 
     /// One line: `SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT INTO users …`.
     public var description: String {
-        var line = code.rawValue >= 0
+        var line =
+            code.rawValue >= 0
             ? "SQLite error \(code.rawValue) (\(code)): \(message)"
             : "SQLite error (\(code)): \(message)"
         if let sql {

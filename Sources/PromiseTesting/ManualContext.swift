@@ -1,6 +1,5 @@
 public import PromiseCore
 
-
 /// An execution context that runs nothing until you tell it to, with a clock you advance
 /// by hand: deterministic tests of ordering, `delay`, `timeout` and `retry`.
 ///

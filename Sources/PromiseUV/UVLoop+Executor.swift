@@ -58,10 +58,12 @@ extension UVLoop: SerialExecutor, TaskExecutor {
     }
 
     private func reportDroppedJob() {
-        Promises.reportDroppedWork(UVError(
-            .loopClosed,
-            operation: "enqueue",
-            detail: "a Swift concurrency job arrived after the loop shut down; its task will not resume. Finish the tasks and actors that use a loop before calling shutdown()"
-        ))
+        Promises.reportDroppedWork(
+            UVError(
+                .loopClosed,
+                operation: "enqueue",
+                detail:
+                    "a Swift concurrency job arrived after the loop shut down; its task will not resume. Finish the tasks and actors that use a loop before calling shutdown()"
+            ))
     }
 }

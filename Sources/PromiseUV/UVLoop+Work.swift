@@ -28,9 +28,10 @@ extension UVLoop {
             body: { box.result = Result { try body() } },
             finish: { ran, cancelledByCaller in
                 guard ran, let result = box.result else {
-                    promise.reject(cancelledByCaller
-                        ? CancellationError()
-                        : UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down before the work started"))
+                    promise.reject(
+                        cancelledByCaller
+                            ? CancellationError()
+                            : UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down before the work started"))
                     return
                 }
                 AdapterSupport.runTurn(id) { promise.resolveFromLibrary(result) }

@@ -147,14 +147,14 @@ case "invalid":
     usleep(500_000)
     say("survived")
 case "example":
-    let stop = Promises.nextSignal()              // from here on, Ctrl-C and SIGTERM only fulfil it
-    let backup = startBackup()                    // runs until it is done or cancelled
+    let stop = Promises.nextSignal()  // from here on, Ctrl-C and SIGTERM only fulfil it
+    let backup = startBackup()  // runs until it is done or cancelled
     stop.then { signal in
         print("signal \(signal): stopping the backup")
         backup.cancel()
     }
-    _ = try? awaitPromise(backup)                 // returns once the backup is done or stopped
-    stop.cancel()                                 // ended without a signal: Ctrl-C kills again
+    _ = try? awaitPromise(backup)  // returns once the backup is done or stopped
+    stop.cancel()  // ended without a signal: Ctrl-C kills again
 default:
     say("unknown mode \(arguments)")
     exit(2)

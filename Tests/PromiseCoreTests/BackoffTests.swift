@@ -72,10 +72,13 @@ struct FixedGenerator: RandomNumberGenerator {
     @Test func theConditionSeesTheFailedAttemptAndTheLastErrorWins() {
         let context = ManualContext()
         let seen = Recorder<Int>()
-        let result = retry(on: context, attempts: 5, backoff: .constant(.zero), condition: { attempt, error in
-            seen.append(attempt)
-            return (error as? SampleError)?.tag != 3
-        }) { attempt -> Promise<Int> in
+        let result = retry(
+            on: context, attempts: 5, backoff: .constant(.zero),
+            condition: { attempt, error in
+                seen.append(attempt)
+                return (error as? SampleError)?.tag != 3
+            }
+        ) { attempt -> Promise<Int> in
             Promise(SampleError(tag: attempt))
         }
         context.advance(by: .seconds(1))

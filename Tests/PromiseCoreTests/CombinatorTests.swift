@@ -97,10 +97,13 @@ import Testing
     @Test func theConditionSeesRemainingAttemptsAndCanStop() {
         let context = ManualContext()
         let seen = Recorder<Int>()
-        let result = retry(on: context, attempts: 5, delay: .zero, condition: { remaining, error in
-            seen.append(remaining)
-            return (error as? SampleError)?.tag != 2
-        }) { () -> Promise<Int> in
+        let result = retry(
+            on: context, attempts: 5, delay: .zero,
+            condition: { remaining, error in
+                seen.append(remaining)
+                return (error as? SampleError)?.tag != 2
+            }
+        ) { () -> Promise<Int> in
             Promise(SampleError(tag: seen.count + 1))
         }
         context.advance(by: .seconds(1))

@@ -44,10 +44,11 @@ import Testing
                 queue.async(group: group) {
                     if index == 20 { promise.fulfill(7) }
                     let context: any ExecutionContext = index.isMultiple(of: 2) ? InlineContext() : queue
-                    tails.append(promise.then(on: context) { value -> Int in
-                        runs.increment()
-                        return value
-                    })
+                    tails.append(
+                        promise.then(on: context) { value -> Int in
+                            runs.increment()
+                            return value
+                        })
                 }
             }
             group.wait()

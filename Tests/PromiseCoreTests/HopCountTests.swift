@@ -48,7 +48,8 @@ private final class CountingQueue: ExecutionContext {
     @Test func aChainOnAPendingPromiseTakesOneHopOnceFulfilled() async throws {
         let context = CountingQueue()
         let source = Promise<Int>.pending()
-        let end = source
+        let end =
+            source
             .then(on: context) { $0 + 1 }
             .then(on: context) { $0 * 2 }
             .then(on: context) { $0 - 3 }

@@ -2,7 +2,6 @@ import Dispatch
 import PromiseCore
 import Testing
 
-
 /// README-style snippets written without closure types: they must compile and pick the
 /// overload a reader expects.
 ///

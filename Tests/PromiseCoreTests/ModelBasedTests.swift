@@ -71,7 +71,8 @@ import Testing
     /// Whether this process runs under ThreadSanitizer (its runtime is linked in).
     static let underThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_acquire") != nil
 
-    static let limits = underThreadSanitizer
+    static let limits =
+        underThreadSanitizer
         ? ModelTimeLimits(stall: .seconds(5), step: .seconds(40))
         : ModelTimeLimits(stall: .seconds(3), step: .seconds(20))
 

@@ -17,8 +17,16 @@ final class Recorder<Event: Sendable>: Sendable {
 /// A counter shared across threads.
 final class Counter: Sendable {
     private let storage = Lock(0)
-    @discardableResult func increment() -> Int { storage.withLock { $0 += 1; return $0 } }
-    @discardableResult func decrement() -> Int { storage.withLock { $0 -= 1; return $0 } }
+    @discardableResult func increment() -> Int {
+        storage.withLock {
+            $0 += 1; return $0
+        }
+    }
+    @discardableResult func decrement() -> Int {
+        storage.withLock {
+            $0 -= 1; return $0
+        }
+    }
     var value: Int { storage.withLock { $0 } }
 }
 

@@ -97,7 +97,9 @@ extension ParserTests {
         let (open, _) = feed(["HTTP/1.1 200 OK\r\n", "X-A: a\r\n", " b\r\n"])
         #expect(open.fields[HTTPField.Name("X-A")!] == "a b")
         // A fold before any field is dropped; a new head starts afresh.
-        let (fresh, _) = feed(["HTTP/1.1 100 Continue\r\n", " stray\r\n", "X-A: a\r\n", " b\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "X-D: d\r\n", " e\r\n", "\r\n"])
+        let (fresh, _) = feed([
+            "HTTP/1.1 100 Continue\r\n", " stray\r\n", "X-A: a\r\n", " b\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "X-D: d\r\n", " e\r\n", "\r\n",
+        ])
         #expect(fresh.fields.count == 1)
         #expect(fresh.fields[HTTPField.Name("X-D")!] == "d e")
     }
@@ -113,7 +115,8 @@ extension ParserTests {
 
     /// The least CPU time, of three runs, to parse a head with one field folded over `lines` lines.
     private func foldedParseTime(_ lines: Int) -> Duration {
-        let head = [Array("HTTP/1.1 200 OK\r\n".utf8), Array("X-Folded: start\r\n".utf8)] + Array(repeating: Array(" a\r\n".utf8), count: lines) + [Array("\r\n".utf8)]
+        let head =
+            [Array("HTTP/1.1 200 OK\r\n".utf8), Array("X-Folded: start\r\n".utf8)] + Array(repeating: Array(" a\r\n".utf8), count: lines) + [Array("\r\n".utf8)]
         var best = Duration.seconds(1000)
         for _ in 0..<3 {
             var parser = ResponseHeadParser(limit: 1 << 30)

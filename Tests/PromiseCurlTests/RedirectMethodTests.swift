@@ -111,7 +111,8 @@ extension RedirectMethodTests {
         let same = try await client.get("http://user:secret@127.0.0.1:\(port)/redirect?status=302&to=/echo").validate().decode(RawEcho.self).get()
         #expect(same.lines(named: "Authorization") == ["Authorization: Basic dXNlcjpzZWNyZXQ="])
         // Another host name: neither the URL's credentials nor the Authorization and Cookie fields.
-        var request = CurlRequest(.get, "http://user:secret@127.0.0.1:\(port)/redirect", headers: ["Authorization": "Bearer token", "Cookie": "a=1", "Host": "127.0.0.1:\(port)"])
+        var request = CurlRequest(
+            .get, "http://user:secret@127.0.0.1:\(port)/redirect", headers: ["Authorization": "Bearer token", "Cookie": "a=1", "Host": "127.0.0.1:\(port)"])
         request.appendQuery([("status", "307"), ("to", "http://localhost:\(port)/echo")])
         let response = try await client.execute(request).validate().get()
         #expect(response.url == "http://localhost:\(port)/echo")

@@ -161,9 +161,10 @@ func noFileBurst(in dir: String) {
     let recovered = recovery.fulfilled.load(ordering: .relaxed) - recovery.wrongContent.load(ordering: .relaxed)
 
     let others = tally.otherErrors.withLock { $0 } + recovery.otherErrors.withLock { $0 }
-    say("ops=\(operations) fulfilled=\(tally.fulfilled.load(ordering: .relaxed)) emfile=\(tally.tooManyOpenFiles.load(ordering: .relaxed)) "
-        + "other=\(others.count) pending=\(pending + recoveryPending) twice=\(tally.settledTwice + recovery.settledTwice) "
-        + "wrong=\(tally.wrongContent.load(ordering: .relaxed)) torn=\(torn) lost=\(lost) applied=\(applied) debris=\(debris) held=\(files.count) "
-        + "recovered=\(recovered)/200")
+    say(
+        "ops=\(operations) fulfilled=\(tally.fulfilled.load(ordering: .relaxed)) emfile=\(tally.tooManyOpenFiles.load(ordering: .relaxed)) "
+            + "other=\(others.count) pending=\(pending + recoveryPending) twice=\(tally.settledTwice + recovery.settledTwice) "
+            + "wrong=\(tally.wrongContent.load(ordering: .relaxed)) torn=\(torn) lost=\(lost) applied=\(applied) debris=\(debris) held=\(files.count) "
+            + "recovered=\(recovered)/200")
     for line in others.prefix(5) { say("other: \(line)") }
 }

@@ -45,7 +45,9 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
-guard arguments.count >= 3 else { fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|swap|deep|umask|nobody-write|lease PATH …") }
+guard arguments.count >= 3 else {
+    fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|swap|deep|umask|nobody-write|lease PATH …")
+}
 let path = arguments[2]
 
 switch arguments[1] {
@@ -97,10 +99,11 @@ case "chunked-read":
         let file = try awaitPromise(fs.open(path))
         let start = resident()
         let peak = Atomic<Int>(start)
-        let total = try awaitPromise(file.forEachChunk(size: 1 << 20, on: .inline) { chunk in
-            precondition(chunk.count == 1 << 20)
-            peak.max(resident(), ordering: .relaxed)
-        })
+        let total = try awaitPromise(
+            file.forEachChunk(size: 1 << 20, on: .inline) { chunk in
+                precondition(chunk.count == 1 << 20)
+                peak.max(resident(), ordering: .relaxed)
+            })
         try awaitPromise(file.close())
         say("\(total) \(peak.load(ordering: .relaxed) - start)")
     } catch {

@@ -23,8 +23,9 @@ struct Helper {
         self.outputPath = outputPath
         let executable = Self.executable
         guard access(executable, X_OK) == 0 else {
-            throw FSError(.noSuchFileOrDirectory, operation: "spawn", path: executable,
-                          activity: "starting \(executable) (build the tests with `swift build --build-tests`)")
+            throw FSError(
+                .noSuchFileOrDirectory, operation: "spawn", path: executable,
+                activity: "starting \(executable) (build the tests with `swift build --build-tests`)")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -84,8 +84,9 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         for read in reads {
             let error = await fsError(read)
             #expect(error?.code == .invalidArgument)
-            #expect(error?.description == "invalid argument reading \(pipe) (a FIFO (named pipe), not a regular file: "
-                + "a whole-file read needs an end; read it as a stream with FileSystem.open(_:options:))")
+            #expect(
+                error?.description == "invalid argument reading \(pipe) (a FIFO (named pipe), not a regular file: "
+                    + "a whole-file read needs an end; read it as a stream with FileSystem.open(_:options:))")
         }
         #expect(try await fs.readText(dir("regular")).get() == "still works")
         #expect(await fsError(fs.readFile("/dev/null"))?.description.contains("a character device, not a regular file") == true)
@@ -114,8 +115,9 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         for promise in [forWriting, inPlace] {
             let error = await fsError(promise)
             #expect(error?.code == FSError.Code(rawValue: ENXIO))
-            #expect(error?.description == "no such device or address opening \(pipe) for writing "
-                + "(a FIFO that no process has open for reading; opening does not wait for a reader)")
+            #expect(
+                error?.description == "no such device or address opening \(pipe) for writing "
+                    + "(a FIFO that no process has open for reading; opening does not wait for a reader)")
         }
         let opened = fs.open(pipe).then(on: .inline) { file in
             file.read(count: 10).then(on: .inline) { bytes in file.close().then(on: .inline) { bytes } }
@@ -156,8 +158,9 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         #expect(mkfifo(pipe, 0o600) == 0)
         let error = await fsError(fs.writeText(pipe, "replaced?"))
         #expect(error?.code == .invalidArgument)
-        #expect(error?.description == "invalid argument writing \(pipe) (a FIFO (named pipe), not a regular file: "
-            + "an atomic write would replace it with one; pass WriteOptions.inPlace to write into it)")
+        #expect(
+            error?.description == "invalid argument writing \(pipe) (a FIFO (named pipe), not a regular file: "
+                + "an atomic write would replace it with one; pass WriteOptions.inPlace to write into it)")
         #expect(plainIsKind(pipe, S_IFIFO), "the FIFO must still be a FIFO")
         #expect(plainList(dir.path) == ["pipe"], "no temporary file may be left")
 
@@ -191,7 +194,9 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
             #expect(expected != 0, "test setup: mkdir \(name) succeeded")
             for recursive in [true, false] {
                 let error = await fsError(fs.createDirectory(dir(name), recursive: recursive))
-                #expect(error?.code.rawValue == expected, "createDirectory(\(name), recursive: \(recursive)): \(String(describing: error)), mkdir gives \(expected)")
+                #expect(
+                    error?.code.rawValue == expected, "createDirectory(\(name), recursive: \(recursive)): \(String(describing: error)), mkdir gives \(expected)"
+                )
                 #expect(error?.description.contains(dir(name)) == true)
             }
         }
@@ -221,16 +226,17 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         chmod("\(work)/kept", 0o644)
         let helper = try Helper(["umask", work], outputPath: dir("out"))
         #expect(try await helper.wait() == 0, "\(helper.output)")
-        #expect(helper.output == """
-            atomic 600
-            atomic-0644 600
-            in-place 600
-            append 600
-            open 600
-            directory 700
-            kept 644
+        #expect(
+            helper.output == """
+                atomic 600
+                atomic-0644 600
+                in-place 600
+                append 600
+                open 600
+                directory 700
+                kept 644
 
-            """)
+                """)
     }
 
     /// An atomic rewrite by root keeps the replaced file's owner and group (and its mode,
@@ -282,8 +288,10 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         // Deepest first, so that setting an entry's times does not change its directory's.
         let names = ["tree/sub/f", "tree/sub", "tree/g", "tree/link", "tree", "single"]
         func times(_ index: Int) -> [timespec] {
-            [timespec(tv_sec: 1_000_000_000 + index * 1000, tv_nsec: 123_456_789),
-             timespec(tv_sec: 900_000_000 + index * 1000, tv_nsec: 987_654_321)]
+            [
+                timespec(tv_sec: 1_000_000_000 + index * 1000, tv_nsec: 123_456_789),
+                timespec(tv_sec: 900_000_000 + index * 1000, tv_nsec: 987_654_321),
+            ]
         }
         for (index, name) in names.enumerated() {
             #expect(utimensat(AT_FDCWD, dir(name), times(index), AT_SYMLINK_NOFOLLOW) == 0)

@@ -47,7 +47,7 @@ import Testing
         // "/\u{301}" is one Swift Character that is not "/", but the kernel splits there.
         let nested = dir("sub/\u{301}name/deeper")
         try await fs.createDirectory(nested, recursive: true).get()
-        let file = dir("sub/\u{301}name")  + "/\u{301}file"
+        let file = dir("sub/\u{301}name") + "/\u{301}file"
         try await fs.writeText(file, "atomic").get()
         #expect(plainRead(file) == "atomic")
         #expect(plainList(dir("sub/\u{301}name")).sorted() == ["deeper", "\u{301}file"].sorted())

@@ -105,7 +105,10 @@ import Testing
         #expect(lines.contains("list 1101"), "\(lines)")
         #expect(lines.contains("copy ok"), "\(lines)")
         #expect(lines.contains("copied-bottom deep bottom"), "\(lines)")
-        #expect(lines.contains { $0.hasPrefix("failed-copy invalidArgument") && $0.hasSuffix("/fifo (a fifo, which only regular files, links and directories can be)") }, "\(lines)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("failed-copy invalidArgument") && $0.hasSuffix("/fifo (a fifo, which only regular files, links and directories can be)")
+            }, "\(lines)")
         #expect(lines.contains("left copy2 absent"), "\(lines)")
         #expect(lines.contains("remove ok"), "\(lines)")
         #expect(lines.last == "dir ", "\(lines)")

@@ -35,18 +35,27 @@ func checkOnLoop() {
 
 switch arguments.first {
 case "curl":
-    CurlClient.shared.get(arguments[1]).then { checkOnLoop(); say("http", $0.status.code) }
+    CurlClient.shared.get(arguments[1]).then {
+        checkOnLoop(); say("http", $0.status.code)
+    }
 case "fs":
-    FileSystem().readText(arguments[1]).then { checkOnLoop(); say("fs", $0.utf8.count) }
+    FileSystem().readText(arguments[1]).then {
+        checkOnLoop(); say("fs", $0.utf8.count)
+    }
 case "sql":
-    SQLiteDatabase(path: ":memory:").scalar(Int.self, "SELECT 6 * 7").then { checkOnLoop(); say("sql", $0 ?? -1) }
+    SQLiteDatabase(path: ":memory:").scalar(Int.self, "SELECT 6 * 7").then {
+        checkOnLoop(); say("sql", $0 ?? -1)
+    }
 case "all":
     let http = CurlClient.shared.get(arguments[1]).then { say("http", $0.status.code) }
     let text = FileSystem().readText(arguments[2]).then { say("fs", $0.utf8.count) }
     let sql = SQLiteDatabase(path: ":memory:").scalar(Int.self, "SELECT 6 * 7").then { say("sql", $0 ?? -1) }
     _ = (http, text, sql)
 case "await":
-    let count = try awaitPromise(FileSystem().readText(arguments[1]).then { text in checkOnLoop(); return text.count })
+    let count = try awaitPromise(
+        FileSystem().readText(arguments[1]).then { text in
+            checkOnLoop(); return text.count
+        })
     say("awaited", count)
 case "await-inside":
     let path = arguments[1]
@@ -86,12 +95,18 @@ struct Thread {
         let body = self.body
         let micros = useconds_t(seconds * 1_000_000)
         var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box { usleep(micros); body() }).toOpaque()
-        pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let box = Unmanaged.passRetained(
+            Box {
+                usleep(micros); body()
+            }
+        ).toOpaque()
+        pthread_create(
+            &thread, nil,
+            { raw in
+                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         pthread_detach(thread)
     }
 }

@@ -26,11 +26,13 @@ func diskFull(in dir: String, mode: SQLiteConfiguration.JournalMode) throws {
     var configuration = SQLiteConfiguration()
     configuration.journalMode = mode
     let db = try awaitPromise(SQLiteDatabase.open(path: path, configuration: configuration))
-    try awaitPromise(db.executeScript("""
-        CREATE TABLE items(batch INTEGER NOT NULL, n INTEGER NOT NULL, payload TEXT NOT NULL);
-        CREATE TABLE totals(id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL, batches INTEGER NOT NULL);
-        INSERT INTO totals VALUES (1, 0, 0);
-        """))
+    try awaitPromise(
+        db.executeScript(
+            """
+            CREATE TABLE items(batch INTEGER NOT NULL, n INTEGER NOT NULL, payload TEXT NOT NULL);
+            CREATE TABLE totals(id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL, batches INTEGER NOT NULL);
+            INSERT INTO totals VALUES (1, 0, 0);
+            """))
 
     @Sendable func batch(_ number: Int) -> Promise<Void> {
         db.transaction { db in

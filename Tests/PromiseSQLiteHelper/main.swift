@@ -23,11 +23,13 @@ do {
         // Batches of 20 000 rows, each batch one transaction that also bumps a running total:
         // after a crash every batch must be complete or absent, and the total must match.
         let db = try awaitPromise(SQLiteDatabase.open(path: path))
-        try awaitPromise(db.executeScript("""
-            CREATE TABLE IF NOT EXISTS items(batch INTEGER NOT NULL, n INTEGER NOT NULL, payload TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS totals(id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL, batches INTEGER NOT NULL);
-            INSERT OR IGNORE INTO totals VALUES (1, 0, 0);
-            """))
+        try awaitPromise(
+            db.executeScript(
+                """
+                CREATE TABLE IF NOT EXISTS items(batch INTEGER NOT NULL, n INTEGER NOT NULL, payload TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS totals(id INTEGER PRIMARY KEY CHECK (id = 1), rows INTEGER NOT NULL, batches INTEGER NOT NULL);
+                INSERT OR IGNORE INTO totals VALUES (1, 0, 0);
+                """))
         // Never outlive the test that started us (a test process that crashed): stop when
         // re-parented.
         let parent = getppid()
@@ -35,12 +37,13 @@ do {
         while true {
             batch += 1
             let current = batch
-            _ = try awaitPromise(db.transaction { db in
-                for n in 0..<20_000 {
-                    try db.execute("INSERT INTO items VALUES (?, ?, ?)", [current, n, "payload \(current)-\(n)"])
-                }
-                try db.execute("UPDATE totals SET rows = rows + 20000, batches = batches + 1")
-            })
+            _ = try awaitPromise(
+                db.transaction { db in
+                    for n in 0..<20_000 {
+                        try db.execute("INSERT INTO items VALUES (?, ?, ?)", [current, n, "payload \(current)-\(n)"])
+                    }
+                    try db.execute("UPDATE totals SET rows = rows + 20000, batches = batches + 1")
+                })
             say("committed \(batch)")
             if getppid() != parent { exit(3) }
         }
@@ -53,13 +56,14 @@ do {
         let release = arguments[3]
         let db = try awaitPromise(SQLiteDatabase.open(path: path))
         _ = try awaitPromise(db.execute("CREATE TABLE IF NOT EXISTS t(who TEXT)"))
-        try awaitPromise(db.transaction { db in
-            try db.execute("INSERT INTO t VALUES ('helper')")
-            say("locked")
-            for _ in 0..<6000 where access(release, F_OK) != 0 {
-                usleep(10_000)
-            }
-        })
+        try awaitPromise(
+            db.transaction { db in
+                try db.execute("INSERT INTO t VALUES ('helper')")
+                say("locked")
+                for _ in 0..<6000 where access(release, F_OK) != 0 {
+                    usleep(10_000)
+                }
+            })
         say("released")
         try awaitPromise(db.close())
     case "disk-full":

@@ -50,12 +50,14 @@ enum Damage: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// A real database: 3 000 rows of 200-byte payloads and an index, about 1.4 MB on disk.
     func makeDatabase(_ path: String) async throws {
         let db = try await SQLiteDatabase.open(path: path).get()
-        try await db.executeScript("""
+        try await db.executeScript(
+            """
             CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT NOT NULL);
             WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000)
             INSERT INTO t SELECT x, printf('%0200d', x) FROM c;
             CREATE INDEX t_payload ON t(payload);
-            """).get()
+            """
+        ).get()
         try await db.close().get()
     }
 

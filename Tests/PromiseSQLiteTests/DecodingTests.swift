@@ -16,12 +16,14 @@ private struct User: Codable, Equatable, Sendable {
 @Suite struct DecodingTests {
     private func database() async throws -> SQLiteDatabase {
         let db = SQLiteDatabase.inMemory()
-        try await db.executeScript("""
+        try await db.executeScript(
+            """
             CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, score REAL NOT NULL,
                                active INTEGER NOT NULL, role TEXT NOT NULL, avatar BLOB);
             INSERT INTO users VALUES (1, 'Ada', 'ada@example.com', 9.5, 1, 'admin', X'00FF');
             INSERT INTO users VALUES (2, 'Grace', NULL, 7, 0, 'member', NULL);
-            """).get()
+            """
+        ).get()
         return db
     }
 
@@ -29,10 +31,11 @@ private struct User: Codable, Equatable, Sendable {
         let db = try await database()
         defer { db.close() }
         let users = try await db.query(User.self, "SELECT * FROM users ORDER BY id").get()
-        #expect(users == [
-            User(id: 1, name: "Ada", email: "ada@example.com", score: 9.5, active: true, role: .admin, avatar: Data([0, 255])),
-            User(id: 2, name: "Grace", email: nil, score: 7, active: false, role: .member, avatar: nil),
-        ])
+        #expect(
+            users == [
+                User(id: 1, name: "Ada", email: "ada@example.com", score: 9.5, active: true, role: .admin, avatar: Data([0, 255])),
+                User(id: 2, name: "Grace", email: nil, score: 7, active: false, role: .member, avatar: nil),
+            ])
         // Column order does not matter, names do.
         let reordered = try await db.queryFirst(User.self, "SELECT avatar, role, active, score, email, name, id FROM users WHERE id = ?", [2]).get()
         #expect(reordered == users[1])

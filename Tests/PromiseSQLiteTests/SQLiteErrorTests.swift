@@ -5,7 +5,8 @@ import Testing
 @Suite struct SQLiteErrorTests {
     private func usersDatabase() async throws -> SQLiteDatabase {
         let db = SQLiteDatabase.inMemory()
-        try await db.executeScript("""
+        try await db.executeScript(
+            """
             CREATE TABLE teams(id INTEGER PRIMARY KEY);
             CREATE TABLE users(
                 id INTEGER PRIMARY KEY,
@@ -15,7 +16,8 @@ import Testing
             );
             INSERT INTO teams(id) VALUES (1);
             INSERT INTO users(email, team) VALUES ('ada@example.com', 1);
-            """).get()
+            """
+        ).get()
         return db
     }
 
@@ -120,7 +122,10 @@ import Testing
         readOnly.access = .readOnly
         let missing = try #require(await sqliteError(SQLiteDatabase.open(path: dir("missing.sqlite"), configuration: readOnly)))
         #expect(missing.code == .cannotOpen)
-        #expect(missing.message == "cannot open '\(dir("missing.sqlite"))': unable to open database file (the file does not exist, and this configuration does not create it; access .readWriteCreate does)")
+        #expect(
+            missing.message
+                == "cannot open '\(dir("missing.sqlite"))': unable to open database file (the file does not exist, and this configuration does not create it; access .readWriteCreate does)"
+        )
 
         // Where the path goes wrong is named: a missing directory, a file in the way, a directory.
         let noDirectory = try #require(await sqliteError(SQLiteDatabase.open(path: dir("nope/db.sqlite"))))

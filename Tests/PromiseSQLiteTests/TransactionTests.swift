@@ -6,10 +6,12 @@ private struct Boom: Error {}
 @Suite struct TransactionTests {
     private func accounts() async throws -> SQLiteDatabase {
         let db = SQLiteDatabase.inMemory()
-        try await db.executeScript("""
+        try await db.executeScript(
+            """
             CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL CHECK (balance >= 0));
             INSERT INTO accounts VALUES (1, 100), (2, 0);
-            """).get()
+            """
+        ).get()
         return db
     }
 
@@ -49,7 +51,7 @@ private struct Boom: Error {}
         defer { db.close() }
         let failed = db.transaction { db in
             try db.execute("UPDATE accounts SET balance = balance + 50 WHERE id = 2")
-            try db.execute("UPDATE accounts SET balance = balance - 500 WHERE id = 1") // CHECK fails
+            try db.execute("UPDATE accounts SET balance = balance - 500 WHERE id = 1")  // CHECK fails
         }
         let error = await sqliteError(failed)
         #expect(error?.code == .constraintCheck)
@@ -145,10 +147,12 @@ private struct Boom: Error {}
     @Test func aFailedCommitRollsBackAndRejects() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        try await db.executeScript("""
+        try await db.executeScript(
+            """
             CREATE TABLE parents(id INTEGER PRIMARY KEY);
             CREATE TABLE children(parent INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);
-            """).get()
+            """
+        ).get()
         // A deferred foreign key is checked at COMMIT: the commit fails, nothing stays.
         let failed = db.transaction { db in
             try db.execute("INSERT INTO children VALUES (42)")
@@ -249,9 +253,9 @@ private struct Boom: Error {}
         let failed = db.transaction { db in
             try db.execute("INSERT INTO t VALUES (1)")
             do {
-                try db.execute("INSERT INTO t VALUES (1)")   // SQLite rolls the whole transaction back
+                try db.execute("INSERT INTO t VALUES (1)")  // SQLite rolls the whole transaction back
             } catch SQLiteError.Code.constraint {}
-            try db.execute("INSERT INTO t VALUES (2)")       // must not run on its own, outside it
+            try db.execute("INSERT INTO t VALUES (2)")  // must not run on its own, outside it
         }
         let error = await sqliteError(failed)
         #expect(error?.code == .abort)

@@ -38,7 +38,9 @@ package struct TestServer: Sendable {
             line.append(byte)
         }
         guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
-            fatalError("the \(kind) test server did not start (scripts/testservers/serve.py printed '\(String(decoding: line, as: UTF8.self))'); run scripts/bootstrap to install httpbin, gunicorn and nginx")
+            fatalError(
+                "the \(kind) test server did not start (scripts/testservers/serve.py printed '\(String(decoding: line, as: UTF8.self))'); run scripts/bootstrap to install httpbin, gunicorn and nginx"
+            )
         }
         var ports = [String: Int]()
         for (key, value) in object { if let port = value as? Int { ports[key] = port } }

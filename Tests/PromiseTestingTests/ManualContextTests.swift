@@ -56,8 +56,12 @@ import Testing
             let order = Lock<[Int]>([])
             let queue = DispatchQueueShim.make()
             Promise(1)
-                .then { value in order.withLock { $0.append(value) }; return value + 1 }
-                .then(on: queue) { value in order.withLock { $0.append(value) }; return value + 1 }
+                .then { value in
+                    order.withLock { $0.append(value) }; return value + 1
+                }
+                .then(on: queue) { value in
+                    order.withLock { $0.append(value) }; return value + 1
+                }
                 .delay(.milliseconds(30))
                 .then { value in order.withLock { $0.append(value) } }
             #expect(waitForPromises(timeout: .seconds(5)))

@@ -39,27 +39,39 @@ func chain() throws -> Int32 {
     let attempts = Atomic<Int>(0)
     let start = milliseconds()
 
-    let timer = loop.after(.milliseconds(5)).then { threads.check(); return 1 }
+    let timer = loop.after(.milliseconds(5)).then {
+        threads.check(); return 1
+    }
     let flaky = retry(attempts: 3, delay: .milliseconds(2)) { () -> Promise<Int> in
         threads.check()
         return attempts.add(1, ordering: .relaxed).newValue < 3 ? Promise<Int>(Flaky()) : Promise(2)
     }
-    let pooled = loop.work { 3 }.then { value in threads.check(); return value }
-    let immediate = Promise<Int> { threads.check(); return 4 }
+    let pooled = loop.work { 3 }.then { value in
+        threads.check(); return value
+    }
+    let immediate = Promise<Int> {
+        threads.check(); return 4
+    }
     let everything = all([timer, flaky, pooled, immediate])
         .timeout(.seconds(5))
-        .then { values in threads.check(); return values }
+        .then { values in
+            threads.check(); return values
+        }
     let slow = loop.after(.seconds(30))
         .timeout(.milliseconds(20))
         .then { "finished" }
-        .recover(policy: .allErrors) { error in threads.check(); return "\(error)" }
+        .recover(policy: .allErrors) { error in
+            threads.check(); return "\(error)"
+        }
 
     loop.run()
     let elapsed = milliseconds() - start
     let values = everything.value ?? []
     let slowText = slow.value ?? "pending"
     try awaitPromise(loop.shutdown())
-    print("values=\(values) attempts=\(attempts.load(ordering: .relaxed)) slow=\(slowText) checked=\(threads.checked.load(ordering: .relaxed)) wrong=\(threads.wrong.load(ordering: .relaxed)) elapsed=\(elapsed)")
+    print(
+        "values=\(values) attempts=\(attempts.load(ordering: .relaxed)) slow=\(slowText) checked=\(threads.checked.load(ordering: .relaxed)) wrong=\(threads.wrong.load(ordering: .relaxed)) elapsed=\(elapsed)"
+    )
     let ok = values == [1, 2, 3, 4] && threads.wrong.load(ordering: .relaxed) == 0 && elapsed < 5_000
     return ok ? 0 : 1
 }

@@ -38,13 +38,13 @@ import Testing
 
     @Test func touchingTheValueOffTheLoopStopsADebugBuild() async {
         #if DEBUG
-        await #expect(processExitsWith: .failure) {
-            // Exits 0 (so the test fails) if the check did not stop the process.
-            guard let loop = try? UVLoop() else { exit(0) }
-            let bound = UVLoopBound(Tally(), loop: loop)
-            bound.value.hits += 1  // not on the loop thread: the check stops the process
-            exit(0)
-        }
+            await #expect(processExitsWith: .failure) {
+                // Exits 0 (so the test fails) if the check did not stop the process.
+                guard let loop = try? UVLoop() else { exit(0) }
+                let bound = UVLoopBound(Tally(), loop: loop)
+                bound.value.hits += 1  // not on the loop thread: the check stops the process
+                exit(0)
+            }
         #endif
     }
 }

@@ -26,7 +26,9 @@ extension PoolTests {
             let flooding = onNewThread { () -> Int in
                 var accepted = 0
                 while true {
-                    let step = Promise<Int>(on: loop) { () -> Int in noteCallback(); return 1 }
+                    let step = Promise<Int>(on: loop) { () -> Int in
+                        noteCallback(); return 1
+                    }
                     step.catch(on: InlineContext()) { _ in }
                     if !closed.load(ordering: .acquiring), !step.isRejected { accepted += 1 }
                     if case let error as PromiseError? = step.error, error?.code == .contextInvalidated { return accepted }

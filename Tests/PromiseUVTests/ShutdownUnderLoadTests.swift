@@ -135,7 +135,8 @@ extension PoolTests {
             #expect(elapsed < 10_000, "the shutdown completed \(elapsed) ms after the running work was released")
 
             // Every promise had settled by the time the shutdown completed.
-            let unsettled = timers.count { $0.isPending } + blocker.promises.count { $0.isPending } + jobs.count { $0.isPending }
+            let unsettled =
+                timers.count { $0.isPending } + blocker.promises.count { $0.isPending } + jobs.count { $0.isPending }
                 + tracked.count { $0.isPending } + jobCallbacks.count { $0.isPending } + timeouts.count { $0.isPending }
             #expect(unsettled == 0, "\(unsettled) promises still pending after the shutdown")
             _ = try await canceller.get()

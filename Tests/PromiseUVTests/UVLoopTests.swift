@@ -118,9 +118,10 @@ import Testing
             source.reject(TestFailure("nobody handles this"))
         }
         // keepAlive did not mark the rejection handled: dropping the promise reports it.
-        #expect(try await eventually(.seconds(60)) {
-            DiagnosticsRecorder.kinds(about: KeepAliveMarker.self).contains(.unhandledRejection)
-        })
+        #expect(
+            try await eventually(.seconds(60)) {
+                DiagnosticsRecorder.kinds(about: KeepAliveMarker.self).contains(.unhandledRejection)
+            })
         try await onNewThread { loop.run() }.get()
         try await loop.shutdown().get()
     }

@@ -36,4 +36,3 @@ struct Variant {
         self.prepare = prepare
     }
 }
-

@@ -10,9 +10,9 @@
 // operation: process start-up, fixtures and lazily initialized globals (which the warm-up
 // iteration touches) cancel out.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Every scenario's variants, in the order `--list` prints them.
@@ -34,8 +34,8 @@ if arguments.first == "--list" {
     exit(0)
 }
 guard arguments.count == 2,
-      let variant = variants.first(where: { $0.name == arguments.first }),
-      let iterations = Int(arguments.last!), iterations >= 0
+    let variant = variants.first(where: { $0.name == arguments.first }),
+    let iterations = Int(arguments.last!), iterations >= 0
 else { usage(variants) }
 
 let body = variant.prepare()

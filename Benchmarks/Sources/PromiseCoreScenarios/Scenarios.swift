@@ -85,7 +85,8 @@ public func nioResolvedMap<Loop: EventLoop>(_ loop: Loop) {
 @inline(never)
 public func promisePendingChain(_ context: InlineContext) {
     let source = Promise<Int>.pending()
-    let last = source
+    let last =
+        source
         .then(on: context) { value in value + 1 }
         .then(on: context) { value in value + 1 }
         .then(on: context) { value in value + 1 }

@@ -54,7 +54,9 @@ struct ServerInfo: Decodable {
 /// Starts serve.py as a child of this process (it stops nginx once this process is gone).
 func startServer() -> (Process, ServerInfo) {
     let environment = ProcessInfo.processInfo.environment
-    let script = environment["CURL_BENCH_SERVE"] ?? URL(fileURLWithPath: #filePath)
+    let script =
+        environment["CURL_BENCH_SERVE"]
+        ?? URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/testservers/serve.py").path
     guard FileManager.default.fileExists(atPath: script) else { Log.fail("no serve.py at \(script); set CURL_BENCH_SERVE") }
@@ -312,10 +314,13 @@ for round in 0..<rounds {
             },
         ]
         if selected.contains("inline") {
-            steps.append(Step("inline") {
-                let t = seconds { precondition(promiseCurlRequests(c.promise, helloURL, count: count, concurrency: concurrency, context: InlineContext()) == 6 * count) }
-                record(inlineLabel, unit: "req/s", .promise, Double(count) / t)
-            })
+            steps.append(
+                Step("inline") {
+                    let t = seconds {
+                        precondition(promiseCurlRequests(c.promise, helloURL, count: count, concurrency: concurrency, context: InlineContext()) == 6 * count)
+                    }
+                    record(inlineLabel, unit: "req/s", .promise, Double(count) / t)
+                })
         }
         for step in rotated(steps, by: round) { step.run() }
     }
@@ -409,7 +414,11 @@ for row in rows {
     let ahc = ratio(row, .ahc)
     let rawMark = raw.value.map { $0 >= 0.9 ? "" : " ✗" } ?? ""
     let ahcMark = ahc.value.map { $0 > 1 ? "" : " ✗" } ?? ""
-    print("| \(row.label) | \(row.unit) | \(cell(row.samples[.promise])) | \(cell(row.samples[.raw])) | \(cell(row.samples[.ahc])) | \(raw.text)\(rawMark) | \(ahc.text)\(ahcMark) |")
+    print(
+        "| \(row.label) | \(row.unit) | \(cell(row.samples[.promise])) | \(cell(row.samples[.raw])) | \(cell(row.samples[.ahc])) | \(raw.text)\(rawMark) | \(ahc.text)\(ahcMark) |"
+    )
 }
 print("")
-print("✗ marks a ratio short of its goal. PromiseCurl rows chain then/catch on the default context (a serial DispatchQueue) unless the row says .inline; AHC uses get(url:) and whenComplete on its event loop; raw C re-adds its easy handles.")
+print(
+    "✗ marks a ratio short of its goal. PromiseCurl rows chain then/catch on the default context (a serial DispatchQueue) unless the row says .inline; AHC uses get(url:) and whenComplete on its event loop; raw C re-adds its easy handles."
+)

@@ -142,58 +142,82 @@ func pair(_ workload: String, round: Int, promiseFS: () throws -> Void, raw: () 
 
 for round in 1...rounds {
     FileHandleLessLog.say("round \(round)/\(rounds)")
-    try pair("large-write", round: round, promiseFS: {
-        try awaitPromise(fs.writeFile(large, largeBytes))
-    }, raw: {
-        rawDurableAtomicWrite(large + ".raw", largeBytes, directory: dir)
-    })
-    try pair("large-write-in-place", round: round, promiseFS: {
-        try awaitPromise(fs.writeFile(large + ".inplace", largeBytes, options: WriteOptions(atomic: false)))
-    }, raw: {
-        rawWrite(large + ".raw", largeBytes, sync: true)
-    })
-    try pair("large-read", round: round, promiseFS: {
-        let bytes = try awaitPromise(fs.readFile(large, maxSize: Int.max / 2))
-        check(bytes.count == largeBytes.count, "large read size")
-    }, raw: {
-        check(rawRead(large) == largeBytes.count, "raw read size")
-    })
-    try pair("chunk-read", round: round, promiseFS: {
-        let file = try awaitPromise(fs.open(large))
-        let total = try awaitPromise(file.forEachChunk(size: 1 << 20, on: .inline) { _ in })
-        try awaitPromise(file.close())
-        check(total == Int64(largeBytes.count), "chunked read size")
-    }, raw: {
-        check(rawChunkRead(large) == largeBytes.count, "raw chunk size")
-    })
-    try pair("small-read", round: round, promiseFS: {
-        let reads = (0..<smallCount).map { fs.readFile("\(dir)/small/\($0)") }
-        let total = try awaitPromise(all(reads)).reduce(0) { $0 + $1.count }
-        check(total == smallCount * 4096, "small read total")
-    }, raw: {
-        var total = 0
-        for index in 0..<smallCount { total += rawRead("\(dir)/small/\(index)") }
-        check(total == smallCount * 4096, "raw small read total")
-    })
-    try pair("small-write", round: round, promiseFS: {
-        let options = WriteOptions(durable: false)
-        let writes = (0..<smallCount).map { fs.writeFile("\(dir)/pfs/\($0)", small, options: options) }
-        _ = try awaitPromise(all(writes))
-    }, raw: {
-        for index in 0..<smallCount { rawAtomicWrite("\(dir)/raw/\(index)", small) }
-    })
-    try pair("small-write-in-place", round: round, promiseFS: {
-        let writes = (0..<smallCount).map { fs.writeFile("\(dir)/pfs/i\($0)", small, options: .inPlace) }
-        _ = try awaitPromise(all(writes))
-    }, raw: {
-        for index in 0..<smallCount { rawWrite("\(dir)/raw/i\(index)", small, sync: false) }
-    })
-    try pair("durable-write", round: round, promiseFS: {
-        let writes = (0..<durableCount).map { fs.writeFile("\(dir)/pfs/d\($0)", small) }
-        _ = try awaitPromise(all(writes))
-    }, raw: {
-        for index in 0..<durableCount { rawDurableAtomicWrite("\(dir)/raw/d\(index)", small, directory: "\(dir)/raw") }
-    })
+    try pair(
+        "large-write", round: round,
+        promiseFS: {
+            try awaitPromise(fs.writeFile(large, largeBytes))
+        },
+        raw: {
+            rawDurableAtomicWrite(large + ".raw", largeBytes, directory: dir)
+        })
+    try pair(
+        "large-write-in-place", round: round,
+        promiseFS: {
+            try awaitPromise(fs.writeFile(large + ".inplace", largeBytes, options: WriteOptions(atomic: false)))
+        },
+        raw: {
+            rawWrite(large + ".raw", largeBytes, sync: true)
+        })
+    try pair(
+        "large-read", round: round,
+        promiseFS: {
+            let bytes = try awaitPromise(fs.readFile(large, maxSize: Int.max / 2))
+            check(bytes.count == largeBytes.count, "large read size")
+        },
+        raw: {
+            check(rawRead(large) == largeBytes.count, "raw read size")
+        })
+    try pair(
+        "chunk-read", round: round,
+        promiseFS: {
+            let file = try awaitPromise(fs.open(large))
+            let total = try awaitPromise(file.forEachChunk(size: 1 << 20, on: .inline) { _ in })
+            try awaitPromise(file.close())
+            check(total == Int64(largeBytes.count), "chunked read size")
+        },
+        raw: {
+            check(rawChunkRead(large) == largeBytes.count, "raw chunk size")
+        })
+    try pair(
+        "small-read", round: round,
+        promiseFS: {
+            let reads = (0..<smallCount).map { fs.readFile("\(dir)/small/\($0)") }
+            let total = try awaitPromise(all(reads)).reduce(0) { $0 + $1.count }
+            check(total == smallCount * 4096, "small read total")
+        },
+        raw: {
+            var total = 0
+            for index in 0..<smallCount { total += rawRead("\(dir)/small/\(index)") }
+            check(total == smallCount * 4096, "raw small read total")
+        })
+    try pair(
+        "small-write", round: round,
+        promiseFS: {
+            let options = WriteOptions(durable: false)
+            let writes = (0..<smallCount).map { fs.writeFile("\(dir)/pfs/\($0)", small, options: options) }
+            _ = try awaitPromise(all(writes))
+        },
+        raw: {
+            for index in 0..<smallCount { rawAtomicWrite("\(dir)/raw/\(index)", small) }
+        })
+    try pair(
+        "small-write-in-place", round: round,
+        promiseFS: {
+            let writes = (0..<smallCount).map { fs.writeFile("\(dir)/pfs/i\($0)", small, options: .inPlace) }
+            _ = try awaitPromise(all(writes))
+        },
+        raw: {
+            for index in 0..<smallCount { rawWrite("\(dir)/raw/i\(index)", small, sync: false) }
+        })
+    try pair(
+        "durable-write", round: round,
+        promiseFS: {
+            let writes = (0..<durableCount).map { fs.writeFile("\(dir)/pfs/d\($0)", small) }
+            _ = try awaitPromise(all(writes))
+        },
+        raw: {
+            for index in 0..<durableCount { rawDurableAtomicWrite("\(dir)/raw/d\(index)", small, directory: "\(dir)/raw") }
+        })
 }
 
 for (name, values) in samples.sorted(by: { $0.key < $1.key }) {

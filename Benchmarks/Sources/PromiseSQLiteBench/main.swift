@@ -85,7 +85,8 @@ let promiseInsertDB = try await SQLiteDatabase.open(path: insertPaths["promise"]
 let promiseEachDB = try await SQLiteDatabase.open(path: insertPaths["promise-each"]!).get()
 let promisePointsDB = try await SQLiteDatabase.open(path: pointsPath).get()
 let promiseScanDB = try await SQLiteDatabase.open(path: scanPath).get()
-let nioInsertDB: SQLiteNIO.SQLiteConnection = try await SQLiteNIO.SQLiteConnection.open(storage: .file(path: insertPaths["nio"]!), threadPool: pool, on: group.any())
+let nioInsertDB: SQLiteNIO.SQLiteConnection = try await SQLiteNIO.SQLiteConnection.open(
+    storage: .file(path: insertPaths["nio"]!), threadPool: pool, on: group.any())
 let nioPointsDB: SQLiteNIO.SQLiteConnection = try await SQLiteNIO.SQLiteConnection.open(storage: .file(path: pointsPath), threadPool: pool, on: group.any())
 let nioScanDB: SQLiteNIO.SQLiteConnection = try await SQLiteNIO.SQLiteConnection.open(storage: .file(path: scanPath), threadPool: pool, on: group.any())
 for statement in ["PRAGMA synchronous = FULL", "PRAGMA journal_mode = DELETE"] {
@@ -101,104 +102,134 @@ for round in 0..<rounds {
         // Profiling aid: the transaction candidate alone.
         try await promiseInsertDB.executeScript(schema).get()
         let count = inserts
-        record("\(inserts) inserts, one transaction", "PromiseSQLite transaction { }", try await measure {
-            try await promiseInsertDB.transaction { db in
-                for i in 1...count { try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5]) }
-            }.get()
-        })
+        record(
+            "\(inserts) inserts, one transaction", "PromiseSQLite transaction { }",
+            try await measure {
+                try await promiseInsertDB.transaction { db in
+                    for i in 1...count { try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5]) }
+                }.get()
+            })
     }
     if selected.contains("insert") {
-    precondition(raw_exec(rawInsertDB, schema) == 0)
-    record("\(inserts) inserts, one transaction", "raw C", try await measure {
-        checksum &+= Int(raw_insert(rawInsertDB, Int32(inserts)))
-    })
-    try await promiseInsertDB.executeScript(schema).get()
-    record("\(inserts) inserts, one transaction", "PromiseSQLite transaction { }", try await measure {
-        let count = inserts
-        try await promiseInsertDB.transaction { db in
-            for i in 1...count {
-                try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5])
-            }
-        }.get()
-    })
-    try await promiseEachDB.executeScript(schema).get()
-    record("\(inserts) inserts, one transaction", "PromiseSQLite, a promise per insert", try await measure {
-        try await promiseEachDB.execute("BEGIN IMMEDIATE").get()
-        let each = (1...inserts).map { promiseEachDB.execute(insertSQL, [$0, "name \($0)", Double($0) * 0.5]) }
-        try await all(each).get()
-        try await promiseEachDB.execute("COMMIT").get()
-    })
-    for statement in schema.split(separator: ";") { let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query(String(statement), []) }
-    record("\(inserts) inserts, one transaction", "sqlite-nio, awaiting each", try await measure {
-        let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query("BEGIN IMMEDIATE", [])
-        for i in 1...inserts {
-            let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query(insertSQL, [.integer(i), .text("name \(i)"), .float(Double(i) * 0.5)])
-        }
-        let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query("COMMIT", [])
-    })
+        precondition(raw_exec(rawInsertDB, schema) == 0)
+        record(
+            "\(inserts) inserts, one transaction", "raw C",
+            try await measure {
+                checksum &+= Int(raw_insert(rawInsertDB, Int32(inserts)))
+            })
+        try await promiseInsertDB.executeScript(schema).get()
+        record(
+            "\(inserts) inserts, one transaction", "PromiseSQLite transaction { }",
+            try await measure {
+                let count = inserts
+                try await promiseInsertDB.transaction { db in
+                    for i in 1...count {
+                        try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5])
+                    }
+                }.get()
+            })
+        try await promiseEachDB.executeScript(schema).get()
+        record(
+            "\(inserts) inserts, one transaction", "PromiseSQLite, a promise per insert",
+            try await measure {
+                try await promiseEachDB.execute("BEGIN IMMEDIATE").get()
+                let each = (1...inserts).map { promiseEachDB.execute(insertSQL, [$0, "name \($0)", Double($0) * 0.5]) }
+                try await all(each).get()
+                try await promiseEachDB.execute("COMMIT").get()
+            })
+        for statement in schema.split(separator: ";") { let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query(String(statement), []) }
+        record(
+            "\(inserts) inserts, one transaction", "sqlite-nio, awaiting each",
+            try await measure {
+                let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query("BEGIN IMMEDIATE", [])
+                for i in 1...inserts {
+                    let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query(insertSQL, [.integer(i), .text("name \(i)"), .float(Double(i) * 0.5)])
+                }
+                let _: [SQLiteNIO.SQLiteRow] = try await nioInsertDB.query("COMMIT", [])
+            })
 
     }
 
     // 2. Point queries by primary key.
     if selected.contains("point") {
-    let w2 = "\(points) point queries"
-    record(w2, "raw C", try await measure {
-        checksum &+= Int(raw_point_queries(rawPointsDB, Int32(points), Int32(pointRows)))
-    })
-    record(w2, "PromiseSQLite, awaiting each", try await measure {
-        for i in 0..<points {
-            checksum &+= try await promisePointsDB.scalar(String.self, pointSQL, [pointID(i)]).get()?.utf8.count ?? 0
-        }
-    })
-    record(w2, "PromiseSQLite, all issued at once", try await measure {
-        let names = try await all((0..<points).map { promisePointsDB.scalar(String.self, pointSQL, [pointID($0)]) }).get()
-        checksum &+= names.count
-    })
-    record(w2, "PromiseSQLite, batches of 1000 in read { }", try await measure {
-        let batches = stride(from: 0, to: points, by: 1000).map { start in
-            promisePointsDB.read { db in
-                var sum = 0
-                for i in start..<min(start + 1000, points) {
-                    sum &+= try db.scalar(String.self, pointSQL, [pointID(i)])?.utf8.count ?? 0
+        let w2 = "\(points) point queries"
+        record(
+            w2, "raw C",
+            try await measure {
+                checksum &+= Int(raw_point_queries(rawPointsDB, Int32(points), Int32(pointRows)))
+            })
+        record(
+            w2, "PromiseSQLite, awaiting each",
+            try await measure {
+                for i in 0..<points {
+                    checksum &+= try await promisePointsDB.scalar(String.self, pointSQL, [pointID(i)]).get()?.utf8.count ?? 0
                 }
-                return sum
-            }
-        }
-        checksum &+= try await all(batches).get().reduce(0, &+)
-    })
-    record(w2, "sqlite-nio, awaiting each", try await measure {
-        for i in 0..<points {
-            let rows = try await nioPointsDB.query(pointSQL, [.integer(pointID(i))])
-            checksum &+= rows.first?.column("name")?.string?.utf8.count ?? 0
-        }
-    })
-    record(w2, "sqlite-nio, all issued at once", try await measure {
-        let futures = (0..<points).map { nioPointsDB.query(pointSQL, [.integer(pointID($0))]) as EventLoopFuture<[SQLiteNIO.SQLiteRow]> }
-        checksum &+= try await EventLoopFuture.whenAllSucceed(futures, on: group.any()).get().count
-    })
+            })
+        record(
+            w2, "PromiseSQLite, all issued at once",
+            try await measure {
+                let names = try await all((0..<points).map { promisePointsDB.scalar(String.self, pointSQL, [pointID($0)]) }).get()
+                checksum &+= names.count
+            })
+        record(
+            w2, "PromiseSQLite, batches of 1000 in read { }",
+            try await measure {
+                let batches = stride(from: 0, to: points, by: 1000).map { start in
+                    promisePointsDB.read { db in
+                        var sum = 0
+                        for i in start..<min(start + 1000, points) {
+                            sum &+= try db.scalar(String.self, pointSQL, [pointID(i)])?.utf8.count ?? 0
+                        }
+                        return sum
+                    }
+                }
+                checksum &+= try await all(batches).get().reduce(0, &+)
+            })
+        record(
+            w2, "sqlite-nio, awaiting each",
+            try await measure {
+                for i in 0..<points {
+                    let rows = try await nioPointsDB.query(pointSQL, [.integer(pointID(i))])
+                    checksum &+= rows.first?.column("name")?.string?.utf8.count ?? 0
+                }
+            })
+        record(
+            w2, "sqlite-nio, all issued at once",
+            try await measure {
+                let futures = (0..<points).map { nioPointsDB.query(pointSQL, [.integer(pointID($0))]) as EventLoopFuture<[SQLiteNIO.SQLiteRow]> }
+                checksum &+= try await EventLoopFuture.whenAllSucceed(futures, on: group.any()).get().count
+            })
 
     }
 
     // 3. A full scan decoded into structs.
     if selected.contains("scan") {
-    let w3 = "\(scanRows) rows decoded"
-    record(w3, "raw C", try await measure {
-        checksum &+= Int(raw_scan(rawScanDB))
-    })
-    record(w3, "PromiseSQLite query(Item.self) (Decodable)", try await measure {
-        let items = try await promiseScanDB.query(Item.self, scanSQL).get()
-        checksum &+= items.count
-    })
-    record(w3, "PromiseSQLite query() rows, then get(_:as:)", try await measure {
-        let rows = try await promiseScanDB.query(scanSQL).get()
-        let items = try rows.map { Item(id: try $0.get(0), name: try $0.get(1), score: try $0.get(2)) }
-        checksum &+= items.count
-    })
-    record(w3, "sqlite-nio query() rows, then column(_:)", try await measure {
-        let rows = try await nioScanDB.query(scanSQL, [])
-        let items = rows.map { Item(id: $0.column("id")?.integer ?? 0, name: $0.column("name")?.string ?? "", score: $0.column("score")?.double ?? 0) }
-        checksum &+= items.count
-    })
+        let w3 = "\(scanRows) rows decoded"
+        record(
+            w3, "raw C",
+            try await measure {
+                checksum &+= Int(raw_scan(rawScanDB))
+            })
+        record(
+            w3, "PromiseSQLite query(Item.self) (Decodable)",
+            try await measure {
+                let items = try await promiseScanDB.query(Item.self, scanSQL).get()
+                checksum &+= items.count
+            })
+        record(
+            w3, "PromiseSQLite query() rows, then get(_:as:)",
+            try await measure {
+                let rows = try await promiseScanDB.query(scanSQL).get()
+                let items = try rows.map { Item(id: try $0.get(0), name: try $0.get(1), score: try $0.get(2)) }
+                checksum &+= items.count
+            })
+        record(
+            w3, "sqlite-nio query() rows, then column(_:)",
+            try await measure {
+                let rows = try await nioScanDB.query(scanSQL, [])
+                let items = rows.map { Item(id: $0.column("id")?.integer ?? 0, name: $0.column("name")?.string ?? "", score: $0.column("score")?.double ?? 0) }
+                checksum &+= items.count
+            })
     }
 }
 
@@ -222,11 +253,13 @@ if selected.contains("durability") {
             configuration.synchronous = synchronous
             let db = try await SQLiteDatabase.open(path: path, configuration: configuration).get()
             try await db.executeScript(schema).get()
-            record("\(commits) commits of one insert each", label, try await measure {
-                for i in 1...commits {
-                    try await db.execute(insertSQL, [i, "name \(i)", Double(i)]).get()
-                }
-            })
+            record(
+                "\(commits) commits of one insert each", label,
+                try await measure {
+                    for i in 1...commits {
+                        try await db.execute(insertSQL, [i, "name \(i)", Double(i)]).get()
+                    }
+                })
             try await db.close().get()
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
         }
@@ -256,7 +289,9 @@ for (workload, candidates) in order {
         let ratio = rawMedian.map { String(format2(milliseconds($0) / milliseconds(median))) } ?? "—"
         let operations = Double(workload.prefix { $0.isNumber }) ?? 0
         let rate = Int(operations / (milliseconds(median) / 1000))
-        print("| \(workload) | \(candidate) | \(format1(milliseconds(median))) | \(format1(milliseconds(times.first!)))–\(format1(milliseconds(times.last!))) | \(ratio) | \(rate) |")
+        print(
+            "| \(workload) | \(candidate) | \(format1(milliseconds(median))) | \(format1(milliseconds(times.first!)))–\(format1(milliseconds(times.last!))) | \(ratio) | \(rate) |"
+        )
     }
 }
 

@@ -145,7 +145,9 @@ public final class Mirror: Sendable {
             .then(on: loop) { runID in
                 self.state.report.runID = runID
                 self.state.report.indexPath = self.state.index!.path
-                self.console.line("Mirroring \(self.state.jobs.count) URLs into \(output) (index \(self.state.index!.path), run \(runID)), \(self.options.concurrency) at a time.")
+                self.console.line(
+                    "Mirroring \(self.state.jobs.count) URLs into \(output) (index \(self.state.index!.path), run \(runID)), \(self.options.concurrency) at a time."
+                )
                 self.tick()
                 self.pump()
             }
@@ -163,7 +165,9 @@ public final class Mirror: Sendable {
         guard state.report.interruptedBy == nil, !state.finishing else { return }
         state.report.interruptedBy = signal
         let fetching = state.active.values.filter { !$0.writing }
-        console.line("\(signal): stopping. Cancelling \(fetching.count) transfer(s) in flight, letting \(state.active.count - fetching.count) write(s) finish; \(state.jobs.count - state.nextJob) URL(s) will not start.")
+        console.line(
+            "\(signal): stopping. Cancelling \(fetching.count) transfer(s) in flight, letting \(state.active.count - fetching.count) write(s) finish; \(state.jobs.count - state.nextJob) URL(s) will not start."
+        )
         for job in fetching {
             job.fetch?.cancel()
         }
@@ -231,7 +235,9 @@ public final class Mirror: Sendable {
             .recover(on: loop) { error -> Promise<CurlResponse> in
                 guard job.attempts <= self.options.retries, Self.isTransient(error), self.state.report.interruptedBy == nil else { throw error }
                 let wait = self.options.backoff * (1 << (job.attempts - 1))
-                self.console.line("retry  \(target.url): \(Self.describe(error)); attempt \(job.attempts + 1) of \(self.options.retries + 1) in \(Format.milliseconds(wait)) ms")
+                self.console.line(
+                    "retry  \(target.url): \(Self.describe(error)); attempt \(job.attempts + 1) of \(self.options.retries + 1) in \(Format.milliseconds(wait)) ms"
+                )
                 return self.loop.after(wait).then(on: self.loop) { self.fetchWithRetry(job, target) }
             }
     }
@@ -300,7 +306,9 @@ public final class Mirror: Sendable {
             state.report.ok += 1
             state.report.bytes += row.bytes ?? 0
             let redirect = row.finalURL.flatMap { $0 == job.line ? nil : " (redirected to \($0))" } ?? ""
-            console.line("ok     \(status)  \(Format.padded(size, 9, right: true)) \(Format.padded("\(row.durationMs) ms", 8, right: true))  \(job.line)\(redirect) -> \(row.file ?? "")")
+            console.line(
+                "ok     \(status)  \(Format.padded(size, 9, right: true)) \(Format.padded("\(row.durationMs) ms", 8, right: true))  \(job.line)\(redirect) -> \(row.file ?? "")"
+            )
         }
         state.pendingRows.append(row)
         if state.pendingRows.count >= options.batchSize { saveBatch() }
@@ -348,7 +356,8 @@ public final class Mirror: Sendable {
         let moved = state.report.bytes + state.bytesInFlight.values.reduce(0, +)
         let rate = elapsed > 0 ? Int(Double(moved) / elapsed) : 0
         let done = state.report.ok + state.report.failed + state.report.cancelled
-        return "[\(Format.padded(String(done), String(state.jobs.count).count, right: true))/\(state.jobs.count)] \(state.report.ok) done, \(state.report.failed) failed, \(state.active.count) in flight, \(Format.bytes(moved)), \(Format.bytes(rate))/s, \(Format.fixed(elapsed, 1)) s"
+        return
+            "[\(Format.padded(String(done), String(state.jobs.count).count, right: true))/\(state.jobs.count)] \(state.report.ok) done, \(state.report.failed) failed, \(state.active.count) in flight, \(Format.bytes(moved)), \(Format.bytes(rate))/s, \(Format.fixed(elapsed, 1)) s"
     }
 
     // MARK: Finishing
@@ -365,7 +374,8 @@ public final class Mirror: Sendable {
         let outcome = report.interruptedBy.map { "interrupted by \($0)" } ?? "finished"
         state.saving
             .then(on: loop) {
-                index.finishRun(report.runID, outcome: outcome, ok: report.ok, failed: report.failed, cancelled: report.cancelled, notStarted: report.notStarted)
+                index.finishRun(
+                    report.runID, outcome: outcome, ok: report.ok, failed: report.failed, cancelled: report.cancelled, notStarted: report.notStarted)
             }
             .then(on: loop) { index.rows(ofRun: report.runID) }
             .then(on: loop) { rows -> Promise<Void> in

@@ -20,7 +20,7 @@ public struct MirrorTarget: Sendable, Hashable {
         }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard let first = scheme.unicodeScalars.first, first.properties.isAlphabetic,
-              scheme.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || "+-.".unicodeScalars.contains($0) || ("0"..."9").contains($0) })
+            scheme.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || "+-.".unicodeScalars.contains($0) || ("0"..."9").contains($0) })
         else {
             return .failure(MirrorError("not a URL (bad scheme \(quoted(scheme))): \(quoted(text))"))
         }
@@ -53,9 +53,11 @@ public struct MirrorTarget: Sendable, Hashable {
     /// Letters, digits and `._-~` are kept; everything else becomes `_`; `.` and `..` cannot
     /// climb out of the output directory, and names stay within 200 bytes.
     static func safeComponent(_ component: String) -> String {
-        var safe = String(String.UnicodeScalarView(component.unicodeScalars.map { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-~".unicodeScalars.contains(scalar)) ? scalar : "_"
-        }))
+        var safe = String(
+            String.UnicodeScalarView(
+                component.unicodeScalars.map { scalar in
+                    scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-~".unicodeScalars.contains(scalar)) ? scalar : "_"
+                }))
         if safe == "." || safe == ".." { safe = "_" + safe }
         if safe.hasPrefix(".") { safe = "_" + safe }  // no hidden files, no clash with PromiseFS's temporary files
         if safe.utf8.count > 200 { safe = String(safe.prefix(180)) + "_" + String(fnv1a(component), radix: 16) }

@@ -142,7 +142,8 @@ public final class SampleServer: Sendable {
             return (200, "OK", [("Content-Type", "application/octet-stream")], Self.pattern(count: 4 << 20, seed: 7))
         default:
             if path.hasPrefix("/articles/"), let number = Int(path.dropFirst("/articles/".count).dropLast(".html".count)),
-               path.hasSuffix(".html"), (1...12).contains(number) {
+                path.hasSuffix(".html"), (1...12).contains(number)
+            {
                 let paragraph = "<p>Paragraph of article \(number): promises, loops, transfers and transactions.</p>\n"
                 let body = "<!doctype html>\n<title>Article \(number)</title>\n" + String(repeating: paragraph, count: number * 40)
                 return (200, "OK", html, Array(body.utf8))

@@ -77,7 +77,8 @@ struct MirrorCommand: ParsableCommand {
             server = sample
             lines = sample.sampleURLs
             console.line("No URLs given: mirroring the built-in sample site, served on 127.0.0.1:\(sample.port) by this program.")
-            console.line("It includes a redirect, a 404, a page that fails once (retried), a slow page, a refused port, a file:// URL and a line that is not a URL.")
+            console.line(
+                "It includes a redirect, a 404, a page that fails once (retried), a slow page, a refused port, a file:// URL and a line that is not a URL.")
         }
         defer { server?.stop() }
 
@@ -100,10 +101,11 @@ struct MirrorCommand: ParsableCommand {
         }
         let report: MirrorReport
         do {
-            report = try loop.run(until: Promise<MirrorReport> { [lines] in mirror.run(lines) }.always {
-                interrupt.cancel()
-                terminate.cancel()
-            })
+            report = try loop.run(
+                until: Promise<MirrorReport> { [lines] in mirror.run(lines) }.always {
+                    interrupt.cancel()
+                    terminate.cancel()
+                })
         } catch {
             console.line("promise-demo: the mirror could not start: \(error)")
             throw ExitCode.failure

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (documentation quotes this file's code line for line, layout included)
 // promise-fetch: downloads URLs into a directory, four at a time, retrying transient
 // failures, with a progress line and Ctrl-C. It depends on PromiseCurl alone (which brings
 // PromiseCore). The "Command-line tools" article in PromiseCore's documentation walks

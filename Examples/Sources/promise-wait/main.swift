@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (documentation quotes this file's code line for line, layout included)
 // promise-wait: waits until a URL answers with a 2xx status, retrying with growing waits up
 // to a deadline, with a progress line and Ctrl-C. Every callback runs on a UVLoop that the
 // main thread runs. The "Command-line tools" article in PromiseCore's documentation walks

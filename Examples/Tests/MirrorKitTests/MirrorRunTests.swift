@@ -20,7 +20,9 @@ import Testing
             "not a url at all",
             HTTPBin.url("/html"),  // a duplicate: mirrored once
         ]
-        let (report, output_) = try await mirror(lines, into: output) { $0.retries = 1; $0.batchSize = 3 }
+        let (report, output_) = try await mirror(lines, into: output) {
+            $0.retries = 1; $0.batchSize = 3
+        }
         #expect(report.ok == 4)
         #expect(report.failed == 5)
         #expect(report.cancelled == 0 && report.notStarted == 0 && report.interruptedBy == nil)

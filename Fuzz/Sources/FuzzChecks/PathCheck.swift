@@ -39,7 +39,9 @@ enum PathCheck {
         let bare = !collapsed(path).utf8.contains(UInt8(ascii: "/"))
         let joined = bare ? name : directory == "/" ? "/" + name : directory + "/" + name
         if bare { try require(directory == ".", "split(\(printable(path))) gave the directory \(printable(directory)) for a bare name") }
-        try require(collapsed(joined) == collapsed(path), "split(\(printable(path))) gave \(printable(directory)) and \(printable(name)), which join to \(printable(joined))")
+        try require(
+            collapsed(joined) == collapsed(path),
+            "split(\(printable(path))) gave \(printable(directory)) and \(printable(name)), which join to \(printable(joined))")
     }
 
     /// `path` with runs of `/` collapsed and trailing ones dropped (`/` stays `/`). On bytes:
@@ -103,8 +105,9 @@ enum PathCheck {
         let hasNUL = relative.utf8.contains(0)
         // The parent, found here on bytes rather than with the code under test, so a wrong
         // split in the library cannot hide itself.
-        let directory = String(decoding: Array(path.utf8).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).dropLast()
-            .map { "/" + String(decoding: $0, as: UTF8.self) }.joined().utf8, as: UTF8.self)
+        let directory = String(
+            decoding: Array(path.utf8).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).dropLast()
+                .map { "/" + String(decoding: $0, as: UTF8.self) }.joined().utf8, as: UTF8.self)
 
         if createParent {
             let made = settled(fs.createDirectory(directory, recursive: true))
@@ -131,7 +134,9 @@ enum PathCheck {
             return
         }
         let read = settled(fs.readFile(path))
-        try require(read.value == contents, "writeFile(\(printable(path))) then readFile gave \(read.value.map { "\($0.count) bytes" } ?? "\(read.error!)"), expected \(contents.count) bytes")
+        try require(
+            read.value == contents,
+            "writeFile(\(printable(path))) then readFile gave \(read.value.map { "\($0.count) bytes" } ?? "\(read.error!)"), expected \(contents.count) bytes")
         try require(leftovers(directory).isEmpty, "writeFile(\(printable(path))) left \(leftovers(directory))")
 
         // Move it to a second awkward name in the same directory.
@@ -150,7 +155,6 @@ enum PathCheck {
     }
 
     // MARK: Helpers
-
 
     /// Temporary or staging files an operation left in `directory`.
     private static func leftovers(_ directory: String) -> [String] {

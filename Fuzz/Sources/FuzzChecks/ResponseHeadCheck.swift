@@ -31,17 +31,21 @@ enum ResponseHeadCheck {
             let accepted = parser.feed(line)
             let expected = model.feed(line)
             let shown = printable(line)
-            try require(accepted == expected, "feed(\(shown)) returned \(accepted), the model says \(expected) (limit \(limit), model head bytes \(model.headBytes))")
+            try require(
+                accepted == expected, "feed(\(shown)) returned \(accepted), the model says \(expected) (limit \(limit), model head bytes \(model.headBytes))")
             try require(parser.headBytes == model.headBytes, "after \(shown): head bytes \(parser.headBytes), the model counts \(model.headBytes)")
             try require(parser.status == model.status, "after \(shown): status \(parser.status), the model says \(model.status)")
             try require(parser.fields.count == model.fieldCount, "after \(shown): \(parser.fields.count) fields, the model expects \(model.fieldCount)")
             try checkFields(parser.fields, after: shown)
             if let name = model.lastName, let last = parser.fields.last {
-                try require(last.name.rawName.lowercased() == name.lowercased(), "after \(shown): the last field is \(last.name.rawName), the model expects \(name)")
+                try require(
+                    last.name.rawName.lowercased() == name.lowercased(), "after \(shown): the last field is \(last.name.rawName), the model expects \(name)")
             }
             // What Transfer.finish builds from the parser; must not trap on any head.
             let response = HTTPResponse(status: .init(code: max(0, min(parser.status, 999)), reasonPhrase: parser.reason), headerFields: parser.fields)
-            try require(!response.status.reasonPhrase.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), "reason phrase \(printable(parser.reason)) keeps CR, LF or NUL")
+            try require(
+                !response.status.reasonPhrase.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }),
+                "reason phrase \(printable(parser.reason)) keeps CR, LF or NUL")
             if !accepted { break }  // libcurl aborts the transfer here
             start = end
         }
@@ -49,9 +53,13 @@ enum ResponseHeadCheck {
 
     private static func checkFields(_ fields: HTTPFields, after line: String) throws(FuzzFailure) {
         for field in fields {
-            try require(!field.name.rawName.isEmpty && field.name.rawName.utf8.allSatisfy(isTokenByte), "field name \(printable(field.name.rawName)) is not an HTTP token")
+            try require(
+                !field.name.rawName.isEmpty && field.name.rawName.utf8.allSatisfy(isTokenByte),
+                "field name \(printable(field.name.rawName)) is not an HTTP token")
             let value = Array(field.value.utf8)
-            try require(!value.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), "after \(line): field \(field.name) has CR, LF or NUL in \(printable(field.value))")
+            try require(
+                !value.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }),
+                "after \(line): field \(field.name) has CR, LF or NUL in \(printable(field.value))")
             if let first = value.first, let last = value.last {
                 try require(!isBlank(first) && !isBlank(last), "after \(line): field \(field.name) value \(printable(field.value)) is not trimmed")
             }

@@ -48,15 +48,20 @@ enum RowDecodingCheck {
         try same(attempt { try row.decode(Narrow.self) }, Narrow.reference(row), Narrow.self, row)
         try same(attempt { try row.decode(Branching.self) }, Branching.reference(row), Branching.self, row)
         try same(attempt { try row.decode(Int.self) }, row.isEmpty ? nil : attempt { try row.get(0, as: Int.self) }, Int.self, row)
-        try same(attempt { try row.decode(UInt64.self) }, row.isEmpty ? nil : attempt { try row.get(0, as: Int64.self) }.flatMap { UInt64(exactly: $0) }, UInt64.self, row)
+        try same(
+            attempt { try row.decode(UInt64.self) }, row.isEmpty ? nil : attempt { try row.get(0, as: Int64.self) }.flatMap { UInt64(exactly: $0) },
+            UInt64.self, row)
         try same(attempt { try row.decode(String?.self) }, row.isEmpty ? nil : attempt { try row.get(0, as: String?.self) }, String?.self, row)
-        try same(attempt { try row.decode(Kind.self) }, row.isEmpty ? nil : attempt { try row.get(0, as: String.self) }.flatMap(Kind.init(rawValue:)), Kind.self, row)
+        try same(
+            attempt { try row.decode(Kind.self) }, row.isEmpty ? nil : attempt { try row.get(0, as: String.self) }.flatMap(Kind.init(rawValue:)), Kind.self, row
+        )
         let all = row.values.map { Int?.fromSQLiteValue($0) }
         try same(attempt { try row.decode([Int?].self) }, all.contains(where: { $0 == nil }) ? nil : all.map { $0! }, [Int?].self, row)
     }
 
     private static func same<T: Equatable>(_ decoded: T?, _ expected: T?, _ type: T.Type, _ row: SQLiteRow) throws(FuzzFailure) {
-        try require(decoded == expected, "decoding \(row) as \(type) gave \(decoded.map { "\($0)" } ?? "an error"), expected \(expected.map { "\($0)" } ?? "an error")")
+        try require(
+            decoded == expected, "decoding \(row) as \(type) gave \(decoded.map { "\($0)" } ?? "an error"), expected \(expected.map { "\($0)" } ?? "an error")")
     }
 
     // MARK: A real query
@@ -73,39 +78,40 @@ enum RowDecodingCheck {
         let again = Array(repeating: "?", count: columnCount).joined(separator: ", ")
         let sql = "SELECT " + select + String(repeating: " UNION ALL SELECT " + again, count: rowCount - 1)
         let bindings = SQLiteBindings(bound)
-        let outcome = settled(database.read { connection -> String? in
-            do {
-                let nanAt = bound.firstIndex { if case .real(let real) = $0 { real.isNaN } else { false } }
-                let rows: [SQLiteRow]
+        let outcome = settled(
+            database.read { connection -> String? in
                 do {
-                    rows = try connection.query(sql, bindings)
-                } catch let error as SQLiteError where nanAt != nil {
-                    // SQLite would store NaN as NULL; PromiseSQLite refuses the binding instead.
-                    return "\(error)".contains("parameter \(nanAt! + 1) is NaN") ? nil : "binding NaN failed with \(error)"
-                }
-                if let nanAt { return "binding NaN as parameter \(nanAt + 1) was accepted" }
-                guard rows.count == rowCount else { return "\(sql) gave \(rows.count) rows, expected \(rowCount)" }
-                for (r, row) in rows.enumerated() {
-                    guard row.columns.names == names else { return "columns \(row.columns.names), expected \(names)" }
-                    for (c, value) in row.values.enumerated() {
-                        let sent = bound[r * columnCount + c]
-                        if value != sent { return "bound \(sent), read back \(value) (row \(r), column \(c))" }
+                    let nanAt = bound.firstIndex { if case .real(let real) = $0 { real.isNaN } else { false } }
+                    let rows: [SQLiteRow]
+                    do {
+                        rows = try connection.query(sql, bindings)
+                    } catch let error as SQLiteError where nanAt != nil {
+                        // SQLite would store NaN as NULL; PromiseSQLite refuses the binding instead.
+                        return "\(error)".contains("parameter \(nanAt! + 1) is NaN") ? nil : "binding NaN failed with \(error)"
                     }
+                    if let nanAt { return "binding NaN as parameter \(nanAt + 1) was accepted" }
+                    guard rows.count == rowCount else { return "\(sql) gave \(rows.count) rows, expected \(rowCount)" }
+                    for (r, row) in rows.enumerated() {
+                        guard row.columns.names == names else { return "columns \(row.columns.names), expected \(names)" }
+                        for (c, value) in row.values.enumerated() {
+                            let sent = bound[r * columnCount + c]
+                            if value != sent { return "bound \(sent), read back \(value) (row \(r), column \(c))" }
+                        }
+                    }
+                    // The live-statement path must agree with the materialized rows, row for row.
+                    if let problem = agree(Wide.self, rows, { try connection.query(Wide.self, sql, bindings) }) { return problem }
+                    if let problem = agree(Narrow.self, rows, { try connection.query(Narrow.self, sql, bindings) }) { return problem }
+                    if let problem = agree(Branching.self, rows, { try connection.query(Branching.self, sql, bindings) }) { return problem }
+                    if let problem = agree(Kind.self, rows, { try connection.query(Kind.self, sql, bindings) }) { return problem }
+                    var failure: FuzzFailure?
+                    for row in rows {
+                        do throws(FuzzFailure) { try compare(row) } catch { failure = error; break }
+                    }
+                    return failure?.message
+                } catch {
+                    return "query \(sql) failed: \(error)"
                 }
-                // The live-statement path must agree with the materialized rows, row for row.
-                if let problem = agree(Wide.self, rows, { try connection.query(Wide.self, sql, bindings) }) { return problem }
-                if let problem = agree(Narrow.self, rows, { try connection.query(Narrow.self, sql, bindings) }) { return problem }
-                if let problem = agree(Branching.self, rows, { try connection.query(Branching.self, sql, bindings) }) { return problem }
-                if let problem = agree(Kind.self, rows, { try connection.query(Kind.self, sql, bindings) }) { return problem }
-                var failure: FuzzFailure?
-                for row in rows {
-                    do throws(FuzzFailure) { try compare(row) } catch { failure = error; break }
-                }
-                return failure?.message
-            } catch {
-                return "query \(sql) failed: \(error)"
-            }
-        })
+            })
         if let error = outcome.error { throw FuzzFailure("read job failed: \(error)") }
         if let problem = outcome.value ?? nil { throw FuzzFailure(problem) }
     }
@@ -116,7 +122,8 @@ enum RowDecodingCheck {
         let oneByOne = attempt { try rows.map { try $0.decode(T.self) } }
         let fromStatement = attempt(live)
         if oneByOne == fromStatement { return nil }
-        return "decoding \(rows) as \(T.self): from the statement \(fromStatement.map { "\($0)" } ?? "an error"), row by row \(oneByOne.map { "\($0)" } ?? "an error")"
+        return
+            "decoding \(rows) as \(T.self): from the statement \(fromStatement.map { "\($0)" } ?? "an error"), row by row \(oneByOne.map { "\($0)" } ?? "an error")"
     }
 
     // MARK: Values
@@ -169,20 +176,21 @@ struct Wide: Decodable, Equatable {
     /// Equal field by field, where a NaN score equals a NaN score: both sides read the same
     /// NaN from the row, and `==` on `Double` would call the two decodings different.
     static func == (lhs: Wide, rhs: Wide) -> Bool {
-        let sameScore = switch (lhs.score, rhs.score) {
-        case (nil, nil): true
-        case (let left?, let right?): left == right || (left.isNaN && right.isNaN)
-        default: false
-        }
+        let sameScore =
+            switch (lhs.score, rhs.score) {
+            case (nil, nil): true
+            case (let left?, let right?): left == right || (left.isNaN && right.isNaN)
+            default: false
+            }
         return sameScore && lhs.id == rhs.id && lhs.name == rhs.name && lhs.flag == rhs.flag
             && lhs.data == rhs.data && lhs.kind == rhs.kind && lhs.note == rhs.note
     }
 
     static func reference(_ row: SQLiteRow) -> Wide? {
         guard let id = attempt({ try row.get("id", as: Int.self) }), let name = attempt({ try row.get("name", as: String.self) }),
-              let score = optional(row, "score", Double.self), let flag = optional(row, "flag", Bool.self),
-              let data = optional(row, "data", [UInt8].self), let kindText = optional(row, "kind", String.self),
-              let note = optional(row, "note", String.self)
+            let score = optional(row, "score", Double.self), let flag = optional(row, "flag", Bool.self),
+            let data = optional(row, "data", [UInt8].self), let kindText = optional(row, "kind", String.self),
+            let note = optional(row, "note", String.self)
         else { return nil }
         var kind: Kind?
         if let kindText {
@@ -203,7 +211,7 @@ struct Narrow: Decodable, Equatable {
 
     static func reference(_ row: SQLiteRow) -> Narrow? {
         guard let id = attempt({ try row.get("id", as: Int8.self) }), let score = optional(row, "score", UInt16.self),
-              let note = optional(row, "note", Float.self)
+            let note = optional(row, "note", Float.self)
         else { return nil }
         var flag: UInt64?
         if row.columns.index(of: "flag") != nil {
@@ -246,7 +254,7 @@ struct Branching: Decodable, Equatable {
 
     static func reference(_ row: SQLiteRow) -> Branching? {
         guard let id = optional(row, "id", Int64.self), let name = optional(row, "name", String.self),
-              let score = optional(row, "score", Int.self)
+            let score = optional(row, "score", Int.self)
         else { return nil }
         return Branching(id: id, name: name, score: score)
     }

@@ -41,10 +41,15 @@ enum URLEncodingCheck {
 
     private static func checkEncodings(_ text: String) throws(FuzzFailure) {
         let query = PercentEncoding.query(text)
-        try require(query.utf8.allSatisfy { isUnreserved($0) || $0 == UInt8(ascii: "%") }, "query encoding of \(printable(text)) leaves reserved bytes: \(printable(query))")
-        try require(percentDecoded(query, plusIsSpace: false) == Array(text.utf8), "query encoding of \(printable(text)) does not decode back: \(printable(query))")
+        try require(
+            query.utf8.allSatisfy { isUnreserved($0) || $0 == UInt8(ascii: "%") },
+            "query encoding of \(printable(text)) leaves reserved bytes: \(printable(query))")
+        try require(
+            percentDecoded(query, plusIsSpace: false) == Array(text.utf8), "query encoding of \(printable(text)) does not decode back: \(printable(query))")
         let form = PercentEncoding.form(text)
-        try require(form.utf8.allSatisfy { isUnreserved($0) || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }, "form encoding of \(printable(text)) leaves reserved bytes: \(printable(form))")
+        try require(
+            form.utf8.allSatisfy { isUnreserved($0) || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") },
+            "form encoding of \(printable(text)) leaves reserved bytes: \(printable(form))")
         try require(percentDecoded(form, plusIsSpace: true) == Array(text.utf8), "form encoding of \(printable(text)) does not decode back: \(printable(form))")
     }
 
@@ -52,8 +57,12 @@ enum URLEncodingCheck {
         switch URLParts.parse(text) {
         case .failure(let problem):
             try require(!problem.message.isEmpty, "URL \(printable(text)) refused with an empty message")
-            try require(problem.message.utf8.count <= 1_000, "URL \(printable(text)) refused with a \(problem.message.utf8.count)-byte message: messages must stay short whatever the input")
-            try require(!problem.message.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }), "URL refusal \(printable(problem.message)) carries control characters into logs")
+            try require(
+                problem.message.utf8.count <= 1_000,
+                "URL \(printable(text)) refused with a \(problem.message.utf8.count)-byte message: messages must stay short whatever the input")
+            try require(
+                !problem.message.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }),
+                "URL refusal \(printable(problem.message)) carries control characters into logs")
         case .success(let parts):
             try checkParts(parts, from: text)
         }
@@ -61,13 +70,20 @@ enum URLEncodingCheck {
 
     private static func checkParts(_ parts: URLParts, from text: String) throws(FuzzFailure) {
         let scheme = Array(parts.scheme.utf8)
-        try require(scheme.first.map(isLowercaseLetter) == true && scheme.allSatisfy { isLowercaseLetter($0) || isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E },
-                    "URL \(printable(text)) parsed with scheme \(printable(parts.scheme))")
-        try require(!parts.string.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }), "URL \(printable(text)) parsed into \(printable(parts.string)), which a request line must not carry")
+        try require(
+            scheme.first.map(isLowercaseLetter) == true && scheme.allSatisfy { isLowercaseLetter($0) || isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E },
+            "URL \(printable(text)) parsed with scheme \(printable(parts.scheme))")
+        try require(
+            !parts.string.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }),
+            "URL \(printable(text)) parsed into \(printable(parts.string)), which a request line must not carry")
         try require(parts.path.utf8.first == UInt8(ascii: "/"), "URL \(printable(text)) parsed with path \(printable(parts.path))")
-        try require(!parts.authority.utf8.contains(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 }), "URL \(printable(text)) parsed with authority \(printable(parts.authority))")
+        try require(
+            !parts.authority.utf8.contains(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x23 }),
+            "URL \(printable(text)) parsed with authority \(printable(parts.authority))")
         try require(!(parts.query ?? "").utf8.contains(0x23), "URL \(printable(text)) kept a fragment in its query \(printable(parts.query ?? ""))")
-        try require(parts.host.isEmpty || containsBytes(parts.authority, parts.host), "URL \(printable(text)): host \(printable(parts.host)) is not in authority \(printable(parts.authority))")
+        try require(
+            parts.host.isEmpty || containsBytes(parts.authority, parts.host),
+            "URL \(printable(text)): host \(printable(parts.host)) is not in authority \(printable(parts.authority))")
         switch URLParts.parse(parts.string) {
         case .success(let again):
             try require(again == parts, "URL \(printable(text)) parsed into \(printable(parts.string)), which parses differently again")
@@ -91,14 +107,18 @@ enum URLEncodingCheck {
         try checkParts(parts, from: url)
         try require(request.url == parts.string, "request URL \(printable(request.url)) differs from its parts \(printable(parts.string))")
         for field in request.headerFields {
-            try require(!field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), "header \(field.name) value \(printable(field.value)) reached a valid request")
+            try require(
+                !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }),
+                "header \(field.name) value \(printable(field.value)) reached a valid request")
         }
         guard !items.isEmpty else { return }
         let query = parts.query ?? ""
         let expected = items.map { name, value in
             value.map { PercentEncoding.query(name) + "=" + PercentEncoding.query($0) } ?? PercentEncoding.query(name)
         }.joined(separator: "&")
-        try require(Array(query.utf8).suffix(expected.utf8.count).elementsEqual(expected.utf8), "query \(printable(query)) does not end with the appended items \(printable(expected))")
+        try require(
+            Array(query.utf8).suffix(expected.utf8.count).elementsEqual(expected.utf8),
+            "query \(printable(query)) does not end with the appended items \(printable(expected))")
         if let before, !before.isEmpty {
             try require(query == before + "&" + expected, "query \(printable(query)) lost the URL's own query \(printable(before))")
         }
@@ -106,10 +126,14 @@ enum URLEncodingCheck {
         try require(pairs.count == items.count, "query \(printable(query)) splits into \(pairs.count) items, \(items.count) were appended")
         for (pair, item) in zip(pairs, items) {
             let sides = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            try require(percentDecoded(String(sides[0]), plusIsSpace: false) == Array(item.0.utf8), "query item name \(printable(item.0)) does not decode back from \(printable(String(pair)))")
+            try require(
+                percentDecoded(String(sides[0]), plusIsSpace: false) == Array(item.0.utf8),
+                "query item name \(printable(item.0)) does not decode back from \(printable(String(pair)))")
             try require((sides.count == 2) == (item.1 != nil), "query item \(printable(String(pair))) lost or gained its '='")
             if let value = item.1 {
-                try require(percentDecoded(String(sides[1]), plusIsSpace: false) == Array(value.utf8), "query item value \(printable(value)) does not decode back from \(printable(String(pair)))")
+                try require(
+                    percentDecoded(String(sides[1]), plusIsSpace: false) == Array(value.utf8),
+                    "query item value \(printable(value)) does not decode back from \(printable(String(pair)))")
             }
         }
     }
@@ -125,9 +149,10 @@ enum URLEncodingCheck {
         for (pair, field) in zip(pairs, fields) {
             let sides = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             try require(sides.count == 2, "form field \(printable(String(pair))) has no '='")
-            try require(percentDecoded(String(sides[0]), plusIsSpace: true) == Array(field.0.utf8)
-                        && percentDecoded(String(sides[1]), plusIsSpace: true) == Array(field.1.utf8),
-                        "form field \(printable(field.0))=\(printable(field.1)) does not decode back from \(printable(String(pair)))")
+            try require(
+                percentDecoded(String(sides[0]), plusIsSpace: true) == Array(field.0.utf8)
+                    && percentDecoded(String(sides[1]), plusIsSpace: true) == Array(field.1.utf8),
+                "form field \(printable(field.0))=\(printable(field.1)) does not decode back from \(printable(String(pair)))")
         }
     }
 

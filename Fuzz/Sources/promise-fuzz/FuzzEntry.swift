@@ -29,32 +29,32 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 #if !FUZZING
-/// Without the fuzzer (a plain `swift build`), the binary replays files instead:
-/// `promise-fuzz TARGET FILE…` checks each file and exits non-zero if any fails.
-@main
-struct Replay {
-    static func main() {
-        let arguments = CommandLine.arguments.dropFirst()
-        guard let name = arguments.first, let target = FuzzTarget(rawValue: name), arguments.count > 1 else {
-            complain("usage: promise-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE…")
-            exit(2)
-        }
-        var failed = 0
-        for path in arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                complain("\(path): cannot read")
-                failed += 1
-                continue
+    /// Without the fuzzer (a plain `swift build`), the binary replays files instead:
+    /// `promise-fuzz TARGET FILE…` checks each file and exits non-zero if any fails.
+    @main
+    struct Replay {
+        static func main() {
+            let arguments = CommandLine.arguments.dropFirst()
+            guard let name = arguments.first, let target = FuzzTarget(rawValue: name), arguments.count > 1 else {
+                complain("usage: promise-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE…")
+                exit(2)
             }
-            do {
-                try target.check([UInt8](data))
-                print("\(path): ok")
-            } catch {
-                print("\(path): FAILED: \(error.message)")
-                failed += 1
+            var failed = 0
+            for path in arguments.dropFirst() {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    complain("\(path): cannot read")
+                    failed += 1
+                    continue
+                }
+                do {
+                    try target.check([UInt8](data))
+                    print("\(path): ok")
+                } catch {
+                    print("\(path): FAILED: \(error.message)")
+                    failed += 1
+                }
             }
+            exit(failed == 0 ? 0 : 1)
         }
-        exit(failed == 0 ? 0 : 1)
     }
-}
 #endif

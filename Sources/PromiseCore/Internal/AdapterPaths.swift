@@ -28,8 +28,10 @@ package enum AdapterPaths {
         while bytes.count > 1, bytes.last == slash { bytes = bytes.dropLast() }
         guard let last = bytes.lastIndex(of: slash) else { return (".", String(decoding: bytes, as: UTF8.self)) }
         let directory = bytes[..<last]
-        return (directory.isEmpty ? "/" : String(decoding: directory, as: UTF8.self),
-                String(decoding: bytes[(last + 1)...], as: UTF8.self))
+        return (
+            directory.isEmpty ? "/" : String(decoding: directory, as: UTF8.self),
+            String(decoding: bytes[(last + 1)...], as: UTF8.self)
+        )
     }
 
     /// The components of `path` between slashes, empty ones skipped; split on bytes, like

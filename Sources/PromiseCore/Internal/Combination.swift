@@ -1,4 +1,3 @@
-
 /// Shared bookkeeping for operators that wait on several promises: how many are left,
 /// whether the outcome is decided, and weak references to withdraw from the rest.
 ///

@@ -181,10 +181,11 @@ enum Scheduler {
         }
         Tracking.begin()
         let once = OnceFlag()
-        context.submit(ContextJob(contextID: id, owner: TrackedOwner(owner, once)) {
-            work()
-            if once.claim() { Tracking.end() }
-        })
+        context.submit(
+            ContextJob(contextID: id, owner: TrackedOwner(owner, once)) {
+                work()
+                if once.claim() { Tracking.end() }
+            })
     }
 
     /// Runs `work` on `context` after `delay`, as a turn of that context. The returned handle

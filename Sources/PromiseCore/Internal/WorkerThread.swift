@@ -23,19 +23,21 @@ package enum WorkerThread {
     package static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            if let name = start.name {
-                // The kernel limit is 16 bytes with the terminator; cut on a character boundary.
-                var cut = Substring(name)
-                while cut.utf8.count > 15 { cut = cut.dropLast() }
-                if let setName = threadNameSetter {
-                    _ = String(cut).withCString { setName(pthread_self(), $0) }
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+                if let name = start.name {
+                    // The kernel limit is 16 bytes with the terminator; cut on a character boundary.
+                    var cut = Substring(name)
+                    while cut.utf8.count > 15 { cut = cut.dropLast() }
+                    if let setName = threadNameSetter {
+                        _ = String(cut).withCString { setName(pthread_self(), $0) }
+                    }
                 }
-            }
-            start.body()
-            return nil
-        }, start)
+                start.body()
+                return nil
+            }, start)
         guard status == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
             return false

@@ -27,6 +27,7 @@ let seekTrampoline: curl_seek_callback = { context, offset, origin in
 }
 
 let progressTrampoline: curl_xferinfo_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
-    transfer(context).reportProgress(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+    transfer(context).reportProgress(
+        downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
     return 0
 }

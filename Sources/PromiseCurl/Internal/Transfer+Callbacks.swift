@@ -89,7 +89,8 @@ extension Transfer {
         _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &downloadTotal)
         _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded)
         _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_UPLOAD_T, &uploadTotal)
-        reportProgress(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded), final: true)
+        reportProgress(
+            downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded), final: true)
     }
 }
 

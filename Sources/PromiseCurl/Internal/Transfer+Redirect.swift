@@ -25,11 +25,12 @@ struct Hop {
     /// keep other methods; 307 and 308 keep the method. Whenever the method becomes GET the
     /// body and its content fields are left out; otherwise a body is sent again.
     func next(status: Int, to target: URLParts, origin: String) -> Hop {
-        let becomesGet = switch status {
-        case 303: method != .get && method != .head
-        case 301, 302: method == .post
-        default: false
-        }
+        let becomesGet =
+            switch status {
+            case 303: method != .get && method != .head
+            case 301, 302: method == .post
+            default: false
+            }
         var hop = Hop(url: target.string, parts: target, method: becomesGet ? .get : method, sendsBody: sendsBody && !becomesGet, count: count + 1)
         hop.sendsCredentials = Self.origin(of: target) == origin
         if !hop.sendsCredentials { hop.dropUserInfo() }
@@ -92,7 +93,8 @@ extension Transfer {
         guard code == CURLE_OK, failure == nil, let easy, followsCurrentResponse() else { return .finish }
         let status = head.status
         guard hop.count < maxRedirects else {
-            return .failed(error(.tooManyRedirects, "more than \(maxRedirects) redirects; the last, \(status), went to \(redactingUserInfo(redirectTarget(easy) ?? "?"))"))
+            return .failed(
+                error(.tooManyRedirects, "more than \(maxRedirects) redirects; the last, \(status), went to \(redactingUserInfo(redirectTarget(easy) ?? "?"))"))
         }
         guard let target = redirectTarget(easy) else {
             return .failed(error(.weirdServerReply, "status \(status) with a Location libcurl could not resolve"))

@@ -301,7 +301,8 @@ final class Transfer: @unchecked Sendable {
             self.sink = nil
             guard accepted else {
                 sink.discard()
-                return .failure(error(.badStatus, "status \(status) \(head.reason), not saved to '\(sink.target)' (the file was left as it was)", response: response))
+                return .failure(
+                    error(.badStatus, "status \(status) \(head.reason), not saved to '\(sink.target)' (the file was left as it was)", response: response))
             }
             if let failure = sink.commit() {
                 return .failure(CurlError(failure.code, message: failure.message, method: methodName, url: request.url, response: response))
@@ -320,13 +321,16 @@ final class Transfer: @unchecked Sendable {
                 message = "connection refused by \(parts.hostAndPort) (\(message))"
             }
         } else if code == CURLE_FILESIZE_EXCEEDED {
-            return error(.responseTooLarge, "the response body is larger than the limit of \(maxBody) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)")
+            return error(
+                .responseTooLarge,
+                "the response body is larger than the limit of \(maxBody) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)")
         } else if code == CURLE_OPERATION_TIMEDOUT, stallSeconds > 0, buffered.hasPrefix("Operation too slow") {
             return error(.operationTimedOut, "the transfer stalled: no byte moved for \(stallSeconds) s (stallTimeout)")
         } else if code == CURLE_OUT_OF_MEMORY, !bodyStarted {
             // libcurl refuses a head line over CURL_MAX_HTTP_HEADER (100 KiB) with this code;
             // before the body it is that, not a failed allocation.
-            return error(.headersTooLarge, "a response header line is longer than libcurl accepts (100 KiB per line; the whole head may have \(head.limit) bytes)")
+            return error(
+                .headersTooLarge, "a response header line is longer than libcurl accepts (100 KiB per line; the whole head may have \(head.limit) bytes)")
         } else if code == CURLE_UNSUPPORTED_PROTOCOL {
             message += "; only http and https are allowed unless the request lists more in allowedSchemes"
         }

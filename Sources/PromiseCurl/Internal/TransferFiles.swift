@@ -26,7 +26,10 @@ final class DownloadSink {
     static func create(target: String, durable: Bool) -> Result<DownloadSink, CurlError> {
         let (directory, name) = split(target)
         guard !AdapterPaths.containsNUL(target) else {
-            return .failure(CurlError(.fileError, message: "download path '\(AdapterPaths.showingNUL(target))' contains a NUL byte, which would cut it short in the system call; refused"))
+            return .failure(
+                CurlError(
+                    .fileError,
+                    message: "download path '\(AdapterPaths.showingNUL(target))' contains a NUL byte, which would cut it short in the system call; refused"))
         }
         guard !name.isEmpty else {
             return .failure(CurlError(.fileError, message: "download path '\(target)' names no file"))
@@ -125,7 +128,10 @@ final class UploadFile {
     /// Opens a regular file for reading.
     static func open(_ path: String) -> Result<UploadFile, CurlError> {
         guard !AdapterPaths.containsNUL(path) else {
-            return .failure(CurlError(.invalidRequest, message: "body file '\(AdapterPaths.showingNUL(path))' contains a NUL byte, which would cut it short in the system call; refused"))
+            return .failure(
+                CurlError(
+                    .invalidRequest,
+                    message: "body file '\(AdapterPaths.showingNUL(path))' contains a NUL byte, which would cut it short in the system call; refused"))
         }
         let fd = retryingEINTR { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {

@@ -67,7 +67,8 @@ struct URLParts: Sendable, Equatable {
         guard let first = schemeBytes.first, isLetter(first),
             schemeBytes.allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else {
-            return .failure(Problem(message: "URL '\(printable(text))' has an invalid scheme '\(printable(String(decoding: schemeBytes, as: UTF8.self), limit: 32))'"))
+            return .failure(
+                Problem(message: "URL '\(printable(text))' has an invalid scheme '\(printable(String(decoding: schemeBytes, as: UTF8.self), limit: 32))'"))
         }
         var end = count
         if let hash = bytes[(separator + 3)...].firstIndex(of: 0x23) { end = hash }
@@ -105,7 +106,8 @@ func redactingUserInfo(_ url: String) -> String {
     var bytes = Array(url.utf8)[...]
     guard let start = firstIndex(of: Array("://".utf8), in: bytes) else { return url }
     let authorityStart = start + 3
-    let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+    let authorityEnd =
+        bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
         ?? bytes.endIndex
     guard let at = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else { return url }
     bytes.replaceSubrange(authorityStart..<at, with: Array("***".utf8))

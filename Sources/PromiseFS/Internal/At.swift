@@ -27,9 +27,11 @@ enum At {
         let fd = name.withCString { name in Sys.retrying { Glibc.openat(dirFD, name, directoryFlags | O_CLOEXEC, 0) } }
         guard fd >= 0 else {
             let link = errno == ELOOP || errno == ENOTDIR
-            throw failure("open", path, link
-                ? "opening the directory \(path) (it is not a directory, or a symbolic link, which is never followed)"
-                : "opening the directory \(path)")
+            throw failure(
+                "open", path,
+                link
+                    ? "opening the directory \(path) (it is not a directory, or a symbolic link, which is never followed)"
+                    : "opening the directory \(path)")
         }
         return fd
     }
@@ -47,7 +49,7 @@ enum At {
     static func statIfPresent(_ dirFD: Int32, _ name: FSPath, path: FSPath) throws(FSError) -> FileInfo? {
         do {
             return try stat(dirFD, name, path: path)
-        } catch where error.code == .noSuchFileOrDirectory {
+        } catch  where error.code == .noSuchFileOrDirectory {
             return nil
         }
     }
@@ -92,9 +94,11 @@ enum At {
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
             let n = name.withCString { name in
-                Sys.retrying { buffer.withUnsafeMutableBufferPointer { raw in
-                    raw.withMemoryRebound(to: CChar.self) { Glibc.readlinkat(dirFD, name, $0.baseAddress!, capacity) }
-                } }
+                Sys.retrying {
+                    buffer.withUnsafeMutableBufferPointer { raw in
+                        raw.withMemoryRebound(to: CChar.self) { Glibc.readlinkat(dirFD, name, $0.baseAddress!, capacity) }
+                    }
+                }
             }
             guard n >= 0 else { throw failure("readlink", path, "reading the symbolic link \(path)") }
             if n < capacity { return FSPath(bytes: buffer[0..<n]) }
@@ -247,8 +251,9 @@ final class DirectoryStack {
         let reopened = try Self.level(fd, name: levels[parent].name, path: path)
         guard reopened.device == levels[parent].device, reopened.inode == levels[parent].inode else {
             Glibc.close(fd)
-            throw FSError(.noSuchFileOrDirectory, operation: "open", path: path.description,
-                          activity: "returning to the directory \(path) (\(child.name) was moved out of it during the walk; stopped)")
+            throw FSError(
+                .noSuchFileOrDirectory, operation: "open", path: path.description,
+                activity: "returning to the directory \(path) (\(child.name) was moved out of it during the walk; stopped)")
         }
         levels[parent].fd = fd
         firstOpen = parent

@@ -60,8 +60,9 @@ extension Sys {
     /// could wait for; a FIFO without a writer would otherwise hold the thread for good.
     static func openRegularFile(_ path: FSPath, maxSize: Int) throws(FSError) -> (fd: Int32, info: FileInfo) {
         guard maxSize >= 0 else {
-            throw FSError(.invalidArgument, operation: "read", path: path,
-                          activity: "reading \(path) with a size cap of \(maxSize) bytes (the cap must be 0 or more)")
+            throw FSError(
+                .invalidArgument, operation: "read", path: path,
+                activity: "reading \(path) with a size cap of \(maxSize) bytes (the cap must be 0 or more)")
         }
         let fd = try open(path, readOnly, activity: "opening \(path) for reading")
         let info: FileInfo
@@ -76,9 +77,10 @@ extension Sys {
             if info.kind == .directory {
                 throw FSError(.isADirectory, operation: "read", path: path, activity: "reading \(path)")
             }
-            throw FSError(.invalidArgument, operation: "read", path: path,
-                          activity: "reading \(path) (\(phrase(info.kind)), not a regular file: a whole-file read "
-                              + "needs an end; read it as a stream with FileSystem.open(_:options:))")
+            throw FSError(
+                .invalidArgument, operation: "read", path: path,
+                activity: "reading \(path) (\(phrase(info.kind)), not a regular file: a whole-file read "
+                    + "needs an end; read it as a stream with FileSystem.open(_:options:))")
         }
         return (fd, info)
     }
@@ -87,8 +89,9 @@ extension Sys {
     /// ``readChunk`` before bytes arrive and growing with them.
     static func readGrowing(_ fd: Int32, count: Int, offset: Int64?, path: String) throws(FSError) -> [UInt8] {
         guard count >= 0 else {
-            throw FSError(.invalidArgument, operation: "read", path: path,
-                          activity: "reading \(count) bytes from \(path) (the count must be 0 or more)")
+            throw FSError(
+                .invalidArgument, operation: "read", path: path,
+                activity: "reading \(count) bytes from \(path) (the count must be 0 or more)")
         }
         if count <= readChunk { return try fill(fd, capacity: count, offset: offset, path: path).bytes }
         var result: [UInt8] = []
@@ -115,9 +118,10 @@ extension FileWriter {
         case .directory:
             throw FSError(.isADirectory, operation: "write", path: path, activity: "writing \(path)")
         default:
-            throw FSError(.invalidArgument, operation: "write", path: path,
-                          activity: "writing \(path) (\(Sys.phrase(existing.kind)), not a regular file: an atomic write "
-                              + "would replace it with one; pass WriteOptions.inPlace to write into it)")
+            throw FSError(
+                .invalidArgument, operation: "write", path: path,
+                activity: "writing \(path) (\(Sys.phrase(existing.kind)), not a regular file: an atomic write "
+                    + "would replace it with one; pass WriteOptions.inPlace to write into it)")
         }
     }
 
@@ -129,8 +133,9 @@ extension FileWriter {
         let fd = path.withCString { path in Sys.retrying { Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600) } }
         let code = fd >= 0 ? EISDIR : errno
         if fd >= 0 { Sys.close(fd) }
-        throw FSError(FSError.Code(rawValue: code), operation: "write", path: path,
-                      activity: "writing \(path)" + (code == EISDIR ? " (a name ending in / can only be a directory)" : ""))
+        throw FSError(
+            FSError.Code(rawValue: code), operation: "write", path: path,
+            activity: "writing \(path)" + (code == EISDIR ? " (a name ending in / can only be a directory)" : ""))
     }
 
     /// Gives the temporary file `fd` the owner, group and permission bits of the regular file
@@ -160,8 +165,9 @@ extension Tree {
         let code = errno
         if code == EEXIST, (try? Sys.stat(path, followingLinks: true))?.kind == .directory { return }
         let what = info.kind == .symbolicLink ? "a symbolic link that does not lead to a directory" : Sys.phrase(info.kind)
-        throw FSError(FSError.Code(rawValue: code), operation: "mkdir", path: path,
-                      activity: "creating the directory \(path) (\(prefix) is \(what))")
+        throw FSError(
+            FSError.Code(rawValue: code), operation: "mkdir", path: path,
+            activity: "creating the directory \(path) (\(prefix) is \(what))")
     }
 }
 

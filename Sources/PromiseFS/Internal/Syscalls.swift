@@ -218,7 +218,9 @@ enum Sys {
 
     /// Gives `existing` a second name `path`; fails with `EEXIST` if `path` exists, atomically.
     static func link(_ existing: FSPath, _ path: FSPath) throws(FSError) {
-        guard existing.withCString({ existing in path.withCString { path in retrying { Glibc.link(existing, path) } } }) == 0 else { throw failure("link", path, "creating \(path)") }
+        guard existing.withCString({ existing in path.withCString { path in retrying { Glibc.link(existing, path) } } }) == 0 else {
+            throw failure("link", path, "creating \(path)")
+        }
     }
 
     static func unlink(_ path: FSPath) throws(FSError) {

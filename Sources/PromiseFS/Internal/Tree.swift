@@ -8,14 +8,18 @@ enum Tree {
         let stack = try DirectoryStack(rootFD: fd, path: path)
         var result: [DirectoryEntry] = []
         var prefixes: [FSPath] = [FSPath(bytes: [])]
-        try walk(stack, cancelled: cancelled, visit: { name, _, kind in
-            result.append(DirectoryEntry(path: prefixes[prefixes.count - 1].appending(name), kind: kind))
-            return recursive
-        }, enter: {
-            prefixes.append(prefixes[prefixes.count - 1].appending(stack.name))
-        }, leave: { _, _ in
-            prefixes.removeLast()
-        })
+        try walk(
+            stack, cancelled: cancelled,
+            visit: { name, _, kind in
+                result.append(DirectoryEntry(path: prefixes[prefixes.count - 1].appending(name), kind: kind))
+                return recursive
+            },
+            enter: {
+                prefixes.append(prefixes[prefixes.count - 1].appending(stack.name))
+            },
+            leave: { _, _ in
+                prefixes.removeLast()
+            })
         result.sort { $0.path.bytes.lexicographicallyPrecedes($1.path.bytes) }
         return result
     }
@@ -68,13 +72,16 @@ enum Tree {
             let stack = try DirectoryStack(rootFD: At.openDirectory(At.cwd, path, path: path), path: path)
             func makeWritable() { if makingWritable { try? At.fchmod(stack.fd, 0o700, path: stack.path) } }
             makeWritable()
-            try walk(stack, cancelled: cancelled, visit: { name, childPath, kind in
-                if kind == .directory { return true }
-                try At.unlink(stack.fd, name, directory: false, path: childPath)
-                return false
-            }, enter: makeWritable, leave: { name, childPath in
-                try At.unlink(stack.fd, name, directory: true, path: childPath)
-            })
+            try walk(
+                stack, cancelled: cancelled,
+                visit: { name, childPath, kind in
+                    if kind == .directory { return true }
+                    try At.unlink(stack.fd, name, directory: false, path: childPath)
+                    return false
+                }, enter: makeWritable,
+                leave: { name, childPath in
+                    try At.unlink(stack.fd, name, directory: true, path: childPath)
+                })
         }
         try At.unlink(At.cwd, path, directory: true, path: path)
     }
@@ -89,7 +96,10 @@ enum Tree {
             if let info = try At.statIfPresent(At.cwd, current, path: current) {
                 if info.kind == .directory { continue }
                 if info.kind == .symbolicLink,
-                   (try? At.stat(At.cwd, current, followingLinks: true, path: current))?.kind == .directory { continue }
+                    (try? At.stat(At.cwd, current, followingLinks: true, path: current))?.kind == .directory
+                {
+                    continue
+                }
                 return try mkdirThroughNonDirectory(path, prefix: current, info: info, mode: mode)
             }
             do {
@@ -124,8 +134,9 @@ enum Tree {
             if keepingTimes { try At.setTimes(At.cwd, to, from: info, path: to) }
         case .directory:
             guard recursive else {
-                throw FSError(.isADirectory, operation: "copy", path: from.description,
-                              activity: "copying \(from) (a directory; pass recursive: true)")
+                throw FSError(
+                    .isADirectory, operation: "copy", path: from.description,
+                    activity: "copying \(from) (a directory; pass recursive: true)")
             }
             try copyTree(from, to: to, keepingTimes: keepingTimes, cancelled: cancelled)
         default:
@@ -134,8 +145,9 @@ enum Tree {
     }
 
     private static func notCopyable(_ path: FSPath, _ kind: FileKind) -> FSError {
-        FSError(.invalidArgument, operation: "copy", path: path.description,
-                activity: "copying \(path) (a \(kind), which only regular files, links and directories can be)")
+        FSError(
+            .invalidArgument, operation: "copy", path: path.description,
+            activity: "copying \(path) (a \(kind), which only regular files, links and directories can be)")
     }
 
     private static func copyTree(_ from: FSPath, to: FSPath, keepingTimes: Bool, cancelled: CancelFlag) throws {
@@ -146,33 +158,38 @@ enum Tree {
         do {
             let target = try DirectoryStack(rootFD: At.openDirectory(At.cwd, to, path: to), path: to)
             var directories: [FileInfo] = []  // of the source directories the walk is in, below the root
-            try walk(source, cancelled: cancelled, visit: { name, path, kind in
-                let targetPath = target.path.appending(name)
-                switch kind {
-                case .directory:
-                    return true
-                case .regular:
-                    try copyFile(source.fd, name, from: path, target.fd, name, to: targetPath,
-                                 keepingTimes: keepingTimes, cancelled: cancelled)
-                case .symbolicLink:
-                    let info = keepingTimes ? try At.stat(source.fd, name, path: path) : nil
-                    try At.symlink(target: At.readLink(source.fd, name, path: path), target.fd, name, path: targetPath)
-                    if let info { try At.setTimes(target.fd, name, from: info, path: targetPath) }
-                default:
-                    throw notCopyable(path, kind)
-                }
-                return false
-            }, enter: {
-                directories.append(try At.fstat(source.fd, path: source.path))
-                let targetPath = target.path.appending(source.name)
-                try At.mkdir(target.fd, source.name, 0o700, path: targetPath)
-                try target.push(source.name)
-            }, leave: { _, _ in
-                let info = directories.removeLast()
-                try At.fchmod(target.fd, info.permissions, path: target.path)
-                if keepingTimes { try At.setTimes(target.fd, from: info, path: target.path) }
-                try target.pop()
-            })
+            try walk(
+                source, cancelled: cancelled,
+                visit: { name, path, kind in
+                    let targetPath = target.path.appending(name)
+                    switch kind {
+                    case .directory:
+                        return true
+                    case .regular:
+                        try copyFile(
+                            source.fd, name, from: path, target.fd, name, to: targetPath,
+                            keepingTimes: keepingTimes, cancelled: cancelled)
+                    case .symbolicLink:
+                        let info = keepingTimes ? try At.stat(source.fd, name, path: path) : nil
+                        try At.symlink(target: At.readLink(source.fd, name, path: path), target.fd, name, path: targetPath)
+                        if let info { try At.setTimes(target.fd, name, from: info, path: targetPath) }
+                    default:
+                        throw notCopyable(path, kind)
+                    }
+                    return false
+                },
+                enter: {
+                    directories.append(try At.fstat(source.fd, path: source.path))
+                    let targetPath = target.path.appending(source.name)
+                    try At.mkdir(target.fd, source.name, 0o700, path: targetPath)
+                    try target.push(source.name)
+                },
+                leave: { _, _ in
+                    let info = directories.removeLast()
+                    try At.fchmod(target.fd, info.permissions, path: target.path)
+                    if keepingTimes { try At.setTimes(target.fd, from: info, path: target.path) }
+                    try target.pop()
+                })
             try At.fchmod(target.fd, rootInfo.permissions, path: to)
             if keepingTimes { try At.setTimes(target.fd, from: rootInfo, path: to) }
         } catch {
@@ -195,8 +212,9 @@ enum Tree {
         var info = try At.fstat(current, path: parent)
         while true {
             if info.device == source.device, info.inode == source.inode {
-                throw FSError(.invalidArgument, operation: "copy", path: from.description,
-                              activity: "copying \(from) to \(to) (\(to) is inside \(from), so the copy would copy itself; refused)")
+                throw FSError(
+                    .invalidArgument, operation: "copy", path: from.description,
+                    activity: "copying \(from) to \(to) (\(to) is inside \(from), so the copy would copy itself; refused)")
             }
             let up = try At.openDirectory(current, "..", path: parent.appending(".."))
             let upInfo = try At.fstat(up, path: parent)

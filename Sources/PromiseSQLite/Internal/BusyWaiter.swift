@@ -44,19 +44,23 @@ final class BusyWaiter {
 /// - Returns: SQLite's status, and the retained context to hand to ``uninstallBusyHandler(_:_:)``.
 func installBusyHandler(_ db: OpaquePointer, _ waiter: BusyWaiter) -> (status: Int32, context: UnsafeMutableRawPointer?) {
     let context = Unmanaged.passRetained(waiter).toOpaque()
-    let status = sqlite3_busy_handler(db, { context, attempt in
-        let waiter = Unmanaged<BusyWaiter>.fromOpaque(context!).takeUnretainedValue()
-        return waiter.shouldRetry(attempt: Int(attempt)) ? 1 : 0
-    }, context)
+    let status = sqlite3_busy_handler(
+        db,
+        { context, attempt in
+            let waiter = Unmanaged<BusyWaiter>.fromOpaque(context!).takeUnretainedValue()
+            return waiter.shouldRetry(attempt: Int(attempt)) ? 1 : 0
+        }, context)
     guard status == SQLITE_OK else {
         Unmanaged<BusyWaiter>.fromOpaque(context).release()
         return (status, nil)
     }
     // Every 1 000 virtual-machine instructions: microseconds apart, a load and a branch each.
-    sqlite3_progress_handler(db, 1000, { context in
-        let waiter = Unmanaged<BusyWaiter>.fromOpaque(context!).takeUnretainedValue()
-        return waiter.cancel?.isSet == true ? 1 : 0
-    }, context)
+    sqlite3_progress_handler(
+        db, 1000,
+        { context in
+            let waiter = Unmanaged<BusyWaiter>.fromOpaque(context!).takeUnretainedValue()
+            return waiter.cancel?.isSet == true ? 1 : 0
+        }, context)
     return (status, context)
 }
 

@@ -36,7 +36,8 @@ final class Connection {
             sqlite3_close_v2(handle)
             var message = "cannot open '\(path)': \(error.message)"
             if SQLiteError.Code.cannotOpen.matches(error.code) || error.code == .readOnly || error.code == .permission,
-                let hint = openFailureHint(path: fileName, creates: configuration.access.create) {
+                let hint = openFailureHint(path: fileName, creates: configuration.access.create)
+            {
                 message += " (\(hint))"
             }
             throw SQLiteError(error.code, message: message)
@@ -183,7 +184,7 @@ final class Connection {
                     let status = sqlite3_prepare_v2(db, next, Int32(end - next), &handle, &tail)
                     let statementText = String(decoding: UnsafeRawBufferPointer(start: next, count: (tail ?? end) - next), as: UTF8.self)
                     try sqliteCheck(status, db, sql: statementText)
-                    guard let handle else { break } // only whitespace or comments left
+                    guard let handle else { break }  // only whitespace or comments left
                     let statement = Statement(handle: handle, sql: statementText, db: db)
                     while try statement.step() {}
                     statement.finalize()

@@ -217,7 +217,8 @@ final class ConnectionOwner: Sendable {
             state.running = 0
         }
         let status = connection?.close() ?? SQLITE_OK
-        let result: Result<Void, SQLiteError> = status == SQLITE_OK
+        let result: Result<Void, SQLiteError> =
+            status == SQLITE_OK
             ? .success(())
             : .failure(SQLiteError(SQLiteError.Code(rawValue: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
         ContextRegistry.unregister(contextID)

@@ -102,7 +102,8 @@ struct RowDecoder: Decoder {
             [String: Any].self,
             DecodingError.Context(
                 codingPath: codingPath,
-                debugDescription: "column '\(source.columns.names[column])' holds one value, not a keyed structure; store nested values as JSON text and decode that text yourself"
+                debugDescription:
+                    "column '\(source.columns.names[column])' holds one value, not a keyed structure; store nested values as JSON text and decode that text yourself"
             )
         )
     }
@@ -195,10 +196,12 @@ func decodeUnsigned<T: FixedWidthInteger & UnsignedInteger>(
 ) throws -> T {
     let integer = try decodeColumn(Int64.self, source, index, path: path())
     guard let value = T(exactly: integer) else {
-        throw DecodingError.typeMismatch(T.self, DecodingError.Context(
-            codingPath: path(),
-            debugDescription: "column '\(source.columns.names[index])' (\(index)) holds a negative integer, which does not convert to \(T.self)"
-        ))
+        throw DecodingError.typeMismatch(
+            T.self,
+            DecodingError.Context(
+                codingPath: path(),
+                debugDescription: "column '\(source.columns.names[index])' (\(index)) holds a negative integer, which does not convert to \(T.self)"
+            ))
     }
     return value
 }
@@ -218,10 +221,12 @@ struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func index(_ key: Key) throws -> Int {
         if let index = source.index(of: key.stringValue) { return index }
-        throw DecodingError.keyNotFound(key, DecodingError.Context(
-            codingPath: [],
-            debugDescription: "the result has no column named '\(key.stringValue)'; its columns are \(source.columns)"
-        ))
+        throw DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription: "the result has no column named '\(key.stringValue)'; its columns are \(source.columns)"
+            ))
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try source.value(at: index(key)).isNull }
@@ -281,10 +286,12 @@ struct UnkeyedColumns: UnkeyedDecodingContainer {
 
     private func checkNotAtEnd<T>(_ type: T.Type) throws {
         guard isAtEnd else { return }
-        throw DecodingError.valueNotFound(T.self, DecodingError.Context(
-            codingPath: [],
-            debugDescription: "the row has only \(source.columns.names.count) columns (\(source.columns))"
-        ))
+        throw DecodingError.valueNotFound(
+            T.self,
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription: "the row has only \(source.columns.names.count) columns (\(source.columns))"
+            ))
     }
 
     mutating func decodeNil() throws -> Bool {

@@ -9,7 +9,8 @@ extension LoopCore: BlockingWaitAdvisor {
     func adviseBlockingWait() -> BlockingWaitAdvice {
         if isOnLoopThread {
             return .deadlock(
-                reason: "the calling thread is running the loop (inside one of its callbacks), and uv_run cannot be entered again; chain with then(…) instead of waiting"
+                reason:
+                    "the calling thread is running the loop (inside one of its callbacks), and uv_run cannot be entered again; chain with then(…) instead of waiting"
             )
         }
         return .drive { [self] wait in drive(until: wait) }

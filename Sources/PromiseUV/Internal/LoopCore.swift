@@ -441,10 +441,11 @@ final class LoopCore: @unchecked Sendable {
             loopClosed = true
             promise?.fulfill(())
         } else {
-            promise?.reject(UVError(
-                UVError.Code(rawValue: status), operation: "uv_loop_close",
-                detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"
-            ))
+            promise?.reject(
+                UVError(
+                    UVError.Code(rawValue: status), operation: "uv_loop_close",
+                    detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"
+                ))
         }
         // Settling the promise may have resumed a task or actor on this loop that awaited
         // it (its job was queued here, on the loop thread): run it, and whatever it queues in

@@ -21,12 +21,14 @@ enum LoopThread {
         }
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            nameCurrentThread(start.name)
-            start.body()
-            return nil
-        }, start)
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+                nameCurrentThread(start.name)
+                start.body()
+                return nil
+            }, start)
         guard status == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
             return status

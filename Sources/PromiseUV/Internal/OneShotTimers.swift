@@ -76,9 +76,10 @@ private let reportedDroppedClosure = Atomic<Bool>(false)
 /// would break `ExecutionContext`'s contract); the first such drop in the process is reported.
 func reportDroppedClosure() {
     guard !reportedDroppedClosure.exchange(true, ordering: .relaxed) else { return }
-    Promises.reportDroppedWork(UVError(
-        .loopClosed,
-        operation: "execute",
-        detail: "a closure given to execute or executeAfter after the loop shut down will not run (reported once per process)"
-    ))
+    Promises.reportDroppedWork(
+        UVError(
+            .loopClosed,
+            operation: "execute",
+            detail: "a closure given to execute or executeAfter after the loop shut down will not run (reported once per process)"
+        ))
 }

@@ -14,10 +14,11 @@ struct APlus2_2_6_OrderTests {
         let log = APlusRecorder<Int>()
         var children: [Promise<Int>] = []
         for index in 0..<6 {
-            children.append(promise.then(on: context) { (value: Int) -> Int in
-                log.record(index)
-                return value + index
-            })
+            children.append(
+                promise.then(on: context) { (value: Int) -> Int in
+                    log.record(index)
+                    return value + index
+                })
         }
         promise.fulfill(10)
         context.runUntilIdle()
@@ -86,12 +87,13 @@ struct APlus2_2_6_OrderTests {
             let log = APlusRecorder<String>()
             let derived = APlusRecorder<Promise<Int>>()
             for index in 0..<3 {
-                derived.record(promise.always(on: context) {
-                    log.record("\(index)")
-                    if index == 0 {
-                        derived.record(promise.always(on: context) { log.record("added by 0") })
-                    }
-                })
+                derived.record(
+                    promise.always(on: context) {
+                        log.record("\(index)")
+                        if index == 0 {
+                            derived.record(promise.always(on: context) { log.record("added by 0") })
+                        }
+                    })
             }
             Promise(0).then(on: context) { _ in
                 if rejecting { promise.reject(APlusError(1)) } else { promise.fulfill(1) }
@@ -115,12 +117,13 @@ struct APlus2_2_6_OrderTests {
             let lateAdded = APlusRecorder<Promise<Int>>()
             var children: [Promise<Int>] = []
             for index in 0..<200 {
-                children.append(promise.always(on: queue) {
-                    log.record(index)
-                    if index == 0 {
-                        lateAdded.record(promise.always(on: queue) { log.record(-1) })
-                    }
-                })
+                children.append(
+                    promise.always(on: queue) {
+                        log.record(index)
+                        if index == 0 {
+                            lateAdded.record(promise.always(on: queue) { log.record(-1) })
+                        }
+                    })
             }
             if rejecting { promise.reject(APlusError(1)) } else { promise.fulfill(1) }
             for child in children {

@@ -18,7 +18,8 @@ struct APlus2_2_ThenTests {
         let context = ManualContext()
         let source = Promise<Int>.pending()
         let ran = APlusRecorder<String>()
-        let end = source
+        let end =
+            source
             .then(on: context) { value -> Int in
                 ran.record("then1")
                 return value + 1
@@ -42,7 +43,8 @@ struct APlus2_2_ThenTests {
         let token = APlusToken(1)
         let source = Promise<APlusToken>.pending()
         let ran = APlusRecorder<String>()
-        let end = source
+        let end =
+            source
             .catch(on: context) { _ in ran.record("catch") }
             .recover(on: context) { _ -> APlusToken in
                 ran.record("recover")
@@ -120,10 +122,11 @@ struct APlus2_2_ThenTests {
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             if index == 0 {
                 for id in 0..<500 {
-                    children.record(promise.then(on: queue) { (value: Int) -> Int in
-                        seen.record(id)
-                        return value
-                    })
+                    children.record(
+                        promise.then(on: queue) { (value: Int) -> Int in
+                            seen.record(id)
+                            return value
+                        })
                 }
             } else {
                 promise.fulfill(5)

@@ -59,29 +59,32 @@ extension ModelProgram {
                 let ints = kinds.indices.filter { kinds[$0] == .int }
                 switch roll(&rng) {
                 case ..<45:
-                    let op: ThenOp = switch roll(&rng) {
-                    case ..<50: .add(pick(10, &rng))
-                    case ..<65: .fail(1 + pick(3, &rng))
-                    case ..<85: ints.isEmpty ? .add(1) : .adopt(ints[pick(ints.count, &rng)])
-                    default: .act(action(on: target(&rng), &rng), pick(10, &rng))
-                    }
+                    let op: ThenOp =
+                        switch roll(&rng) {
+                        case ..<50: .add(pick(10, &rng))
+                        case ..<65: .fail(1 + pick(3, &rng))
+                        case ..<85: ints.isEmpty ? .add(1) : .adopt(ints[pick(ints.count, &rng)])
+                        default: .act(action(on: target(&rng), &rng), pick(10, &rng))
+                        }
                     step = .then(source, context(&rng), op)
                 case ..<65:
                     step = .catchError(source, context(&rng), roll(&rng) < 70 ? .exceptCancellation : .allErrors)
                 case ..<85:
-                    let op: RecoverOp = switch roll(&rng) {
-                    case ..<50: .value(pick(10, &rng))
-                    case ..<75: .fail(1 + pick(3, &rng))
-                    default: .adopt(sameKind[pick(sameKind.count, &rng)])
-                    }
+                    let op: RecoverOp =
+                        switch roll(&rng) {
+                        case ..<50: .value(pick(10, &rng))
+                        case ..<75: .fail(1 + pick(3, &rng))
+                        default: .adopt(sameKind[pick(sameKind.count, &rng)])
+                        }
                     step = .recover(source, context(&rng), roll(&rng) < 70 ? .exceptCancellation : .allErrors, op)
                 default:
-                    let kind: TimerKind = switch roll(&rng) {
-                    case ..<30: .long
-                    case ..<50: .short
-                    case ..<70: .instant
-                    default: .manual
-                    }
+                    let kind: TimerKind =
+                        switch roll(&rng) {
+                        case ..<30: .long
+                        case ..<50: .short
+                        case ..<70: .instant
+                        default: .manual
+                        }
                     step = .timeout(source, kind)
                 }
             } else if canCreate && dice < 60 {
@@ -112,10 +115,11 @@ extension ModelProgram {
             }
             steps.append(step)
             // Sometimes the next step does not wait for this one's callbacks and timers.
-            let racing = switch step {
-            case .make, .then, .catchError, .recover, .timeout, .combine, .concurrently: 40
-            default: 20
-            }
+            let racing =
+                switch step {
+                case .make, .then, .catchError, .recover, .timeout, .combine, .concurrently: 40
+                default: 20
+                }
             if steps.count + 1 < length, roll(&rng) < racing {
                 steps.append(.atOnce)
             }
@@ -151,12 +155,13 @@ extension ModelProgram {
         }
         for (index, step) in steps.enumerated() {
             // Callbacks that only compute a value.
-            let plainer: ModelStep? = switch step {
-            case .then(let source, let context, .act(_, let k)): .then(source, context, .add(k))
-            case .then(let source, let context, .adopt): .then(source, context, .add(0))
-            case .recover(let source, let context, let policy, .adopt): .recover(source, context, policy, .value(0))
-            default: nil
-            }
+            let plainer: ModelStep? =
+                switch step {
+                case .then(let source, let context, .act(_, let k)): .then(source, context, .add(k))
+                case .then(let source, let context, .adopt): .then(source, context, .add(0))
+                case .recover(let source, let context, let policy, .adopt): .recover(source, context, policy, .value(0))
+                default: nil
+                }
             if let plainer {
                 var shrunk = steps
                 shrunk[index] = plainer
@@ -164,15 +169,16 @@ extension ModelProgram {
             }
         }
         for (index, step) in steps.enumerated() {
-            let simpler: ModelStep? = switch step {
-            case .make(let context, let op) where context != .inline: .make(.inline, op)
-            case .then(let source, let context, let op) where context != .inline: .then(source, .inline, op)
-            case .catchError(let source, let context, let policy) where context != .inline:
-                .catchError(source, .inline, policy)
-            case .recover(let source, let context, let policy, let op) where context != .inline:
-                .recover(source, .inline, policy, op)
-            default: nil
-            }
+            let simpler: ModelStep? =
+                switch step {
+                case .make(let context, let op) where context != .inline: .make(.inline, op)
+                case .then(let source, let context, let op) where context != .inline: .then(source, .inline, op)
+                case .catchError(let source, let context, let policy) where context != .inline:
+                    .catchError(source, .inline, policy)
+                case .recover(let source, let context, let policy, let op) where context != .inline:
+                    .recover(source, .inline, policy, op)
+                default: nil
+                }
             if let simpler {
                 var shrunk = steps
                 shrunk[index] = simpler

@@ -195,35 +195,40 @@ struct ModelNodeBox<Value: ModelConvertible>: AnyModelNode {
     {
         switch op {
         case .add(let k):
-            return ModelNodeBox<Int>(promise: promise.then(on: context) { (value: Value) throws -> Int in
-                log.record(index, .value(value.modelValue))
-                return value.modelValue.scalar + k
-            })
+            return ModelNodeBox<Int>(
+                promise: promise.then(on: context) { (value: Value) throws -> Int in
+                    log.record(index, .value(value.modelValue))
+                    return value.modelValue.scalar + k
+                })
         case .fail(let tag):
-            return ModelNodeBox<Int>(promise: promise.then(on: context) { (value: Value) throws -> Int in
-                log.record(index, .value(value.modelValue))
-                throw ModelError(tag: tag)
-            })
+            return ModelNodeBox<Int>(
+                promise: promise.then(on: context) { (value: Value) throws -> Int in
+                    log.record(index, .value(value.modelValue))
+                    throw ModelError(tag: tag)
+                })
         case .adopt(let inner):
             let inner = nodes[inner].intPromise!
-            return ModelNodeBox<Int>(promise: promise.then(on: context) { (value: Value) throws -> Promise<Int> in
-                log.record(index, .value(value.modelValue))
-                return inner
-            })
+            return ModelNodeBox<Int>(
+                promise: promise.then(on: context) { (value: Value) throws -> Promise<Int> in
+                    log.record(index, .value(value.modelValue))
+                    return inner
+                })
         case .act(let action, let k):
             let target = nodes[action.node]
-            return ModelNodeBox<Int>(promise: promise.then(on: context) { (value: Value) throws -> Int in
-                log.record(index, .value(value.modelValue))
-                target.perform(action)
-                return value.modelValue.scalar + k
-            })
+            return ModelNodeBox<Int>(
+                promise: promise.then(on: context) { (value: Value) throws -> Int in
+                    log.record(index, .value(value.modelValue))
+                    target.perform(action)
+                    return value.modelValue.scalar + k
+                })
         }
     }
 
     func catchError(on context: (any ExecutionContext)?, policy: CatchPolicy, index: Int, log: ModelCallLog) -> any AnyModelNode {
-        ModelNodeBox(promise: promise.catch(on: context, policy: policy) { error in
-            log.record(index, .error(ModelErrorKind(error)))
-        })
+        ModelNodeBox(
+            promise: promise.catch(on: context, policy: policy) { error in
+                log.record(index, .error(ModelErrorKind(error)))
+            })
     }
 
     func recover(
@@ -232,15 +237,17 @@ struct ModelNodeBox<Value: ModelConvertible>: AnyModelNode {
     ) -> any AnyModelNode {
         switch op {
         case .value(let k):
-            return ModelNodeBox(promise: promise.recover(on: context, policy: policy) { (error: any Error) throws -> Value in
-                log.record(index, .error(ModelErrorKind(error)))
-                return Value.make(k)
-            })
+            return ModelNodeBox(
+                promise: promise.recover(on: context, policy: policy) { (error: any Error) throws -> Value in
+                    log.record(index, .error(ModelErrorKind(error)))
+                    return Value.make(k)
+                })
         case .fail(let tag):
-            return ModelNodeBox(promise: promise.recover(on: context, policy: policy) { (error: any Error) throws -> Value in
-                log.record(index, .error(ModelErrorKind(error)))
-                throw ModelError(tag: tag)
-            })
+            return ModelNodeBox(
+                promise: promise.recover(on: context, policy: policy) { (error: any Error) throws -> Value in
+                    log.record(index, .error(ModelErrorKind(error)))
+                    throw ModelError(tag: tag)
+                })
         case .adopt(let inner):
             let inner = (nodes[inner] as! ModelNodeBox<Value>).promise
             let body: @Sendable (any Error) throws -> Promise<Value> = { error in

@@ -207,27 +207,30 @@ enum ModelStep: Hashable, Sendable {
         case .rejected(let tag):
             return "let \(name) = Promise<Int>(ModelError(\(tag)))"
         case .make(let context, let op):
-            let body = switch op {
-            case .value(let value): "\(value)"
-            case .fail(let tag): "throw ModelError(\(tag))"
-            }
+            let body =
+                switch op {
+                case .value(let value): "\(value)"
+                case .fail(let tag): "throw ModelError(\(tag))"
+                }
             return "let \(name) = Promise<Int>(on: \(context.argument)) { \(body) }"
         case .then(let source, let context, let op):
-            let body = switch op {
-            case .add(let k): "$0 + \(k)"
-            case .fail(let tag): "_ in throw ModelError(\(tag))"
-            case .adopt(let inner): "_ in p\(inner)"
-            case .act(let action, let k): "\(action); return $0 + \(k)"
-            }
+            let body =
+                switch op {
+                case .add(let k): "$0 + \(k)"
+                case .fail(let tag): "_ in throw ModelError(\(tag))"
+                case .adopt(let inner): "_ in p\(inner)"
+                case .act(let action, let k): "\(action); return $0 + \(k)"
+                }
             return "let \(name) = p\(source).then(on: \(context.argument)) { \(body) }"
         case .catchError(let source, let context, let policy):
             return "let \(name) = p\(source).catch(on: \(context.argument)\(policy.argument)) { record($0) }"
         case .recover(let source, let context, let policy, let op):
-            let body = switch op {
-            case .value(let value): "_ in \(value)"
-            case .fail(let tag): "_ in throw ModelError(\(tag))"
-            case .adopt(let inner): "_ in p\(inner)"
-            }
+            let body =
+                switch op {
+                case .value(let value): "_ in \(value)"
+                case .fail(let tag): "_ in throw ModelError(\(tag))"
+                case .adopt(let inner): "_ in p\(inner)"
+                }
             return "let \(name) = p\(source).recover(on: \(context.argument)\(policy.argument)) { \(body) }"
         case .timeout(let source, let kind):
             return "let \(name) = p\(source).\(kind.call)"

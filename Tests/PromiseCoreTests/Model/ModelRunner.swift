@@ -119,13 +119,14 @@ final class ModelRun {
             statistics.promises += observation.outcomes.count
             statistics.callbackCalls += observation.calls.map(\.count).reduce(0, +)
             for outcome in observation.outcomes {
-                let name = switch outcome {
-                case .value?: "fulfilled"
-                case .error(.cancelled)?: "cancelled"
-                case .error(.timedOut)?: "timed out"
-                case .error?: "rejected"
-                case nil: "pending"
-                }
+                let name =
+                    switch outcome {
+                    case .value?: "fulfilled"
+                    case .error(.cancelled)?: "cancelled"
+                    case .error(.timedOut)?: "timed out"
+                    case .error?: "rejected"
+                    case nil: "pending"
+                    }
                 statistics.outcomes[name, default: 0] += 1
             }
         }
@@ -144,13 +145,15 @@ final class ModelRun {
             add(ModelNodeBox(promise: Promise<Int>(ModelError(tag: tag))))
         case .make(let context, let op):
             let log = self.log
-            add(ModelNodeBox(promise: Promise<Int>(on: contexts.context(context)) { () throws -> Int in
-                log.record(index, .work)
-                switch op {
-                case .value(let value): return value
-                case .fail(let tag): throw ModelError(tag: tag)
-                }
-            }))
+            add(
+                ModelNodeBox(
+                    promise: Promise<Int>(on: contexts.context(context)) { () throws -> Int in
+                        log.record(index, .work)
+                        switch op {
+                        case .value(let value): return value
+                        case .fail(let tag): throw ModelError(tag: tag)
+                        }
+                    }))
         case .then(let source, let context, let op):
             add(nodes[source].then(op, on: contexts.context(context), index: index, nodes: nodes, log: log))
         case .catchError(let source, let context, let policy):
@@ -270,7 +273,8 @@ final class ModelRun {
                 let stuck = now.observation.outcomes.indices.filter { index in
                     now.observation.outcomes[index] == nil && !allowed.contains { $0.outcomes[index] == nil }
                 }
-                let reason = stuck.isEmpty
+                let reason =
+                    stuck.isEmpty
                     ? "the run came to rest short of every state the model allows"
                     : (stuck.map { "p\($0)" }.joined(separator: ", ") + " stay pending but must settle")
                 return .failure(failure(reason, step, now.observation, allowed))
@@ -282,7 +286,8 @@ final class ModelRun {
     private func failure(
         _ reason: String, _ step: Int, _ observed: ModelObservation, _ allowed: Set<ModelObservation>
     ) -> Failure {
-        let stepCode = step < program.steps.count
+        let stepCode =
+            step < program.steps.count
             ? program.steps[step].code(name: "p\(program.steps[..<step].filter(\.createsNode).count)")
             : "the final p\(step - program.steps.count).cancel()"
         var lines = ["\(reason), after step \(step + 1) (\(stepCode)).", "program:\(program)", "observed:"]
@@ -290,7 +295,8 @@ final class ModelRun {
         let shown = candidates.isEmpty ? Array(allowed.prefix(3)) : candidates
         for index in observed.outcomes.indices {
             let outcome = observed.outcomes[index].map(\.description) ?? "pending"
-            let calls = observed.calls[index].isEmpty
+            let calls =
+                observed.calls[index].isEmpty
                 ? "" : ", callback " + observed.calls[index].map(\.description).joined(separator: ", ")
             let expected = Set(allowed.map { $0.outcomes[index] })
             let mustSettle = observed.outcomes[index] == nil && !expected.contains(nil)
@@ -302,7 +308,8 @@ final class ModelRun {
             lines.append("  #\(number + 1)")
             for index in end.outcomes.indices {
                 let outcome = end.outcomes[index].map(\.description) ?? "pending"
-                let calls = end.calls[index].isEmpty
+                let calls =
+                    end.calls[index].isEmpty
                     ? (observed.calls[index].isEmpty ? "" : ", callback never ran")
                     : ", callback " + end.calls[index].map(\.description).joined(separator: ", ")
                 let differs = end.outcomes[index] != observed.outcomes[index] || end.calls[index] != observed.calls[index]

@@ -34,11 +34,12 @@ extension ModelState {
             subscribe(child, to: source, .recover(child, policy, op))
         case .timeout(let source, let kind):
             var node = ModelNode(kind: nodes[source].kind)
-            node.timer = switch kind {
-            case .long: .none
-            case .short, .instant: .running
-            case .manual: .manualWaiting
-            }
+            node.timer =
+                switch kind {
+                case .long: .none
+                case .short, .instant: .running
+                case .manual: .manualWaiting
+                }
             // The timer is scheduled before the subscription, so it may fire first.
             node.timeoutSource = source
             addNode(node)
@@ -184,10 +185,11 @@ extension ModelState {
             nodes[node].work = nil
             if nodes[node].outcome == nil {
                 nodes[node].calls.append(.work)
-                nodes[node].resolution = switch work {
-                case .value(let value): .settle(.value(.int(value)))
-                case .fail(let tag): .settle(.error(.model(tag)))
-                }
+                nodes[node].resolution =
+                    switch work {
+                    case .value(let value): .settle(.value(.int(value)))
+                    case .fail(let tag): .settle(.error(.model(tag)))
+                    }
             }
         case .subscribeTimeout(let node):
             let source = nodes[node].timeoutSource!
@@ -219,11 +221,12 @@ extension ModelState {
 
     /// fulfil / reject / cancel from outside: ignored unless pending; withdraws from the upstream.
     private mutating func perform(_ action: ModelAction) {
-        let outcome: ModelOutcome = switch action {
-        case .fulfil(let node, let value): .value(.make(nodes[node].kind, value))
-        case .reject(_, let tag): .error(.model(tag))
-        case .cancel: .error(.cancelled)
-        }
+        let outcome: ModelOutcome =
+            switch action {
+            case .fulfil(let node, let value): .value(.make(nodes[node].kind, value))
+            case .reject(_, let tag): .error(.model(tag))
+            case .cancel: .error(.cancelled)
+            }
         if nodes[action.node].outcome == nil {
             settle(action.node, outcome, withdrawingUpstream: true)
         }
@@ -238,12 +241,13 @@ extension ModelState {
             }
             guard nodes[child].outcome == nil else { return }
             nodes[child].calls.append(.value(value))
-            nodes[child].resolution = switch op {
-            case .add(let k): .settle(.value(.int(value.scalar + k)))
-            case .fail(let tag): .settle(.error(.model(tag)))
-            case .adopt(let inner): .adopt(inner)
-            case .act(_, let k): .settle(.value(.int(value.scalar + k)))
-            }
+            nodes[child].resolution =
+                switch op {
+                case .add(let k): .settle(.value(.int(value.scalar + k)))
+                case .fail(let tag): .settle(.error(.model(tag)))
+                case .adopt(let inner): .adopt(inner)
+                case .act(_, let k): .settle(.value(.int(value.scalar + k)))
+                }
             if case .act(let action, _) = op {
                 perform(action)
             }
@@ -259,11 +263,12 @@ extension ModelState {
             }
             guard nodes[child].outcome == nil else { return }
             nodes[child].calls.append(.error(error))
-            nodes[child].resolution = switch op {
-            case .value(let k): .settle(.value(.make(nodes[child].kind, k)))
-            case .fail(let tag): .settle(.error(.model(tag)))
-            case .adopt(let inner): .adopt(inner)
-            }
+            nodes[child].resolution =
+                switch op {
+                case .value(let k): .settle(.value(.make(nodes[child].kind, k)))
+                case .fail(let tag): .settle(.error(.model(tag)))
+                case .adopt(let inner): .adopt(inner)
+                }
         case .forward(let child):
             settleFromUpstream(child, outcome)
         case .combine(let result, let slot):

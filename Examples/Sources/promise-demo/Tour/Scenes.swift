@@ -109,7 +109,8 @@ struct Scenes: Sendable {
             "then callbacks are skipped, catch skips cancellation unless asked, always still runs."
         )
         let download = downloads.request("download report.csv", latency: .seconds(1)) { .success("id,total\n1,42\n") }
-        let report = download
+        let report =
+            download
             .then { csv in
                 narrator.say("then", "parsing \(csv.count) bytes (never printed: the chain is cancelled first)")
                 return csv.split(separator: "\n").count
@@ -117,7 +118,8 @@ struct Scenes: Sendable {
             .then { rows in
                 narrator.say("then", "saving \(rows) rows (never printed either)")
             }
-        let finished = report
+        let finished =
+            report
             .catch { error in
                 narrator.say("catch", "called with \(error) (not printed: catch skips CancellationError by default)")
             }
