@@ -16,19 +16,17 @@ extension Promise {
         policy: CatchPolicy = .allErrorsExceptCancellation,
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Promise<Value> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
-            if case .failure(let error) = result, policy.handles(error) {
-                body(error)
-                // The error was handled here: the rejection passed on is not "unhandled".
-                child.resolve(result, fromUpstream: true, handled: true)
-                return
+        derive(on: context, passthrough: .success) { (child: Promise<Value>) in
+            { result in
+                if case .failure(let error) = result, policy.handles(error) {
+                    body(error)
+                    // The error was handled here: the rejection passed on is not "unhandled".
+                    child.resolve(result, fromUpstream: true, handled: true)
+                    return
+                }
+                child.resolve(result, fromUpstream: true)
             }
-            child.resolve(result, fromUpstream: true)
         }
-        if pending { child.link(to: self) }
-        return child
     }
 
     /// Turns a rejection into a value.
@@ -45,18 +43,16 @@ extension Promise {
         policy: CatchPolicy = .allErrorsExceptCancellation,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
-            guard case .failure(let error) = result, policy.handles(error) else {
-                child.resolve(result, fromUpstream: true)
-                return
+        derive(on: context, passthrough: .success) { (child: Promise<Value>) in
+            { result in
+                guard case .failure(let error) = result, policy.handles(error) else {
+                    child.resolve(result, fromUpstream: true)
+                    return
+                }
+                guard child.isPending else { return }
+                child.resolve(Result { try body(error) }, fromUpstream: true)
             }
-            guard child.isPending else { return }
-            child.resolve(Result { try body(error) }, fromUpstream: true)
         }
-        if pending { child.link(to: self) }
-        return child
     }
 
     /// Turns a rejection into another attempt.
@@ -88,14 +84,12 @@ extension Promise {
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, owner: child) { result in
-            body()
-            child.resolve(result, fromUpstream: true)
+        derive(on: context) { (child: Promise<Value>) in
+            { result in
+                body()
+                child.resolve(result, fromUpstream: true)
+            }
         }
-        if pending { child.link(to: self) }
-        return child
     }
 
     /// Rejects with ``PromiseError/Code-swift.struct/validationFailure`` if `predicate`

@@ -50,6 +50,27 @@ extension Promise {
         subscribe(Callback(context, passthrough: passthrough, owner: owner, body))
     }
 
+    /// The start of every chaining operator: a pending child promise resolved on `context`
+    /// (``Promises/defaultContext`` when `nil`), the callback `makeCallback` builds for it
+    /// registered on this promise, and the child linked to this promise for upward cancellation
+    /// while this promise is pending.
+    ///
+    /// `makeCallback` runs once, at once; the callback it returns is the only allocation beyond
+    /// the child, as when an operator writes these steps out itself.
+    @inlinable
+    func derive<NewValue: Sendable>(
+        on context: (any ExecutionContext)?,
+        passthrough: Callback<Value>.Passthrough = .none,
+        _ makeCallback: (Promise<NewValue>) -> @Sendable (Result<Value, any Error>) -> Void
+    ) -> Promise<NewValue> {
+        let context = context ?? Promises.defaultContext
+        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
+        if subscribe(on: context, passthrough: passthrough, owner: child, makeCallback(child)) {
+            child.link(to: self)
+        }
+        return child
+    }
+
     /// Makes `source` this promise's upstream for cancellation, if this promise is pending.
     @inlinable
     func link(to source: any PromiseNode) {

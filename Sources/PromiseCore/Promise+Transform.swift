@@ -25,19 +25,17 @@ extension Promise {
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> NewValue
     ) -> Promise<NewValue> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .failure, owner: child) { result in
-            switch result {
-            case .success(let value):
-                guard child.isPending else { return }
-                child.resolve(Result { try body(value) }, fromUpstream: true)
-            case .failure(let error):
-                child.resolve(.failure(error), fromUpstream: true)
+        derive(on: context, passthrough: .failure) { (child: Promise<NewValue>) in
+            { result in
+                switch result {
+                case .success(let value):
+                    guard child.isPending else { return }
+                    child.resolve(Result { try body(value) }, fromUpstream: true)
+                case .failure(let error):
+                    child.resolve(.failure(error), fromUpstream: true)
+                }
             }
         }
-        if pending { child.link(to: self) }
-        return child
     }
 
     /// Starts the next step with the value once this promise is fulfilled, and settles like
@@ -58,23 +56,21 @@ extension Promise {
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
     ) -> Promise<NewValue> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .failure, owner: child) { result in
-            switch result {
-            case .success(let value):
-                guard child.isPending else { return }
-                do {
-                    child.adopt(try body(value))
-                } catch {
+        derive(on: context, passthrough: .failure) { (child: Promise<NewValue>) in
+            { result in
+                switch result {
+                case .success(let value):
+                    guard child.isPending else { return }
+                    do {
+                        child.adopt(try body(value))
+                    } catch {
+                        child.resolve(.failure(error), fromUpstream: true)
+                    }
+                case .failure(let error):
                     child.resolve(.failure(error), fromUpstream: true)
                 }
-            case .failure(let error):
-                child.resolve(.failure(error), fromUpstream: true)
             }
         }
-        if pending { child.link(to: self) }
-        return child
     }
 
     /// Uses the value once this promise is fulfilled, and passes the value on: the one-form
@@ -125,21 +121,19 @@ extension Promise {
         policy: CatchPolicy = .allErrorsExceptCancellation,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: context, passthrough: .success, owner: child) { result in
-            guard case .failure(let error) = result, policy.handles(error) else {
-                child.resolve(result, fromUpstream: true)
-                return
-            }
-            guard child.isPending else { return }
-            do {
-                child.adopt(try body(error))
-            } catch {
-                child.resolve(.failure(error), fromUpstream: true)
+        derive(on: context, passthrough: .success) { (child: Promise<Value>) in
+            { result in
+                guard case .failure(let error) = result, policy.handles(error) else {
+                    child.resolve(result, fromUpstream: true)
+                    return
+                }
+                guard child.isPending else { return }
+                do {
+                    child.adopt(try body(error))
+                } catch {
+                    child.resolve(.failure(error), fromUpstream: true)
+                }
             }
         }
-        if pending { child.link(to: self) }
-        return child
     }
 }
