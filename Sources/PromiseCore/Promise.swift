@@ -47,20 +47,22 @@ public final class Promise<Value: Sendable>: Sendable {
 
     @usableFromInline
     struct State {
+        // Ordered so that the small fields fill the padding after `result` (whose size is the
+        // value's plus a tag byte) instead of each taking a word of its own.
         @usableFromInline var result: Result<Value, any Error>?
-        @usableFromInline var callbacks: CallbackList<Value> = .none
         /// True while the result is set but callbacks still wait for the drain to deliver them.
         @usableFromInline var deliveryScheduled = false
         /// Whether anything ever registered interest in the result.
         @usableFromInline var observed = false
-        @usableFromInline var consumers: Int32 = 0
-        @usableFromInline var withdrawn: Int32 = 0
-        @usableFromInline var cancelHandlers: [CancelHandler] = []
-        /// The context whose callback resolves this promise, for deadlock detection.
-        @usableFromInline var resolvingContextID: ObjectIdentifier?
         /// Counted as pending by `PromiseTesting.waitForPromises` until it settles or is
         /// deallocated (set only while tracking is on).
         @usableFromInline var tracked = false
+        @usableFromInline var consumers: Int32 = 0
+        @usableFromInline var withdrawn: Int32 = 0
+        /// The context whose callback resolves this promise, for deadlock detection.
+        @usableFromInline var resolvingContextID: ObjectIdentifier?
+        @usableFromInline var cancelHandlers: [CancelHandler] = []
+        @usableFromInline var callbacks: CallbackList<Value> = .none
 
         @inlinable
         init(result: Result<Value, any Error>? = nil, resolvingContextID: ObjectIdentifier? = nil) {

@@ -10,11 +10,12 @@ struct Callback<Value: Sendable>: Sendable {
     /// of a callback list go through generic value witnesses. A context that is not a class
     /// is boxed (``ContextBox``).
     @usableFromInline let context: (any ExecutionContext & AnyObject)?
-    @usableFromInline let contextID: ObjectIdentifier?
-    @usableFromInline let passthrough: Passthrough
     /// The promise this callback resolves, rejected if its context drops the callback.
     @usableFromInline let owner: (any PromiseNode)?
     @usableFromInline let body: @Sendable (Result<Value, any Error>) -> Void
+    // The one-byte fields come last, where they pack into the tail of the struct: a callback
+    // is stored inline in every promise it waits on.
+    @usableFromInline let passthrough: Passthrough
     /// Whether `context` was told that this callback waits for it (see
     /// ``ExecutionContext/callbackBeganWaiting()``); it is told once more when the callback
     /// is delivered.
@@ -29,15 +30,12 @@ struct Callback<Value: Sendable>: Sendable {
     ) {
         self.owner = owner
         if let context, !isInline(context) {
-            let reference = classBound(context)
-            self.context = reference
-            self.contextID = reference.executionContextID
+            self.context = classBound(context)
             // Told before the callback is stored; a promise that turns out to be settled
             // already ends this at once (``withdrawAnnouncement()``).
             self.announced = beginWaiting(for: context)
         } else {
             self.context = nil
-            self.contextID = nil
             self.announced = false
         }
         self.passthrough = passthrough
@@ -61,7 +59,7 @@ struct Callback<Value: Sendable>: Sendable {
         default:
             break
         }
-        if let contextID, contextID == turn.currentContextID {
+        if let current = turn.currentContextID, context.executionContextID == current {
             body(result)
             return
         }
