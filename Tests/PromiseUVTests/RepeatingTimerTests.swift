@@ -43,7 +43,11 @@ import Testing
         // Five more intervals: nothing else fires.
         try await loop.after(.milliseconds(100)).get()
         let seen = ticks.seen.withLock { $0 }
-        #expect(seen.map(\.tick) == [1, 2, 3])
+        // Exactly three ticks, numbered in increasing order. A loop thread the machine does not
+        // schedule for a whole interval skips that tick (see the next test), so the numbers are
+        // 1, 2, 3 only on an idle machine.
+        #expect(seen.count == 3)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.tick < $1.tick }, "\(seen.map(\.tick))")
         #expect(seen.allSatisfy { $0.onLoop })
         for entry in seen {
             #expect(entry.at - start >= Double(entry.tick * 20) - 0.5, "tick \(entry.tick) fired early: \(entry.at - start) ms")
@@ -69,7 +73,9 @@ import Testing
         let seen = ticks.seen.withLock { $0 }.prefix(3).map(\.tick)
         #expect(seen[0] == 1)
         #expect(seen[1] >= 7, "ticks 2…6 fell inside the busy time and are skipped: \(seen)")
-        #expect(seen[2] == seen[1] + 1, "after the skip the timer goes on at its pace: \(seen)")
+        // After the skip the timer goes on (one tick later on an idle machine; later still when
+        // the machine keeps the loop thread waiting for another interval).
+        #expect(seen[2] > seen[1], "after the skip the timer goes on: \(seen)")
         try await loop.shutdown().get()
     }
 
