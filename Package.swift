@@ -39,9 +39,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
-        .target(name: "PromiseCore", swiftSettings: strictSettings),
-        .target(name: "PromiseTesting", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
-        .target(name: "PromiseFS", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
+        // The POSIX and threading plumbing the adapters share (named threads, the atomic file
+        // replace, path rules, errno text, Duration conversions, a FIFO). Not a product, `package`
+        // access only, and it links no C library beyond the C runtime.
+        .target(name: "PromiseSystem", swiftSettings: strictSettings),
+        .testTarget(name: "PromiseSystemTests", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
+        .target(name: "PromiseCore", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
+        .target(name: "PromiseTesting", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
+        .target(name: "PromiseFS", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         // The system SQLite (Debian 12: 3.40.1): module.modulemap and shim.h only.
         .systemLibrary(
             name: "CSQLite",
@@ -50,17 +55,17 @@ let package = Package(
         ),
         .target(
             name: "PromiseSQLite",
-            dependencies: ["PromiseCore", "CSQLite"],
+            dependencies: ["PromiseCore", "PromiseSystem", "CSQLite"],
             swiftSettings: strictSettings
         ),
         // libuv 1.44 (Debian 12). Only PromiseUV imports it, with `internal import`.
         .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-        .target(name: "PromiseUV", dependencies: ["PromiseCore", "CUV"], swiftSettings: strictSettings),
+        .target(name: "PromiseUV", dependencies: ["PromiseCore", "PromiseSystem", "CUV"], swiftSettings: strictSettings),
         // libcurl 7.88 (Debian 12). Only PromiseCurl imports it, with `internal import`.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "PromiseCurl",
-            dependencies: ["PromiseCore", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["PromiseCore", "PromiseSystem", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: strictSettings
         ),
         // A scripted stand-in for CurlClient, for tests of code that uses PromiseCurl. Its own

@@ -23,12 +23,4 @@ static inline uv_req_t *cuv_work_as_req(uv_work_t *request) {
     return (uv_req_t *)request;
 }
 
-// glibc declares pthread_setname_np only under _GNU_SOURCE; this is its exact prototype.
-extern int pthread_setname_np(pthread_t thread, const char *name);
-
-/// Names the calling thread (Linux keeps 15 bytes). Returns 0 or an error number.
-static inline int cuv_set_thread_name(const char *name) {
-    return pthread_setname_np(pthread_self(), name);
-}
-
 #endif

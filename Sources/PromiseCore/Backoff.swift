@@ -1,3 +1,4 @@
+internal import PromiseSystem
 /// How long ``retry(on:attempts:backoff:condition:_:)`` waits before each retry.
 ///
 /// ```swift
@@ -88,7 +89,6 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        duration.secondsAsDouble
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+internal import PromiseSystem
 
 /// Somewhere promise callbacks can run: a dispatch queue, an event loop, the calling thread.
 ///
@@ -101,11 +102,11 @@ public struct ScheduledWork: Sendable {
 }
 
 extension Duration {
-    /// This duration as a dispatch interval, clamped to what dispatch can represent.
+    /// This duration as a dispatch interval: whole nanoseconds rounded up, 0 for a negative
+    /// duration, `.never` past what dispatch can represent.
     var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        if seconds <= 0 && attoseconds <= 0 { return .nanoseconds(0) }
-        if seconds >= Int64(Int.max / 1_000_000_000) - 1 { return .never }
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let cap = Int64.max / 2
+        let nanoseconds = nanosecondsRoundedUp(cappedAt: cap)
+        return nanoseconds == cap ? .never : .nanoseconds(Int(nanoseconds))
     }
 }

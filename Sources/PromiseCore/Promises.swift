@@ -1,4 +1,5 @@
 public import Dispatch
+internal import PromiseSystem
 
 /// Process-wide settings and diagnostics for promises.
 ///
@@ -15,7 +16,7 @@ public enum Promises {
 
     private static let defaultContextStorage = Lock<any ExecutionContext>(defaultQueue)
     private static let handlerStorage = Lock<@Sendable (PromiseDiagnostic) -> Void>(
-        { report in writeToStandardError("swift-promise: \(report)") }
+        { report in StandardError.writeLine("swift-promise: \(report)") }
     )
 
     /// Where callbacks run when a chaining method is given no context. Thread-safe to read and

@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 /// An open file: positional and sequential reads and writes, each a job on a ``FileIOPool``.
 ///
 /// Named `FSFile` so it never clashes with Foundation's `FileHandle`. Operations on one
@@ -22,7 +24,7 @@ public final class FSFile: Sendable {
         var fd: Int32?
         var closeRequested = false
         var closed: Promise<Void>?
-        var queue: [Job] = []
+        var queue = FIFO<Job>()
         var running = false
     }
 
@@ -269,8 +271,7 @@ public final class FSFile: Sendable {
         case .start:
             guard !pool.submit({ [self] in drain() }) else { return }
             let jobs: [Job] = state.withLock { state in
-                let jobs = state.queue
-                state.queue = []
+                let jobs = state.queue.removeAll()
                 state.running = false
                 return jobs
             }
@@ -286,11 +287,11 @@ public final class FSFile: Sendable {
     private func drain() {
         while true {
             let next: (job: Job, fd: Int32?)? = state.withLock { state in
-                guard !state.queue.isEmpty else {
+                guard let job = state.queue.popFirst() else {
                     state.running = false
                     return nil
                 }
-                return (state.queue.removeFirst(), state.fd)
+                return (job, state.fd)
             }
             guard let next else { return }
             next.job(next.fd.map { .success($0) } ?? .failure(closedError("use")))

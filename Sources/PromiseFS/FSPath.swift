@@ -128,15 +128,6 @@ public struct FSPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStri
         }
         return try result.get()
     }
-
-    /// `.` + this name + `tag`: the start of a hidden sibling's name, with the name cut (never
-    /// inside a UTF-8 sequence) so that `suffixLength` more bytes still fit in a file name.
-    func siblingPrefix(tag: String, suffixLength: Int) -> FSPath {
-        let budget = max(0, AdapterPaths.nameMax - 1 - tag.utf8.count - suffixLength)
-        var kept = Array(bytes.prefix(budget))
-        while kept.count < bytes.count, !kept.isEmpty, bytes[kept.count] & 0xC0 == 0x80 { kept.removeLast() }
-        return FSPath(bytes: [UInt8(ascii: ".")] + kept + Array(tag.utf8))
-    }
 }
 
 extension FSError {

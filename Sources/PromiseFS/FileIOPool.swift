@@ -1,5 +1,6 @@
 import Dispatch
 internal import Synchronization
+internal import PromiseSystem
 
 /// The threads that run PromiseFS's blocking system calls, with a bounded queue.
 ///
@@ -28,8 +29,7 @@ public final class FileIOPool: Sendable {
     public let queueLimit: Int
 
     private struct State {
-        var jobs: [@Sendable () -> Void] = []
-        var head = 0
+        var jobs = FIFO<@Sendable () -> Void>()
         var closed = false
         var running: Int
         var stopped: Promise<Void>?
@@ -51,7 +51,7 @@ public final class FileIOPool: Sendable {
         state = Lock(State(running: threads))
         var started = 0
         // Named like the other products' threads, so `top -H` and debuggers tell them apart.
-        for _ in 0..<threads where WorkerThread.start(name: "promise-fs", { [self] in work() }) {
+        for _ in 0..<threads where NamedThread.start(name: "promise-fs", { [self] in work() }) == 0 {
             started += 1
         }
         // Fewer threads than asked is still a working pool; none is not.
@@ -88,7 +88,7 @@ public final class FileIOPool: Sendable {
     /// Queues `job`; `false` when the pool is shut down or its queue is full.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         let accepted = state.withLock { state in
-            guard !state.closed, state.jobs.count - state.head < queueLimit else { return false }
+            guard !state.closed, state.jobs.count < queueLimit else { return false }
             state.jobs.append(job)
             return true
         }
@@ -101,17 +101,7 @@ public final class FileIOPool: Sendable {
         while true {
             available.wait()
             let job: (@Sendable () -> Void)? = state.withLock { state in
-                guard state.head < state.jobs.count else { return nil }
-                let job = state.jobs[state.head]
-                state.head += 1
-                if state.head == state.jobs.count {
-                    state.jobs.removeAll(keepingCapacity: state.jobs.capacity <= 4096)
-                    state.head = 0
-                } else if state.head >= 1024, state.head * 2 >= state.jobs.count {
-                    state.jobs.removeFirst(state.head)
-                    state.head = 0
-                }
-                return job
+                state.jobs.popFirst()
             }
             if let job {
                 job()

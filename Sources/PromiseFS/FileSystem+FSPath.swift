@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 /// The operations on ``FSPath``: byte-exact paths, such as names that are not UTF-8. Each
 /// `String` form forwards here with `FSPath(string)`.
 extension FileSystem {

@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 /// Synchronous access to a database inside ``SQLiteDatabase/transaction(_:_:)`` and
 /// ``SQLiteDatabase/read(_:)``: the closure runs on the connection's own thread, and each call
 /// runs one statement there, at once.

@@ -1,5 +1,4 @@
-/// Path rules the file-writing adapters (PromiseFS, PromiseCurl's downloads) share. `package`
-/// access: not part of the public API.
+/// Path rules the file-writing adapters (PromiseFS, PromiseCurl's downloads) share.
 package enum AdapterPaths {
     /// The longest file name Linux file systems take, in bytes (`NAME_MAX`).
     package static let nameMax = 255
@@ -17,42 +16,36 @@ package enum AdapterPaths {
         return shown
     }
 
-    /// The directory part (`.` when there is none) and the last component of `path`, trailing
-    /// slashes aside (`/` stays `/`).
+    /// The directory part (`.` when there is none, `/` for a name directly under the root) and
+    /// the last component of `path`, trailing slashes aside (`/` itself is `/` and an empty name).
     ///
-    /// Works on UTF-8 bytes, not `Character`s: a `/` followed by a combining mark is one
-    /// `Character` that is not equal to `"/"`, yet the kernel still sees a separator there.
-    package static func split(_ path: String) -> (directory: String, name: String) {
+    /// Works on bytes, not `Character`s: a `/` followed by a combining mark is one `Character`
+    /// that is not equal to `"/"`, yet the kernel still sees a separator there. Splitting UTF-8
+    /// at `/` bytes leaves both parts valid UTF-8.
+    package static func split(_ path: some Collection<UInt8>) -> (directory: [UInt8], name: [UInt8]) {
         let slash = UInt8(ascii: "/")
-        var bytes = Array(path.utf8)[...]
+        var bytes = Array(path)[...]
         while bytes.count > 1, bytes.last == slash { bytes = bytes.dropLast() }
-        guard let last = bytes.lastIndex(of: slash) else { return (".", String(decoding: bytes, as: UTF8.self)) }
+        guard let last = bytes.lastIndex(of: slash) else { return ([UInt8(ascii: ".")], Array(bytes)) }
         let directory = bytes[..<last]
-        return (
-            directory.isEmpty ? "/" : String(decoding: directory, as: UTF8.self),
-            String(decoding: bytes[(last + 1)...], as: UTF8.self)
-        )
-    }
-
-    /// The components of `path` between slashes, empty ones skipped; split on bytes, like
-    /// ``split(_:)``.
-    package static func components(_ path: String) -> [String] {
-        Array(path.utf8).split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+        return (directory.isEmpty ? [slash] : Array(directory), Array(bytes[(last + 1)...]))
     }
 
     /// The start of a hidden sibling's name for the file `name`: `.` + `name` + `tag`, with
-    /// `name` cut at a Unicode scalar boundary so that adding `suffixLength` more bytes stays
+    /// `name` cut (never inside a UTF-8 sequence) so that adding `suffixLength` more bytes stays
     /// within ``nameMax``. Any name the file system accepts thus gets a temporary sibling it
     /// accepts too.
-    package static func siblingPrefix(of name: String, tag: String, suffixLength: Int) -> String {
-        let budget = nameMax - 1 - tag.utf8.count - suffixLength
-        var kept = ""
-        var used = 0
-        for scalar in name.unicodeScalars {
-            used += UTF8.width(scalar)
-            if used > budget { break }
-            kept.unicodeScalars.append(scalar)
-        }
-        return "." + kept + tag
+    ///
+    /// - Parameters:
+    ///   - name: The file's name, without a directory.
+    ///   - tag: What follows the name, such as `.tmp-`.
+    ///   - suffixLength: How many bytes the caller appends.
+    /// - Returns: The prefix.
+    package static func siblingPrefix(of name: some Collection<UInt8>, tag: String, suffixLength: Int) -> [UInt8] {
+        let bytes = Array(name)
+        let budget = max(0, nameMax - 1 - tag.utf8.count - suffixLength)
+        var kept = bytes.prefix(budget)
+        while kept.count < bytes.count, !kept.isEmpty, bytes[kept.count] & 0xC0 == 0x80 { kept = kept.dropLast() }
+        return [UInt8(ascii: ".")] + kept + Array(tag.utf8)
     }
 }

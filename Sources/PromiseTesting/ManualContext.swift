@@ -1,4 +1,5 @@
 public import PromiseCore
+internal import PromiseSystem
 
 /// An execution context that runs nothing until you tell it to, with a clock you advance
 /// by hand: deterministic tests of ordering, `delay`, `timeout` and `retry`.
@@ -19,8 +20,7 @@ public final class ManualContext: ExecutionContext {
         let work: @Sendable () -> Void
     }
     private struct State {
-        var queue: [@Sendable () -> Void] = []
-        var head = 0
+        var queue = FIFO<@Sendable () -> Void>()
         var timers: [Int: Timer] = [:]
         var now: Duration = .zero
         var sequence = 0
@@ -34,7 +34,7 @@ public final class ManualContext: ExecutionContext {
     public var now: Duration { state.withLock { $0.now } }
 
     /// How many work items wait to run (timers not included).
-    public var pendingCount: Int { state.withLock { $0.queue.count - $0.head } }
+    public var pendingCount: Int { state.withLock { $0.queue.count } }
 
     /// How many timers wait for their deadline.
     public var pendingTimerCount: Int { state.withLock { $0.timers.count } }
@@ -72,14 +72,7 @@ public final class ManualContext: ExecutionContext {
     @discardableResult
     public func runNext() -> Bool {
         let work: (@Sendable () -> Void)? = state.withLock { state in
-            guard state.head < state.queue.count else { return nil }
-            let work = state.queue[state.head]
-            state.head += 1
-            if state.head == state.queue.count {
-                state.queue.removeAll(keepingCapacity: true)
-                state.head = 0
-            }
-            return work
+            state.queue.popFirst()
         }
         guard let work else { return false }
         work()

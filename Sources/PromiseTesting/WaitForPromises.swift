@@ -1,5 +1,6 @@
 import PromiseCore
 import Dispatch
+internal import PromiseSystem
 
 /// Starts counting promise work in flight, for ``waitForPromises(timeout:)``.
 ///
@@ -34,7 +35,9 @@ public func startTrackingPromises() {
 /// - Returns: `true` if everything finished, `false` if `timeout` passed first.
 public func waitForPromises(timeout: Duration) -> Bool {
     startTrackingPromises()
-    let deadline = DispatchTime.now() + timeout.dispatchIntervalForTesting
+    // Rounded up, like every wait in the package; a timeout past what dispatch can represent never ends.
+    let nanoseconds = timeout.nanosecondsRoundedUp(cappedAt: Int64.max / 2)
+    let deadline = nanoseconds == Int64.max / 2 ? DispatchTime.distantFuture : DispatchTime.now() + .nanoseconds(Int(nanoseconds))
     let drained = DispatchSemaphore(value: 0)
     Promises.defaultQueue.async { drained.signal() }
     guard drained.wait(timeout: deadline) == .success else { return false }
@@ -44,12 +47,4 @@ public func waitForPromises(timeout: Duration) -> Bool {
         _ = tick.wait(timeout: .now() + .microseconds(200))
     }
     return true
-}
-
-extension Duration {
-    var dispatchIntervalForTesting: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        if seconds >= Int64(Int.max / 1_000_000_000) - 1 { return .never }
-        return .nanoseconds(max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
-    }
 }

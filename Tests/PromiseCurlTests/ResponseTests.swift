@@ -112,6 +112,24 @@ import Testing
         #expect(error?.message.contains("/nonexistent-directory") == true)
     }
 
+    @Test func aDownloadOverAPrivateFileKeepsItsModeAndADirectoryIsRefusedFirst() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let secret = directory + "/secret.txt"
+        try "old".write(toFile: secret, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
+        try await client.download(nginx.url("/small.txt"), to: secret).get()
+        let attributes = try FileManager.default.attributesOfItem(atPath: secret)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600, "a download must not widen a 0600 file's mode")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: secret)) == (try Data(contentsOf: URL(fileURLWithPath: nginx.root! + "/small.txt"))))
+        // A directory at the target is refused before anything is transferred, and left alone.
+        try FileManager.default.createDirectory(atPath: directory + "/folder", withIntermediateDirectories: false)
+        let refused = await #expect(throws: CurlError.self) { try await client.download(nginx.url("/small.txt"), to: directory + "/folder").get() }
+        #expect(refused?.code == .fileError)
+        #expect(refused?.message.contains("is a directory") == true, "\(String(describing: refused))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["folder", "secret.txt"])
+    }
+
     @Test func downloadProgressReachesTheTotal() async throws {
         let reports = Lock<[CurlProgress]>([])
         var request = CurlRequest(.get, httpbin.url("/bytes/100000"))

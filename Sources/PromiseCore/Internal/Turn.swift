@@ -41,20 +41,3 @@ private let turnKey: pthread_key_t = {
     precondition(status == 0, "swift-promise: pthread_key_create failed (\(status)); the process is out of thread-specific keys")
     return key
 }()
-
-/// Writes one line to standard error without buffering (used by the default diagnostics handler).
-func writeToStandardError(_ line: String) {
-    var text = line
-    if !text.hasSuffix("\n") { text += "\n" }
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-    }
-}

@@ -1,6 +1,7 @@
 internal import CCurl
 @_spi(ContextContract) import PromiseCore
 import Synchronization
+internal import PromiseSystem
 
 /// The thread that owns one multi handle and every easy handle in it.
 ///
@@ -59,12 +60,12 @@ final class Driver: Sendable {
             curl_multi_cleanup(multi)
             throw error
         }
-        let started = WorkerThread.start(name: configuration.threadName) { [self] in run() }
-        if started { ContextRegistry.register(self, for: contextID) }
-        guard started else {
+        let status = NamedThread.start(name: configuration.threadName) { [self] in run() }
+        guard status == 0 else {
             curl_multi_cleanup(multi)
-            throw CurlError(.internalError, message: "could not start the client's thread (pthread_create failed)")
+            throw CurlError(.internalError, message: "could not start the client's thread: pthread_create failed with \(ErrnoText.describe(status))")
         }
+        ContextRegistry.register(self, for: contextID)
     }
 
     /// The identity of the driver thread's turns: requests are resolved in them, so

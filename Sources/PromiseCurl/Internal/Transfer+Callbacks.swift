@@ -1,5 +1,6 @@
 internal import CCurl
 import Dispatch
+internal import PromiseSystem
 
 /// What the C callbacks do, on the driver thread, inside `curl_multi_perform`. None of them
 /// runs user code or touches the multi handle; a problem is recorded in `failure` and libcurl
@@ -21,7 +22,8 @@ extension Transfer {
         }
         if let sink {
             guard sink.write(bytes) else {
-                failure = error(.fileError, "writing the download to '\(sink.target)' failed: \(describe(sink.writeErrno)); the target was left as it was")
+                failure = error(
+                    .fileError, "writing the download to '\(sink.target)' failed: \(ErrnoText.describe(sink.writeErrno)); the target was left as it was")
                 return 0
             }
             return bytes.count
@@ -57,7 +59,7 @@ extension Transfer {
     /// `CURLOPT_READFUNCTION`: the next piece of a file body.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let file = uploadFile, let count = file.read(into: buffer) else {
-            failure = error(.readError, "reading the request body file failed: \(describe(uploadFile?.readErrno ?? 0))")
+            failure = error(.readError, "reading the request body file failed: \(ErrnoText.describe(uploadFile?.readErrno ?? 0))")
             return ccurl_readfunc_abort()
         }
         return count

@@ -1,5 +1,6 @@
 internal import CCurl
 import Synchronization
+internal import PromiseSystem
 
 /// How a download stores its body (see ``CurlClient/download(_:to:options:)-(CurlRequest,_,_)``).
 struct DownloadTarget: Sendable {
@@ -133,9 +134,7 @@ final class Transfer: @unchecked Sendable {
         }
         if let stall = request.stallTimeout ?? configuration.stallTimeout {
             // Below 1 byte per second for that many seconds (whole seconds, rounded up).
-            let (seconds, attoseconds) = stall.components
-            let whole = seconds < 0 ? 1 : Int(min(seconds, Int64(Int32.max))) + (attoseconds > 0 ? 1 : 0)
-            stallSeconds = max(1, whole)
+            stallSeconds = Int(max(1, stall.secondsRoundedUp(cappedAt: Int64(Int32.max))))
             try setLong(easy, CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
             try setLong(easy, CURLOPT_LOW_SPEED_TIME, stallSeconds, "CURLOPT_LOW_SPEED_TIME")
         }
@@ -269,11 +268,9 @@ final class Transfer: @unchecked Sendable {
         try curlCheck(ccurl_easy_setopt_string(easy, option, value), name)
     }
 
+    /// Whole milliseconds, rounded up, at least 1: libcurl reads 0 as "no timeout".
     private func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        if seconds < 0 { return 1 }
-        if seconds > Int64(Int32.max) / 1000 { return Int(Int32.max) }
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        Int(max(1, duration.millisecondsRoundedUp(cappedAt: Int64(Int32.max))))
     }
 
     // MARK: Finishing

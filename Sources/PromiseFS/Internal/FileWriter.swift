@@ -1,10 +1,12 @@
+internal import PromiseSystem
+
 /// Whole-file writes: the atomic replace and the in-place write.
 enum FileWriter {
-    /// Temp file in the target's directory, write all, keep the old owner and mode, fsync, rename,
-    /// fsync the directory. The target holds the old contents or the new, never a mix.
+    /// Through ``AtomicFileReplacement``: a temporary file in the target's directory, written
+    /// whole, given the old owner and mode, flushed, renamed, the directory flushed. The target
+    /// holds the old contents or the new, never a mix.
     static func replaceAtomically(_ path: FSPath, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
         try refuseTrailingSlash(path)
-        let (directory, name) = split(path)
         let existing = try Sys.lstatIfPresent(path)
         if let existing {
             if options.exclusive {
@@ -15,34 +17,44 @@ enum FileWriter {
             }
             try refuseToReplace(existing, at: path)
         }
-        let prefix = name.siblingPrefix(tag: ".tmp-", suffixLength: Sys.uniqueSuffixLength)
-        // A new file is created with its final mode, the umask applying; a replacement stays
-        // 0600 until it has the replaced file's owner and mode.
-        let replaced = existing.flatMap { $0.kind == .regular ? $0 : nil }
-        let createMode = replaced == nil ? options.mode ?? 0o644 : 0o600
-        let (fd, temporary) = try Sys.makeTemporaryFile(directory.appending(prefix), target: path, mode: createMode)
-        var renamed = false
-        defer {
-            Sys.close(fd)
-            if !renamed { try? Sys.unlink(temporary) }
+        let replaced = existing.flatMap { info in
+            info.kind == .regular
+                ? AtomicFileReplacement.Existing.regularFile(owner: info.ownerID, group: info.groupID, permissions: info.permissions)
+                : nil
         }
-        try Sys.write(fd, bytes, offset: nil, path: temporary)
-        if let replaced { try keepOwnerAndMode(fd, of: replaced, path: temporary) }
-        if options.durable { try Sys.fsync(fd, path: temporary) }
-        // The directory is opened before the rename, so that running out of descriptors
-        // (EMFILE) fails the write while the target is still untouched, not after it was
-        // replaced.
-        let dirFD = options.durable ? try Sys.openDirectory(directory) : -1
-        defer { if dirFD >= 0 { Sys.close(dirFD) } }
-        if options.exclusive {
-            // link(2) refuses an existing name atomically, where a check before rename would race.
-            try Sys.link(temporary, path)
-            try? Sys.unlink(temporary)
-        } else {
-            try Sys.rename(temporary, path)
+        let replacement: AtomicFileReplacement
+        do {
+            replacement = try AtomicFileReplacement(target: path.bytes, replacing: replaced, tag: ".tmp-", newFileMode: options.mode ?? 0o644)
+        } catch {
+            throw FSError(FSError.Code(rawValue: error.code), operation: "open", path: path, activity: "creating a temporary file next to \(path)")
         }
-        renamed = true
-        if options.durable { try Sys.fsync(dirFD, path: directory) }
+        let temporary = FSPath(bytes: replacement.temporaryPath)
+        do {
+            try Sys.write(replacement.descriptor, bytes, offset: nil, path: temporary.description)
+        } catch {
+            replacement.discard()
+            throw error
+        }
+        do {
+            try replacement.commit(durable: options.durable, exclusive: options.exclusive)
+        } catch {
+            throw FSError(FSError.Code(rawValue: error.code), operation: error.call, path: path, activity: activity(error.step, path, temporary))
+        }
+    }
+
+    /// What the atomic write was doing when `step` failed, for its error.
+    private static func activity(_ step: AtomicFileReplacement.Failure.Step, _ path: FSPath, _ temporary: FSPath) -> String {
+        switch step {
+        case .inspect: "reading the attributes of \(path)"
+        case .create: "creating a temporary file next to \(path)"
+        case .keepOwner: "giving \(temporary) the owner of the file it replaces"
+        case .keepMode: "changing the permissions of \(temporary)"
+        case .flush: "flushing \(temporary) to disk"
+        case .openDirectory: "opening the directory \(path.split.directory)"
+        case .rename: "renaming \(temporary) to \(path)"
+        case .link: "creating \(path)"
+        case .flushDirectory: "flushing \(path.split.directory) to disk (\(path) is in place)"
+        }
     }
 
     /// Truncates (or creates) the file and writes into it.

@@ -137,21 +137,6 @@ extension FileWriter {
             FSError.Code(rawValue: code), operation: "write", path: path,
             activity: "writing \(path)" + (code == EISDIR ? " (a name ending in / can only be a directory)" : ""))
     }
-
-    /// Gives the temporary file `fd` the owner, group and permission bits of the regular file
-    /// it replaces. Where the owner cannot be given (`EPERM` or `EINVAL`: not privileged, or
-    /// an owner outside this user namespace) the group alone is tried, then the writer's are
-    /// kept, as `cp -p` does. The owner goes first: `chown` clears set-user-ID and set-group-ID
-    /// bits, which the mode then puts back.
-    static func keepOwnerAndMode(_ fd: Int32, of existing: FileInfo, path: FSPath) throws(FSError) {
-        if Sys.retrying({ Glibc.fchown(fd, existing.ownerID, existing.groupID) }) != 0 {
-            guard errno == EPERM || errno == EINVAL else {
-                throw Sys.failure("chown", path, "giving \(path) the owner of the file it replaces")
-            }
-            _ = Sys.retrying { Glibc.fchown(fd, uid_t.max, existing.groupID) }
-        }
-        try Sys.fchmod(fd, existing.permissions, path: path)
-    }
 }
 
 extension Tree {

@@ -1,5 +1,6 @@
 internal import Glibc
 internal import Synchronization
+internal import PromiseSystem
 
 /// Every system call PromiseFS makes, in one place: `EINTR` retried, short reads and writes
 /// looped, every descriptor opened `O_CLOEXEC`, and `-1` turned into an ``FSError`` naming
@@ -238,42 +239,9 @@ enum Sys {
         try At.readLink(At.cwd, path, path: path)
     }
 
-    /// `prefix` followed by 14 letters and digits (``uniqueSuffixLength``): a per-process
-    /// random part and a counter.
-    /// Uniqueness, not secrecy, is what matters (creation uses `O_EXCL` and retries), so one
-    /// random draw per process is enough, and no name costs a system call.
+    /// `prefix` followed by a ``TemporaryName`` suffix.
     static func uniqueName(_ prefix: String) -> String {
-        let serial = nameCounter.add(1, ordering: .relaxed).newValue
-        return prefix + base36(processNonce, width: 7) + base36(UInt64(serial) % 78_364_164_096, width: 7)
-    }
-
-    /// How many bytes ``uniqueName(_:)`` appends to its prefix.
-    static let uniqueSuffixLength = 14
-
-    private static let processNonce = UInt64.random(in: 0..<78_364_164_096)  // 36^7
-    private static let nameCounter = Atomic<Int>(0)
-
-    private static func base36(_ value: UInt64, width: Int) -> String {
-        let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
-        var value = value
-        var out = [UInt8](repeating: 0, count: width)
-        for index in stride(from: width - 1, through: 0, by: -1) {
-            out[index] = digits[Int(value % 36)]
-            value /= 36
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Creates a new file named `prefix` + a random suffix, `mode` (the umask applies),
-    /// `O_EXCL | O_CLOEXEC` (mkostemp's job, without its `_GNU_SOURCE`); returns its
-    /// descriptor and path.
-    static func makeTemporaryFile(_ prefix: FSPath, target: FSPath, mode: UInt32 = 0o600) throws(FSError) -> (fd: Int32, path: FSPath) {
-        while true {
-            let path = FSPath(bytes: prefix.bytes + uniqueName("").utf8)
-            let fd = path.withCString { path in retrying { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode)) } }
-            if fd >= 0 { return (fd, path) }
-            if errno != EEXIST { throw failure("open", target, "creating a temporary file next to \(target)") }
-        }
+        prefix + String(decoding: TemporaryName.suffix(), as: UTF8.self)
     }
 
     /// Creates a new directory named `prefix` + a random suffix, mode 0700; returns its path.

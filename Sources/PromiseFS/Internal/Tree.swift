@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 /// Directory trees: listing, removal, copying. Walks go through directory descriptors with
 /// `O_NOFOLLOW` (``DirectoryStack``), so a symbolic link inside a tree is listed, removed or
 /// copied as a link and never followed out of the tree, and a tree of any depth is walked
@@ -262,8 +264,8 @@ enum Tree {
     static func move(_ from: FSPath, to: FSPath, cancelled: CancelFlag) throws {
         guard try !At.rename(At.cwd, from, At.cwd, to, crossDeviceIsFine: true) else { return }
         let (directory, name) = to.split
-        let prefix = name.siblingPrefix(tag: ".move-", suffixLength: Sys.uniqueSuffixLength)
-        let staging = directory.appending(FSPath(bytes: prefix.bytes + Sys.uniqueName("").utf8))
+        let prefix = AdapterPaths.siblingPrefix(of: name.bytes, tag: ".move-", suffixLength: TemporaryName.suffixLength)
+        let staging = directory.appending(FSPath(bytes: prefix + TemporaryName.suffix()))
         do {
             try copy(from, to: staging, recursive: true, keepingTimes: true, cancelled: cancelled)
             _ = try At.rename(At.cwd, staging, At.cwd, to)

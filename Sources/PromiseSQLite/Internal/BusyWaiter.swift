@@ -1,5 +1,6 @@
 internal import CSQLite
 import Glibc
+internal import PromiseSystem
 
 /// Watches the running job's cancellation flag from inside SQLite, on the connection thread:
 ///
@@ -30,8 +31,8 @@ final class BusyWaiter {
         guard remaining > .zero else { return false }
         let step = Duration.milliseconds(Self.steps[min(attempt, Self.steps.count - 1)])
         let sleep = min(step, remaining)
-        let (seconds, attoseconds) = sleep.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        let nanoseconds = sleep.nanosecondsRoundedUp(cappedAt: Int64.max)
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var left = timespec()
         while nanosleep(&request, &left) != 0 && errno == EINTR { request = left }
         return true

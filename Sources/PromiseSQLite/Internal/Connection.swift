@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import PromiseSystem
 
 /// One open `sqlite3*` and its statement cache. Created, used and closed on its owner thread
 /// only (``ConnectionOwner``); never shared.
@@ -65,9 +66,7 @@ final class Connection {
             var current: Int32 = -1
             try sqliteCheck(csqlite_db_config_flag(db, option, value, &current), db)
         }
-        let (seconds, attoseconds) = configuration.busyTimeout.components
-        let milliseconds = min(max(seconds, 0), Int64(Int32.max / 1000)) * 1000 + max(attoseconds, 0) / 1_000_000_000_000_000
-        busy.timeout = Int(milliseconds)
+        busy.timeout = Int(configuration.busyTimeout.millisecondsRoundedUp(cappedAt: Int64(Int32.max)))
         let installed = installBusyHandler(db, busy)
         busyContext = installed.context
         try sqliteCheck(installed.status, db)

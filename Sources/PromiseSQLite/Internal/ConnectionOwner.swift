@@ -2,6 +2,7 @@ internal import CSQLite
 import Dispatch
 @_spi(ContextContract) import PromiseCore
 internal import Synchronization
+internal import PromiseSystem
 
 /// The thread that owns one connection: it opens the `sqlite3*`, runs every job on it in
 /// submission order, and closes it. Other threads only enqueue jobs and, to cancel a running
@@ -52,14 +53,15 @@ final class ConnectionOwner: Sendable {
     /// Starts the thread, which opens `path` before running any job.
     init(path: String, configuration: SQLiteConfiguration) {
         self.path = path
-        let started = WorkerThread.start(name: configuration.threadName) { [self] in
+        let status = NamedThread.start(name: configuration.threadName) { [self] in
             main(configuration)
         }
-        if started { ContextRegistry.register(self, for: contextID) }
-        if !started {
+        if status == 0 { ContextRegistry.register(self, for: contextID) }
+        if status != 0 {
             state.withLock { state in
                 state.accepting = false
-                state.refusal = SQLiteError(.closed, message: "could not start a thread for '\(path)' (pthread_create failed)")
+                state.refusal = SQLiteError(
+                    .closed, message: "could not start a thread for '\(path)': pthread_create failed with \(ErrnoText.describe(status))")
                 state.closing = true
                 state.closeResult = .success(())
             }

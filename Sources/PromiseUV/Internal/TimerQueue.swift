@@ -1,4 +1,5 @@
 internal import Synchronization
+internal import PromiseSystem
 
 /// One timer waiting in a ``TimerQueue``. Subclasses say what firing does.
 ///
@@ -230,11 +231,6 @@ extension Duration {
     /// This duration in whole milliseconds, rounded up (libuv's timer resolution), never
     /// negative, capped far beyond any real wait.
     var uvMilliseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
-        if seconds >= 1 << 40 { return 1 << 50 }
-        let perMillisecond: Int64 = 1_000_000_000_000_000
-        let fraction = (attoseconds + perMillisecond - 1) / perMillisecond
-        return UInt64(seconds) * 1000 + UInt64(max(0, fraction))
+        UInt64(millisecondsRoundedUp(cappedAt: 1 << 50))
     }
 }

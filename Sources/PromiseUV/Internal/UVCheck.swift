@@ -30,10 +30,3 @@ func libuvMessage(_ code: Int32) -> String {
         return String(cString: buffer.baseAddress!)
     }
 }
-
-/// Names the calling thread `name`, cut to the 15 bytes Linux keeps.
-func nameCurrentThread(_ name: String) {
-    LoopThread.threadName(name).withCString { pointer in
-        _ = cuv_set_thread_name(pointer)
-    }
-}

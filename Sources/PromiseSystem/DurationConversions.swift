@@ -1,0 +1,46 @@
+extension Duration {
+    // One rule for every conversion to a coarser unit: a wait is never shorter than asked, so
+    // the conversion rounds up; zero and negative durations become 0; a duration past `cap`
+    // becomes `cap`. Callers for which 0 means "no limit" (libcurl's timeouts) raise it to 1.
+
+    /// Whole seconds, rounded up; 0 for zero or negative; at most `cap`.
+    ///
+    /// - Parameter cap: The largest result.
+    /// - Returns: The seconds.
+    package func secondsRoundedUp(cappedAt cap: Int64) -> Int64 {
+        roundedUp(unitsPerSecond: 1, cappedAt: cap)
+    }
+
+    /// Whole milliseconds, rounded up; 0 for zero or negative; at most `cap`.
+    ///
+    /// - Parameter cap: The largest result.
+    /// - Returns: The milliseconds.
+    package func millisecondsRoundedUp(cappedAt cap: Int64) -> Int64 {
+        roundedUp(unitsPerSecond: 1_000, cappedAt: cap)
+    }
+
+    /// Whole nanoseconds, rounded up; 0 for zero or negative; at most `cap`.
+    ///
+    /// - Parameter cap: The largest result.
+    /// - Returns: The nanoseconds.
+    package func nanosecondsRoundedUp(cappedAt cap: Int64) -> Int64 {
+        roundedUp(unitsPerSecond: 1_000_000_000, cappedAt: cap)
+    }
+
+    /// The duration in seconds as a `Double` (to the nearest representable value), for
+    /// arithmetic such as a backoff's growth.
+    package var secondsAsDouble: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    private func roundedUp(unitsPerSecond: Int64, cappedAt cap: Int64) -> Int64 {
+        // `components` keeps both parts on the same side of zero.
+        let (seconds, attoseconds) = components
+        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
+        if seconds >= cap / unitsPerSecond { return cap }
+        let attosecondsPerUnit = 1_000_000_000_000_000_000 / unitsPerSecond
+        let whole = seconds * unitsPerSecond + (attoseconds + attosecondsPerUnit - 1) / attosecondsPerUnit
+        return min(whole, cap)
+    }
+}
