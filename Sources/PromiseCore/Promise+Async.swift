@@ -31,7 +31,7 @@ extension Promise {
     /// - Throws: The rejection reason, or `CancellationError`.
     @discardableResult
     public func get() async throws -> Value {
-        if let result = currentResult {
+        if let result = deliveredResult {
             return try result.get()
         }
         let waiter = Promise<Value>(resolvingContextID: nil)

@@ -292,6 +292,20 @@ public final class Promise<Value: Sendable>: Sendable {
         }
     }
 
+    /// The result once every callback registered before now has been handed over (the drain
+    /// that delivers them has run), else `nil`; reading it counts as handling a rejection.
+    /// ``get()`` waits for this, so code after `await promise.get()` sees the effects of the
+    /// inline callbacks registered before it.
+    @inlinable
+    var deliveredResult: Result<Value, any Error>? {
+        withState { state in
+            guard state.result != nil, !state.deliveryScheduled else { return nil }
+            state.observed = true
+            attention.store(false, ordering: .relaxed)
+            return state.result
+        }
+    }
+
     // MARK: Resolving
 
     /// Fulfils the promise with `value`, unless it is already resolved.
