@@ -1,8 +1,9 @@
 internal import PromiseSystem
 
-/// Synchronous access to a database inside ``SQLiteDatabase/transaction(_:_:)`` and
-/// ``SQLiteDatabase/read(_:)``: the closure runs on the connection's own thread, and each call
-/// runs one statement there, at once.
+/// Synchronous access to a database inside ``SQLiteDatabase/transaction(_:_:)``,
+/// ``SQLiteDatabase/read(_:)`` and ``SQLiteReader/readWithoutTransaction(_:)``: the closure runs
+/// on the connection's own thread, and each call runs one statement there, at once. Every
+/// promise-returning query method of ``SQLiteReader`` and ``SQLiteWriter`` is one of these calls.
 ///
 /// A connection is valid only while the closure it was passed to runs; calls after that throw
 /// ``SQLiteError/Code-swift.struct/invalidUse``. Each call first checks whether the promise of

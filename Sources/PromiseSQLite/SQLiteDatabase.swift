@@ -23,7 +23,7 @@
 ///
 /// The defaults are the safe ones: foreign keys on, double-quoted string literals off,
 /// defensive mode on, a 5-second busy timeout, `synchronous` FULL; see ``SQLiteConfiguration``.
-public final class SQLiteDatabase: Sendable {
+public final class SQLiteDatabase: SQLiteWriter {
     let owner: ConnectionOwner
 
     /// The path the database was opened with (`:memory:` for an in-memory database).
@@ -72,88 +72,26 @@ public final class SQLiteDatabase: Sendable {
         _ = owner.close()
     }
 
-    /// Runs one statement.
+    /// Runs `body` with the connection, on its thread, outside any transaction `body` does not
+    /// open itself. ``execute(_:_:)``, ``query(_:_:)`` and the other single-statement methods
+    /// (from ``SQLiteReader`` and ``SQLiteWriter``) run through it.
     ///
-    /// - Parameters:
-    ///   - sql: One SQL statement; `?` or `:name` marks a parameter. Two statements are an
-    ///     error (use ``executeScript(_:)``).
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the rows changed and the last insert row id, rejected with
-    ///   ``SQLiteError``.
-    public func execute(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<SQLiteChanges> {
-        owner.submit { connection, cancel in try connection.execute(sql, bindings, cancel: cancel) }
-    }
-
-    /// Runs every statement in `sql`, in order, without parameters: a schema, a migration.
-    ///
-    /// - Parameter sql: The statements, separated by `;`.
-    /// - Returns: A promise rejected with ``SQLiteError`` naming the statement that failed. The
-    ///   statements before it stay applied, unless the script opened a transaction of its own
-    ///   (`BEGIN` without its `COMMIT`): that one is rolled back.
-    public func executeScript(_ sql: String) -> Promise<Void> {
-        owner.submit { connection, cancel in try connection.executeScript(sql, cancel: cancel) }
-    }
-
-    /// Runs one query and collects its rows.
-    ///
-    /// - Parameters:
-    ///   - sql: One SQL statement.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the rows.
-    public func query(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<[SQLiteRow]> {
+    /// - Parameter body: The statements, run synchronously on the connection thread.
+    /// - Returns: A promise of what `body` returns, rejected with what it throws.
+    public func readWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) -> Promise<T> {
         owner.submit { connection, cancel in
-            var rows = [SQLiteRow]()
-            try connection.forEachRow(sql, bindings, cancel: cancel) { rows.append($0.row()) }
-            return rows
+            let handle = SQLiteConnection(connection, cancel: cancel, transactional: false)
+            defer { handle.invalidate() }
+            return try body(handle)
         }
     }
 
-    /// Runs one query and decodes each row into `T`: a keyed type's properties by column name,
-    /// a single value (`Int`, `String`, a raw-value enum) from the first column.
+    /// The same as ``readWithoutTransaction(_:)``: one connection reads and writes.
     ///
-    /// - Parameters:
-    ///   - type: The type of each row.
-    ///   - sql: One SQL statement.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the decoded rows, rejected with ``SQLiteError`` or a
-    ///   `DecodingError` naming the column that did not fit.
-    public func query<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<[T]> {
-        owner.submit { connection, cancel in try connection.decodeAll(T.self, sql, bindings, cancel: cancel) }
-    }
-
-    /// Runs one query and returns its first row, or `nil` when it has none.
-    ///
-    /// - Parameters:
-    ///   - sql: One SQL statement.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the first row or `nil`.
-    public func queryFirst(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<SQLiteRow?> {
-        owner.submit { connection, cancel in
-            try connection.run(sql, bindings, cancel: cancel) { try $0.step() ? $0.row() : nil }
-        }
-    }
-
-    /// Runs one query and decodes its first row into `T`, or gives `nil` when it has none.
-    ///
-    /// - Parameters:
-    ///   - type: The type of the row.
-    ///   - sql: One SQL statement.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the decoded row or `nil`.
-    public func queryFirst<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<T?> {
-        owner.submit { connection, cancel in try connection.decodeFirst(T.self, sql, bindings, cancel: cancel) }
-    }
-
-    /// Runs one query and gives the first column of its first row: `SELECT count(*) …`.
-    ///
-    /// - Parameters:
-    ///   - type: The column's type.
-    ///   - sql: One SQL statement.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the value, `nil` for no row or `NULL`; rejected with
-    ///   ``SQLiteError/Code-swift.struct/mismatch`` when it does not convert to `T`.
-    public func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<T?> {
-        owner.submit { connection, cancel in try connection.scalar(T.self, sql, bindings, cancel: cancel) }
+    /// - Parameter body: The statements, run synchronously on the connection thread.
+    /// - Returns: A promise of what `body` returns, rejected with what it throws.
+    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) -> Promise<T> {
+        readWithoutTransaction(body)
     }
 
     /// Runs `body` in a transaction on the connection thread: committed when `body` returns,

@@ -7,8 +7,9 @@
 /// try await pool.execute("DELETE FROM sessions WHERE expires < ?", [now]).get()  // the writer
 /// ```
 ///
-/// Reads go to the reader connection with the least work queued; each is a read-only
-/// connection on its own thread. Writes (``execute(_:_:)``, ``executeScript(_:)``,
+/// Reads (the ``SQLiteReader`` methods) go to the reader connection with the least work
+/// queued; each is a read-only connection on its own thread. Writes (the ``SQLiteWriter``
+/// methods: ``SQLiteWriter/execute(_:_:)``, ``SQLiteWriter/executeScript(_:)``,
 /// ``transaction(_:_:)``) go to the single writer, in order. In WAL mode readers see the last
 /// committed state and never block the writer, and the writer never blocks them.
 ///
@@ -16,7 +17,7 @@
 /// snapshot older than its own last write, and SQLite serves small queries in microseconds,
 /// so one connection already runs tens of thousands of them per second. Take a pool when a
 /// measurement shows reads queueing behind long writes or long scans. See <doc:Threading>.
-public final class SQLiteDatabasePool: Sendable {
+public final class SQLiteDatabasePool: SQLiteWriter {
     /// The connection every write goes to.
     public let writer: SQLiteDatabase
     /// The read-only connections reads are spread over.
@@ -87,57 +88,22 @@ public final class SQLiteDatabasePool: Sendable {
         return best
     }
 
-    /// Runs one query on a reader and collects its rows. See ``SQLiteDatabase/query(_:_:)``.
+    /// Runs `body` on the reader with the least work queued, outside a transaction. The
+    /// query methods of ``SQLiteReader`` run through it.
     ///
-    /// - Parameters:
-    ///   - sql: One SQL statement that only reads.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the rows.
-    public func query(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<[SQLiteRow]> {
-        reader.query(sql, bindings)
+    /// - Parameter body: Reads; writes fail with ``SQLiteError/Code-swift.struct/readOnly``.
+    /// - Returns: A promise of what `body` returns.
+    public func readWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) -> Promise<T> {
+        reader.readWithoutTransaction(body)
     }
 
-    /// Runs one query on a reader and decodes its rows. See ``SQLiteDatabase/query(_:_:_:)``.
+    /// Runs `body` on the writer, outside a transaction. ``SQLiteWriter/execute(_:_:)`` and
+    /// ``SQLiteWriter/executeScript(_:)`` run through it.
     ///
-    /// - Parameters:
-    ///   - type: The type of each row.
-    ///   - sql: One SQL statement that only reads.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the decoded rows.
-    public func query<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<[T]> {
-        reader.query(T.self, sql, bindings)
-    }
-
-    /// Runs one query on a reader and gives its first row. See ``SQLiteDatabase/queryFirst(_:_:)``.
-    ///
-    /// - Parameters:
-    ///   - sql: One SQL statement that only reads.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the first row or `nil`.
-    public func queryFirst(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<SQLiteRow?> {
-        reader.queryFirst(sql, bindings)
-    }
-
-    /// Runs one query on a reader and decodes its first row. See ``SQLiteDatabase/queryFirst(_:_:_:)``.
-    ///
-    /// - Parameters:
-    ///   - type: The type of the row.
-    ///   - sql: One SQL statement that only reads.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the decoded row or `nil`.
-    public func queryFirst<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<T?> {
-        reader.queryFirst(T.self, sql, bindings)
-    }
-
-    /// Runs one query on a reader and gives the first column of its first row.
-    ///
-    /// - Parameters:
-    ///   - type: The column's type.
-    ///   - sql: One SQL statement that only reads.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the value, `nil` for no row or `NULL`.
-    public func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<T?> {
-        reader.scalar(T.self, sql, bindings)
+    /// - Parameter body: The statements.
+    /// - Returns: A promise of what `body` returns.
+    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) -> Promise<T> {
+        writer.writeWithoutTransaction(body)
     }
 
     /// Runs `body` on a reader in a read transaction: one consistent snapshot.
@@ -146,24 +112,6 @@ public final class SQLiteDatabasePool: Sendable {
     /// - Returns: A promise of what `body` returns.
     public func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) -> Promise<T> {
         reader.read(body)
-    }
-
-    /// Runs one statement on the writer. See ``SQLiteDatabase/execute(_:_:)``.
-    ///
-    /// - Parameters:
-    ///   - sql: One SQL statement.
-    ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the rows changed and the last insert row id.
-    public func execute(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<SQLiteChanges> {
-        writer.execute(sql, bindings)
-    }
-
-    /// Runs a script on the writer. See ``SQLiteDatabase/executeScript(_:)``.
-    ///
-    /// - Parameter sql: The statements.
-    /// - Returns: A promise fulfilled when all ran.
-    public func executeScript(_ sql: String) -> Promise<Void> {
-        writer.executeScript(sql)
     }
 
     /// Runs a transaction on the writer. See ``SQLiteDatabase/transaction(_:_:)``.

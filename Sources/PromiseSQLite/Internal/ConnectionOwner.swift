@@ -27,20 +27,14 @@ final class ConnectionOwner: Sendable {
     }
 
     private struct State {
-        var jobs: [Job] = []
-        var sleeping = false
-        var accepting = true
-        var refusal = SQLiteError(.closed, message: "the database was closed; open a new SQLiteDatabase")
+        var mailbox = Mailbox<Job>()
+        /// One close waiter per `close()` call, so a caller that cancels its own (a timeout)
+        /// cannot cancel anyone else's.
+        var lifecycle = Lifecycle<Promise<Void>, SQLiteError>(
+            refusal: SQLiteError(.closed, message: "the database was closed; open a new SQLiteDatabase"))
         var nextID: UInt64 = 1
         var running: UInt64 = 0
         var interruptTarget: InterruptTarget?
-        /// Set once close was asked for.
-        var closing = false
-        /// How the close went, once it is done.
-        var closeResult: Result<Void, SQLiteError>?
-        /// One promise per `close()` call, so a caller that cancels its own (a timeout) cannot
-        /// cancel anyone else's.
-        var closeWaiters: [Promise<Void>] = []
     }
 
     private let state = Lock(State())
@@ -58,13 +52,9 @@ final class ConnectionOwner: Sendable {
         }
         if status == 0 { ContextRegistry.register(self, for: contextID) }
         if status != 0 {
-            state.withLock { state in
-                state.accepting = false
-                state.refusal = SQLiteError(
-                    .closed, message: "could not start a thread for '\(path)': pthread_create failed with \(ErrnoText.describe(status))")
-                state.closing = true
-                state.closeResult = .success(())
-            }
+            let refusal = SQLiteError(
+                .closed, message: "could not start a thread for '\(path)': pthread_create failed with \(ErrnoText.describe(status))")
+            state.withLock { $0.lifecycle.failedToStart(refusal) }
         }
     }
 
@@ -117,13 +107,10 @@ final class ConnectionOwner: Sendable {
 
     private func enqueue(_ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
         let (outcome, wakeNeeded): (Result<UInt64, SQLiteError>, Bool) = state.withLock { state in
-            guard state.accepting else { return (.failure(state.refusal), false) }
+            if case .failure(let refusal) = state.lifecycle.admit() { return (.failure(refusal), false) }
             let id = state.nextID
             state.nextID += 1
-            state.jobs.append(Job(id: id, run: run))
-            let sleeping = state.sleeping
-            state.sleeping = false
-            return (.success(id), sleeping)
+            return (.success(id), state.mailbox.post(Job(id: id, run: run)))
         }
         if case .success = outcome { load.add(1, ordering: .relaxed) }
         if wakeNeeded { wake.signal() }
@@ -143,27 +130,17 @@ final class ConnectionOwner: Sendable {
     /// - Returns: A promise fulfilled once the connection is closed (a new promise on every
     ///   call, each settled the same way).
     func close() -> Promise<Void> {
-        let (promise, wakeNeeded): (Promise<Void>, Bool) = state.withLock { state in
-            if let result = state.closeResult {
-                let settled = Promise<Void>.pending()
-                settled.resolve(result.mapError { $0 as any Error })
-                return (settled, false)
-            }
-            // Resolved on the connection thread: waiting for it inside a transaction closure
-            // is a deadlock, reported as one.
-            let waiter = Promise<Void>.pending(resolvedOn: contextID)
-            state.closeWaiters.append(waiter)
-            if state.closing { return (waiter, false) }
-            state.closing = true
-            state.jobs.append(Job(id: 0, run: nil))
-            state.accepting = false
-            state.refusal = SQLiteError(.closed, message: "the database was closed; open a new SQLiteDatabase")
-            let sleeping = state.sleeping
-            state.sleeping = false
-            return (waiter, sleeping)
+        // Resolved on the connection thread: waiting for it inside a transaction closure is a
+        // deadlock, reported as one.
+        let waiter = Promise<Void>.pending(resolvedOn: contextID)
+        let (step, wakeNeeded) = state.withLock { state in
+            let step = state.lifecycle.shutdown(waiter)
+            guard case .begin = step else { return (step, false) }
+            return (step, state.mailbox.post(Job(id: 0, run: nil)))
         }
         if wakeNeeded { wake.signal() }
-        return promise
+        if case .settled(let result) = step { waiter.resolve(result.mapError { $0 as any Error }) }
+        return waiter
     }
 
     // MARK: The thread
@@ -183,14 +160,7 @@ final class ConnectionOwner: Sendable {
 
         var batch = [Job]()
         while true {
-            let hasWork: Bool = state.withLock { state in
-                if state.jobs.isEmpty {
-                    state.sleeping = true
-                    return false
-                }
-                swap(&batch, &state.jobs)
-                return true
-            }
+            let hasWork = state.withLock { $0.mailbox.takeAll(into: &batch) }
             guard hasWork else {
                 wake.wait()
                 continue
@@ -224,11 +194,7 @@ final class ConnectionOwner: Sendable {
             ? .success(())
             : .failure(SQLiteError(SQLiteError.Code(rawValue: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
         ContextRegistry.unregister(contextID)
-        let waiters: [Promise<Void>] = state.withLock { state in
-            state.closeResult = result
-            defer { state.closeWaiters = [] }
-            return state.closeWaiters
-        }
+        let waiters = state.withLock { $0.lifecycle.finish(result) }
         for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }
     }
 }
