@@ -13,52 +13,82 @@ internal import PromiseSystem
 /// to isolate slow storage (a network mount) from fast, or to size it:
 ///
 /// ```swift
-/// let archive = FileSystem(pool: FileIOPool(threads: 2, queueLimit: 1_000))
+/// let archive = FileSystem(pool: try FileIOPool(threads: 2, queueLimit: 1_000))
 /// ```
 ///
 /// A pool's threads keep it alive until ``shutdown()``: shut down the pools you create once
 /// you are done with them, as with an event loop group.
 public final class FileIOPool: Sendable {
     /// The process-wide pool: 4 threads, 65 536 queued jobs at most. Never shut down.
-    public static let shared = FileIOPool(threads: 4, queueLimit: 65_536)
+    ///
+    /// Should not even one of its threads start, every job on it is rejected with
+    /// ``FSError/Code-swift.struct/poolUnavailable`` naming the `pthread_create` error.
+    public static let shared = FileIOPool(starting: 4, queueLimit: 65_536)
 
-    /// How many threads run jobs.
-    public let threadCount: Int
+    /// How many threads run jobs: as many as were asked for, unless the system refused some.
+    public var threadCount: Int { state.withLock { $0.started } }
     /// How many jobs may wait at once; a job submitted past it is rejected at once with
     /// ``FSError/Code-swift.struct/poolUnavailable`` instead of growing memory without bound.
     public let queueLimit: Int
 
     private struct State {
         var jobs = FIFO<@Sendable () -> Void>()
-        var closed = false
-        var running: Int
-        var stopped: Promise<Void>?
+        var lifecycle = Lifecycle<Promise<Void>, FSError>(
+            refusal: FSError(.poolUnavailable, operation: "submit", path: "", activity: "the FileIOPool was shut down"))
+        /// Threads that started.
+        var started = 0
+        /// Threads that have not ended.
+        var running = 0
     }
 
     private let state: Lock<State>
     private let available = DispatchSemaphore(value: 0)
 
-    /// Creates a pool and starts its threads.
+    /// Creates a pool and starts its threads, named `promise-fs`.
     ///
     /// - Parameters:
     ///   - threads: How many threads run jobs (at least 1).
     ///   - queueLimit: How many jobs may wait at once (at least 1).
-    public init(threads: Int = 4, queueLimit: Int = 65_536) {
-        precondition(threads >= 1, "FileIOPool needs at least one thread, got \(threads)")
-        precondition(queueLimit >= 1, "FileIOPool needs a queue limit of at least 1, got \(queueLimit)")
-        threadCount = threads
+    /// - Throws: ``FSError`` with ``FSError/Code-swift.struct/invalidArgument`` for a count
+    ///   below 1, or with the `pthread_create` error when not even one thread started (a pool
+    ///   with fewer threads than asked still works, with ``threadCount`` telling how many).
+    public convenience init(threads: Int = 4, queueLimit: Int = 65_536) throws(FSError) {
+        guard threads >= 1, queueLimit >= 1 else {
+            throw FSError(
+                .invalidArgument, operation: "FileIOPool.init", path: "",
+                activity: "creating a FileIOPool with \(threads) threads and a queue limit of \(queueLimit): both must be at least 1")
+        }
+        self.init(starting: threads, queueLimit: queueLimit)
+        if let failure = startFailure { throw failure }
+    }
+
+    /// Starts up to `threads` threads; when none starts, the pool is closed from the outset and
+    /// refuses every job with the reason (``startFailure``).
+    private init(starting threads: Int, queueLimit: Int) {
         self.queueLimit = queueLimit
-        state = Lock(State(running: threads))
+        state = Lock(State())
         var started = 0
-        // Named like the other products' threads, so `top -H` and debuggers tell them apart.
-        for _ in 0..<threads where NamedThread.start(name: "promise-fs", { [self] in work() }) == 0 {
-            started += 1
+        var lastError: Int32 = 0
+        for _ in 0..<threads {
+            // Named like the other products' threads, so `top -H` and debuggers tell them apart.
+            let status = NamedThread.start(name: "promise-fs") { [self] in work() }
+            if status == 0 { started += 1 } else { lastError = status }
         }
-        // Fewer threads than asked is still a working pool; none is not.
-        precondition(started > 0, "FileIOPool could not start any thread (pthread_create failed)")
-        if started < threads {
-            state.withLock { $0.running = started }
+        state.withLock { state in
+            state.started = started
+            state.running = started
+            if started == 0 {
+                state.lifecycle.failedToStart(
+                    FSError(
+                        FSError.Code(rawValue: lastError), operation: "pthread_create", path: "",
+                        activity: "starting the FileIOPool's threads (none of \(threads) started)"))
+            }
         }
+    }
+
+    /// Why the pool refuses every job from the outset, if it does.
+    private var startFailure: FSError? {
+        state.withLock { $0.running == 0 && $0.lifecycle.isClosed ? $0.lifecycle.refusal : nil }
     }
 
     /// Stops accepting jobs, lets the queued ones finish, and ends the threads.
@@ -73,22 +103,25 @@ public final class FileIOPool: Sendable {
                     activity: "shutting down FileIOPool.shared, which every FileSystem() without a pool uses; shut down a pool of your own instead"
                 ))
         }
-        let (promise, wake): (Promise<Void>, Int) = state.withLock { state in
-            if let stopped = state.stopped { return (stopped, 0) }
-            let stopped = Promise<Void>.pending()
-            state.stopped = stopped
-            state.closed = true
-            if state.running == 0 { stopped.fulfill(()) }
-            return (stopped, state.running)
+        let waiter = Promise<Void>.pending()
+        let (step, wake) = state.withLock { state in (state.lifecycle.shutdown(waiter), state.running) }
+        switch step {
+        case .begin:
+            // Each thread wakes once more than there are jobs, finds none, and ends; the last
+            // one to end closes the pool.
+            for _ in 0..<wake { available.signal() }
+        case .wait:
+            break
+        case .settled(let result):
+            waiter.resolve(result.mapError { $0 as any Error })
         }
-        for _ in 0..<wake { available.signal() }
-        return promise
+        return waiter
     }
 
     /// Queues `job`; `false` when the pool is shut down or its queue is full.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         let accepted = state.withLock { state in
-            guard !state.closed, state.jobs.count < queueLimit else { return false }
+            guard state.lifecycle.isAccepting, state.jobs.count < queueLimit else { return false }
             state.jobs.append(job)
             return true
         }
@@ -108,11 +141,11 @@ public final class FileIOPool: Sendable {
                 continue
             }
             // Woken with nothing to do: only shutdown does that.
-            let stopped: Promise<Void>? = state.withLock { state in
+            let waiters = state.withLock { state in
                 state.running -= 1
-                return state.running == 0 ? state.stopped : nil
+                return state.running == 0 ? state.lifecycle.finish(.success(())) : []
             }
-            stopped?.fulfill(())
+            for waiter in waiters { waiter.fulfill(()) }
             return
         }
     }
@@ -148,13 +181,12 @@ public final class FileIOPool: Sendable {
             promise.resolve(Result { try body(flag) })
         }
         if !accepted {
-            let closed = state.withLock { $0.closed }
+            let refusal: FSError? = state.withLock { $0.lifecycle.isAccepting ? nil : $0.lifecycle.refusal }
             promise.reject(
                 FSError(
                     .poolUnavailable, operation: operation, path: path,
-                    activity: closed
-                        ? "\(operation) \(path): the FileIOPool was shut down"
-                        : "\(operation) \(path): the FileIOPool queue is full (\(queueLimit) jobs); wait for earlier work or raise queueLimit"
+                    activity: refusal.map { "\(operation) \(path): \($0.activity)" }
+                        ?? "\(operation) \(path): the FileIOPool queue is full (\(queueLimit) jobs); wait for earlier work or raise queueLimit"
                 ))
         }
         return promise

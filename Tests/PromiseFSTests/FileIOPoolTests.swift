@@ -7,7 +7,7 @@ import Testing
     /// While a pool of 3 threads is alive, at least 3 of the process's threads are named
     /// `promise-fs` (unnamed, they would carry the process's name).
     @Test func poolThreadsAreNamedForTheirProduct() async throws {
-        let pool = FileIOPool(threads: 3)
+        let pool = try FileIOPool(threads: 3)
         var named = 0
         for _ in 0..<500 where named < 3 {
             named = threadNames().filter { $0 == "promise-fs" }.count
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func aFullQueueAndAShutDownPoolRejectAtOnceWithAClearError() async throws {
-        let pool = FileIOPool(threads: 1, queueLimit: 2)
+        let pool = try FileIOPool(threads: 1, queueLimit: 2)
         let fs = FileSystem(pool: pool)
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func aJobCancelledBeforeItStartsNeverRuns() async throws {
-        let pool = FileIOPool(threads: 1, queueLimit: 10)
+        let pool = try FileIOPool(threads: 1, queueLimit: 10)
         let fs = FileSystem(pool: pool)
         let dir = try TemporaryDirectory()
         defer {
@@ -127,4 +127,27 @@ func descriptors(under root: String) -> Int {
         let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return target.hasPrefix(root + "/")
     }.count
+}
+
+@Suite struct FileIOPoolConstructionTests {
+    @Test func impossibleSizesThrowInsteadOfTrapping() {
+        for (threads, limit) in [(0, 10), (-1, 10), (2, 0)] {
+            let error = #expect(throws: FSError.self) { _ = try FileIOPool(threads: threads, queueLimit: limit) }
+            #expect(error?.code == .invalidArgument, "\(threads) threads, limit \(limit)")
+            #expect(error?.activity.contains("at least 1") == true)
+        }
+    }
+
+    @Test func aShutDownPoolRefusesWorkWithTheReasonAndEveryShutdownSeesTheEnd() async throws {
+        let pool = try FileIOPool(threads: 2)
+        #expect(pool.threadCount == 2)
+        let first = pool.shutdown()
+        let second = pool.shutdown()
+        try await first.get()
+        try await second.get()
+        try await pool.shutdown().get()
+        let refused = await #expect(throws: FSError.self) { try await FileSystem(pool: pool).readFile("/etc/hostname").get() }
+        #expect(refused?.code == .poolUnavailable)
+        #expect(refused?.activity.hasSuffix("the FileIOPool was shut down") == true, "\(String(describing: refused))")
+    }
 }

@@ -71,7 +71,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         let pipe = dir("pipe")
         #expect(mkfifo(pipe, 0o600) == 0)
         plainWrite(dir("regular"), "still works")
-        let pool = FileIOPool(threads: 4)
+        let pool = try FileIOPool(threads: 4)
         defer { _ = pool.shutdown() }
         let fs = FileSystem(pool: pool)
 
@@ -101,7 +101,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         defer { dir.cleanUp() }
         let pipe = dir("pipe")
         #expect(mkfifo(pipe, 0o600) == 0)
-        let pool = FileIOPool(threads: 2)
+        let pool = try FileIOPool(threads: 2)
         defer { _ = pool.shutdown() }
         let fs = FileSystem(pool: pool)
 

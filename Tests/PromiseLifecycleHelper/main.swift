@@ -126,7 +126,7 @@ func round(_ round: Int, signalled: Bool, report: Bool, listenerPort: UInt16) as
     mkdir(prefix, 0o700)
     let loop = try UVLoop()
     try loop.startThread(named: "lc-loop")
-    let pool = FileIOPool(threads: 2)
+    let pool = try FileIOPool(threads: 2)
     let files = FileSystem(pool: pool)
     var sqliteConfiguration = SQLiteConfiguration()
     sqliteConfiguration.threadName = "lc-sqlite"

@@ -1,0 +1,47 @@
+/// The inbox of a thread that owns something (a libcurl multi handle, a SQLite connection, a
+/// libuv loop): other threads post messages, the owner takes them all at once, and the owner
+/// is woken only when it sleeps, once, however many messages arrive meanwhile.
+///
+/// A pure value, kept under the owner's lock. ``post(_:)`` says whether the poster must wake the
+/// owner; the poster does so after releasing the lock, through whatever the owner sleeps on (a
+/// semaphore, `curl_multi_wakeup`, `uv_async_send`).
+package struct Mailbox<Message> {
+    private var inbox: [Message] = []
+    private var ownerAsleep = false
+
+    /// An empty inbox; the owner counts as awake until it first finds nothing to do.
+    package init() {}
+
+    /// How many messages wait.
+    package var count: Int { inbox.count }
+
+    /// Adds `message`.
+    ///
+    /// - Parameter message: The message.
+    /// - Returns: `true` when the owner sleeps and must be woken: for the first message after
+    ///   it went to sleep only.
+    package mutating func post(_ message: Message) -> Bool {
+        inbox.append(message)
+        defer { ownerAsleep = false }
+        return ownerAsleep
+    }
+
+    /// The owner takes every waiting message, in the order posted, by swapping them into
+    /// `batch` (which the owner emptied, keeping its capacity). With none waiting, the owner
+    /// counts as asleep from now on and must sleep until woken.
+    ///
+    /// - Parameter batch: Receives the messages; must be empty.
+    /// - Returns: `false` when there was nothing: go to sleep.
+    package mutating func takeAll(into batch: inout [Message]) -> Bool {
+        precondition(batch.isEmpty, "Mailbox.takeAll needs an empty batch")
+        guard !inbox.isEmpty else {
+            ownerAsleep = true
+            return false
+        }
+        swap(&batch, &inbox)
+        return true
+    }
+
+    /// Whether the owner counts as asleep (it found no message and no post has woken it).
+    package var isOwnerAsleep: Bool { ownerAsleep }
+}
