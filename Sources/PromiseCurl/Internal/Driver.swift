@@ -5,32 +5,34 @@ internal import PromiseSystem
 
 /// The thread that owns one multi handle and every easy handle in it.
 ///
-/// Other threads only append to `incoming` or `cancelled` under the lock and, if the driver is
-/// waiting in `curl_multi_poll`, wake it with `curl_multi_wakeup` (the one multi call libcurl
-/// allows from another thread). Wake-ups are coalesced: at most one is sent per wait.
+/// Other threads only post to its ``Mailbox`` under the lock and, if the driver went to wait in
+/// `curl_multi_poll`, wake it with `curl_multi_wakeup` (the one multi call libcurl allows from
+/// another thread), once per wait however many messages arrive. Its ``Lifecycle`` refuses new
+/// requests once a shutdown began.
 ///
-/// Each turn the driver takes both lists whole, removes cancelled transfers, adds new ones,
+/// Each turn the driver takes the mailbox whole, removes cancelled transfers, adds new ones,
 /// runs `curl_multi_perform`, and completes finished transfers: it removes the easy handle,
 /// builds the response, frees the handle, and only then resolves the promise, outside every
 /// curl callback. Shutdown fails what is left and cleans up on this thread, never in a
 /// `deinit`.
 final class Driver: Sendable {
+    private enum Message {
+        case start(Transfer)
+        case cancel(Transfer)
+        /// Wakes the driver for the shutdown (the lifecycle says it is draining).
+        case stop
+    }
+
     private struct State {
-        var incoming: [Transfer] = []
-        var cancelled: [Transfer] = []
-        var accepting = true
-        var stopping = false
-        var polling = false
-        var wakeSent = false
-        var stopped = false
-        var waiters: [Promise<Void>] = []
+        var mailbox = Mailbox<Message>()
+        var lifecycle = Lifecycle<Promise<Void>, CurlError>(refusal: CurlError(.shutdown, message: "the client was shut down"))
     }
 
     /// The multi handle, shared only for `curl_multi_wakeup`.
     ///
     /// `@unchecked Sendable`: other threads call nothing on it but `curl_multi_wakeup`, which
-    /// libcurl documents as thread-safe, and only before the driver cleans it up (`stopped`
-    /// is set under the lock first).
+    /// libcurl documents as thread-safe, and only before the driver cleans it up (the
+    /// lifecycle is closed under the lock first, and nothing posts to a closed driver).
     private struct MultiHandle: @unchecked Sendable {
         let pointer: UnsafeMutableRawPointer
     }
@@ -81,9 +83,8 @@ final class Driver: Sendable {
     /// Queues `transfer`; `false` once shutdown started.
     func submit(_ transfer: Transfer) -> Bool {
         let accepted: Bool = state.withLock { state in
-            guard state.accepting else { return false }
-            state.incoming.append(transfer)
-            wakeIfPolling(&state)
+            guard state.lifecycle.isAccepting else { return false }
+            post(.start(transfer), &state)
             return true
         }
         if accepted { activeCount.add(1, ordering: .relaxed) }
@@ -94,9 +95,8 @@ final class Driver: Sendable {
     func cancel(_ transfer: Transfer) {
         transfer.cancelled.store(true, ordering: .releasing)
         state.withLock { state in
-            guard !state.stopped else { return }
-            state.cancelled.append(transfer)
-            wakeIfPolling(&state)
+            guard !state.lifecycle.isClosed else { return }
+            post(.cancel(transfer), &state)
         }
     }
 
@@ -104,24 +104,19 @@ final class Driver: Sendable {
     /// cleans libcurl up on the driver thread.
     func shutdown() -> Promise<Void> {
         let waiter = Promise<Void>.pending()
-        let done: Bool = state.withLock { state in
-            if state.stopped { return true }
-            state.waiters.append(waiter)
-            state.accepting = false
-            state.stopping = true
-            wakeIfPolling(&state)
-            return false
+        let step = state.withLock { state in
+            let step = state.lifecycle.shutdown(waiter)
+            if case .begin = step { post(.stop, &state) }
+            return step
         }
-        if done { waiter.fulfill(()) }
+        if case .settled = step { waiter.fulfill(()) }
         return waiter
     }
 
-    /// Wakes the driver from `curl_multi_poll`, at most once per wait. Called under the lock,
-    /// so it can never race `curl_multi_cleanup` (which runs after `stopped` is set under it).
-    private func wakeIfPolling(_ state: inout State) {
-        guard state.polling, !state.wakeSent else { return }
-        state.wakeSent = true
-        curl_multi_wakeup(multi.pointer)
+    /// Posts `message` and wakes the driver if it went to wait. Called under the lock, so it
+    /// can never race `curl_multi_cleanup` (which runs after the lifecycle closes under it).
+    private func post(_ message: Message, _ state: inout State) {
+        if state.mailbox.post(message) { curl_multi_wakeup(multi.pointer) }
     }
 
     // MARK: The driver thread
@@ -154,22 +149,22 @@ final class Driver: Sendable {
     private func run() {
         var spares = SpareHandles()
         var active = [ObjectIdentifier: Transfer]()
-        var batch = [Transfer]()
-        var cancels = [Transfer]()
+        var batch = [Message]()
+        // Whether `batch` holds messages taken at the end of the last turn.
+        var taken = false
         while true {
             let stopping: Bool = state.withLock { state in
-                swap(&batch, &state.incoming)
-                swap(&cancels, &state.cancelled)
-                state.wakeSent = false
-                return state.stopping
+                if !taken { _ = state.mailbox.takeAll(into: &batch) }
+                return !state.lifecycle.isAccepting
             }
-            for transfer in cancels {
+            // Cancels go first, so a request cancelled in the same batch never starts.
+            for case .cancel(let transfer) in batch {
                 guard let easy = transfer.easy, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
                 curl_multi_remove_handle(multi.pointer, easy)
                 spares.give(transfer.detachHandle())
                 settle(transfer, .failure(CancellationError()))
             }
-            for transfer in batch {
+            for case .start(let transfer) in batch {
                 if stopping {
                     settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
                 } else if transfer.cancelled.load(ordering: .acquiring) {
@@ -181,7 +176,6 @@ final class Driver: Sendable {
                 }
             }
             batch.removeAll(keepingCapacity: batch.capacity <= 4096)
-            cancels.removeAll(keepingCapacity: cancels.capacity <= 4096)
             if stopping {
                 spares.freeAll()
                 stop(active)
@@ -193,14 +187,11 @@ final class Driver: Sendable {
             progressOutbox.insideLibcurl = false
             progressOutbox.deliver()
             completeFinished(&active, &spares)
-            let idle: Bool = state.withLock { state in
-                guard state.incoming.isEmpty, state.cancelled.isEmpty, !state.stopping else { return false }
-                state.polling = true
-                return true
-            }
-            if idle {
+            // With nothing posted, the mailbox counts the driver as waiting: a message posted
+            // from here on wakes the poll (or makes it return at once if it has not begun).
+            taken = state.withLock { $0.mailbox.takeAll(into: &batch) }
+            if !taken {
                 _ = curl_multi_poll(multi.pointer, nil, 0, 1000, nil)
-                state.withLock { $0.polling = false }
             }
         }
     }
@@ -244,13 +235,12 @@ final class Driver: Sendable {
             transfer.cleanUp()
             settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down while the request was in flight")))
         }
-        let (late, waiters): ([Transfer], [Promise<Void>]) = state.withLock { state in
-            state.stopped = true
-            state.polling = false
-            defer { state.incoming = []; state.cancelled = []; state.waiters = [] }
-            return (state.incoming, state.waiters)
+        var late = [Message]()
+        let waiters = state.withLock { state in
+            _ = state.mailbox.takeAll(into: &late)
+            return state.lifecycle.finish(.success(()))
         }
-        for transfer in late {
+        for case .start(let transfer) in late {
             settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
         }
         curl_multi_cleanup(multi.pointer)
