@@ -93,8 +93,8 @@ public final class FileIOPool: Sendable {
 
     /// Stops accepting jobs, lets the queued ones finish, and ends the threads.
     ///
-    /// - Returns: A promise fulfilled once every thread has ended. Calling it again returns
-    ///   the same outcome.
+    /// - Returns: A promise fulfilled once every thread has ended. Every call returns a promise
+    ///   of its own, all settled the same way.
     public func shutdown() -> Promise<Void> {
         guard self !== FileIOPool.shared else {
             return Promise(

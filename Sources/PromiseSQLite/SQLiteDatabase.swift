@@ -147,7 +147,8 @@ public final class SQLiteDatabase: SQLiteWriter {
     /// (`sqlite3_close_v2`). Operations submitted afterwards are rejected with
     /// ``SQLiteError/Code-swift.struct/closed``.
     ///
-    /// - Returns: A promise fulfilled once the connection is closed; every call returns the same.
+    /// - Returns: A promise fulfilled once the connection is closed. Every call returns a promise
+    ///   of its own, all settled the same way.
     @discardableResult
     public func close() -> Promise<Void> {
         owner.close()

@@ -9,8 +9,14 @@ package struct Mailbox<Message> {
     private var inbox: [Message] = []
     private var ownerAsleep = false
 
-    /// An empty inbox; the owner counts as awake until it first finds nothing to do.
-    package init() {}
+    /// An empty inbox.
+    ///
+    /// - Parameter ownerAsleep: Whether the owner starts out waiting, so that the first post
+    ///   wakes it (an event loop already polling); by default it counts as awake until it
+    ///   first finds nothing to do.
+    package init(ownerAsleep: Bool = false) {
+        self.ownerAsleep = ownerAsleep
+    }
 
     /// How many messages wait.
     package var count: Int { inbox.count }
@@ -40,6 +46,28 @@ package struct Mailbox<Message> {
         }
         swap(&batch, &inbox)
         return true
+    }
+
+    /// The owner takes every waiting message and goes back to a wait without looking at the
+    /// mailbox again (an event loop returning to its poll), so any later post must wake it.
+    ///
+    /// - Parameter batch: Receives the messages, in the order posted; must be empty.
+    /// - Returns: Whether the owner had been woken (or was awake) since it last went to wait.
+    @discardableResult
+    package mutating func takeAllBeforeWaiting(into batch: inout [Message]) -> Bool {
+        precondition(batch.isEmpty, "Mailbox.takeAllBeforeWaiting needs an empty batch")
+        swap(&batch, &inbox)
+        defer { ownerAsleep = true }
+        return !ownerAsleep
+    }
+
+    /// Asks for a wake-up without a message (the owner must re-read something else).
+    ///
+    /// - Returns: `true` when the owner sleeps and must be woken; a wake-up already requested
+    ///   since it went to sleep makes this `false`.
+    package mutating func requestWake() -> Bool {
+        defer { ownerAsleep = false }
+        return ownerAsleep
     }
 
     /// Whether the owner counts as asleep (it found no message and no post has woken it).

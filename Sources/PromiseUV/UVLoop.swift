@@ -173,8 +173,9 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// the loop resumes there too, or on that serial queue when the `await` hopped off the
     /// actor first.
     ///
-    /// - Returns: A promise fulfilled once the loop is closed; every call returns the same
-    ///   promise. Rejected with a ``UVError`` if `uv_loop_close` fails.
+    /// - Returns: A promise fulfilled once the loop is closed, rejected with a ``UVError`` if
+    ///   `uv_loop_close` fails. Every call returns a promise of its own, all settled the same
+    ///   way, so a caller that cancels its own (a `timeout`) leaves the others waiting.
     @discardableResult
     public func shutdown() -> Promise<Void> {
         let (promise, drive) = core.requestShutdown()

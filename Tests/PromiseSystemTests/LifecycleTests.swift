@@ -145,4 +145,30 @@ import Testing
         }
         #expect(seen == Array(0..<next))
     }
+
+    @Test func anEventLoopIsWokenForEveryPostAfterItReturnsToItsPoll() {
+        // A loop that is polling from the start: the first post wakes it.
+        var mailbox = Mailbox<Int>(ownerAsleep: true)
+        let first = [mailbox.post(1), mailbox.post(2)]
+        #expect(first == [true, false])
+        var batch = [Int]()
+        let hadBeenWoken = mailbox.takeAllBeforeWaiting(into: &batch)
+        #expect(hadBeenWoken && batch == [1, 2])
+        // Back in its poll without looking again: the next post wakes it, even though the
+        // last take found messages.
+        let second = mailbox.post(3)
+        #expect(second)
+        batch.removeAll(keepingCapacity: true)
+        mailbox.takeAllBeforeWaiting(into: &batch)
+        #expect(batch == [3])
+        // A wake without a message, coalesced like a post.
+        let wakes = [mailbox.requestWake(), mailbox.requestWake(), mailbox.post(4)]
+        #expect(wakes == [true, false, false])
+        batch.removeAll(keepingCapacity: true)
+        let woken = mailbox.takeAllBeforeWaiting(into: &batch)
+        #expect(woken && batch == [4])
+        batch.removeAll(keepingCapacity: true)
+        let spurious = mailbox.takeAllBeforeWaiting(into: &batch)
+        #expect(!spurious && batch.isEmpty, "a take with no wake since the last one says so")
+    }
 }

@@ -38,7 +38,10 @@ extension PoolTests {
             }
             try await loop.after(.milliseconds(10)).get()
             let shutdown = loop.shutdown()
-            #expect(shutdown === loop.shutdown(), "every call returns the same promise")
+            // A second caller gets a promise of its own; cancelling it leaves the first waiting.
+            let impatient = loop.shutdown()
+            #expect(shutdown !== impatient)
+            impatient.cancel()
             try await Task.sleep(for: .milliseconds(20))
             #expect(shutdown.isPending, "shutdown waits for the pool work that is running")
             // Release the pool only once the loop has started shutting down (timers failed, which
@@ -46,6 +49,7 @@ extension PoolTests {
             #expect(try await eventually { timers.allSatisfy { $0.isRejected } })
             blocker.release()
             try await shutdown.get()
+            #expect(impatient.isCancelled, "the cancelled caller's promise stays cancelled")
             closed.store(true, ordering: .releasing)
 
             #expect(try await all(blocker.promises).get() == [0, 1, 2, 3], "running work finishes and delivers")

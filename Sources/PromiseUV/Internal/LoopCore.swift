@@ -2,10 +2,12 @@
 internal import CUV
 internal import Dispatch
 internal import Glibc
+internal import PromiseSystem
 internal import Synchronization
 
 /// The owner of one `uv_loop_t` and its handles: a wake-up `uv_async_t` (unreferenced), one
-/// `uv_timer_t` for every timer, the queue other threads fill, and the loop thread's own queue.
+/// `uv_timer_t` for every timer, the ``Mailbox`` other threads post to, the loop thread's own
+/// queue, and the ``Lifecycle`` that settles shutdown callers.
 ///
 /// `@unchecked Sendable`: the fields marked "loop thread" are read and written only by the
 /// thread running the loop (inside ``drive()``), which `owner` records, or, once that thread
@@ -25,16 +27,17 @@ final class LoopCore: @unchecked Sendable {
         case late
     }
 
-    private enum Phase {
-        case open, shuttingDown, closed
-    }
-
     private struct Remote {
-        var items: [@Sendable () -> Void] = []
-        var wakePending = false
-        var phase = Phase.open
+        /// Work from other threads. The loop goes back to `uv_run` after each take without
+        /// looking again, so every take leaves it asleep: the next post sends a wake-up.
+        var mailbox = Mailbox<@Sendable () -> Void>(ownerAsleep: true)
+        /// Open until `shutdown()`, then draining (user work refused), then closed with the
+        /// result of `uv_loop_close`.
+        var lifecycle = Lifecycle<Promise<Void>, UVError>(
+            refusal: UVError(.loopClosed, operation: "submit", detail: "the UVLoop was shut down"))
+        /// The wake-up handle is closing: nothing more is posted, late work included.
+        var inboxClosed = false
         var running = false
-        var shutdown: Promise<Void>?
         /// The loop thread has left ``drive()`` for good after closing the loop.
         var finished = false
         /// Swift concurrency jobs refused after the close, waiting for the loop thread to finish.
@@ -138,7 +141,7 @@ final class LoopCore: @unchecked Sendable {
     /// Claims the loop for the calling thread. Returns false when it was shut down.
     func claimForRun() -> Bool {
         let claimed: Bool? = remote.withLock { state in
-            if state.phase == .closed || state.shutdown != nil { return false }
+            if !state.lifecycle.isAccepting { return false }
             if state.running { return nil }
             state.running = true
             return true
@@ -168,7 +171,7 @@ final class LoopCore: @unchecked Sendable {
         holdsThread = false
         holds.subtract(1, ordering: .relaxed)
         let shutdownRequested: Bool = remote.withLock { state in
-            if state.shutdown != nil { return true }
+            if !state.lifecycle.isAccepting { return true }
             state.running = false
             return false
         }
@@ -186,18 +189,8 @@ final class LoopCore: @unchecked Sendable {
             return true
         }
         return remote.withLock { state in
-            switch (state.phase, kind) {
-            case (.closed, _), (.shuttingDown, .user):
-                return false
-            default:
-                break
-            }
-            state.items.append(work)
-            if !state.wakePending {
-                state.wakePending = true
-                state.sends += 1
-                uv_async_send(asyncHandle)
-            }
+            if state.inboxClosed || (kind == .user && !state.lifecycle.isAccepting) { return false }
+            if state.mailbox.post(work) { send(&state) }
             return true
         }
     }
@@ -210,11 +203,15 @@ final class LoopCore: @unchecked Sendable {
     /// Wakes the loop so it re-reads the keep-alive count.
     func wake() {
         remote.withLock { state in
-            guard state.phase != .closed, !state.wakePending else { return }
-            state.wakePending = true
-            state.sends += 1
-            uv_async_send(asyncHandle)
+            guard !state.inboxClosed, state.mailbox.requestWake() else { return }
+            send(&state)
         }
+    }
+
+    /// `uv_async_send`, under the `remote` lock and only while the wake-up handle is open.
+    private func send(_ state: inout Remote) {
+        state.sends += 1
+        uv_async_send(asyncHandle)
     }
 
     // MARK: Keep-alive
@@ -268,7 +265,7 @@ final class LoopCore: @unchecked Sendable {
                 return
             }
             let done: Bool = remote.withLock { state in
-                guard state.items.isEmpty, localHead == local.count, !rearmAfterPoll,
+                guard state.mailbox.count == 0, localHead == local.count, !rearmAfterPoll,
                     holds.load(ordering: .acquiring) == 0, uv_loop_alive(loop) == 0
                 else { return false }
                 // In the same lock section as `running`: a thread that claims the loop next
@@ -285,7 +282,7 @@ final class LoopCore: @unchecked Sendable {
     /// `LoopCore+BlockingWait.swift`). Returns false when a thread runs it or it is shut down.
     func claimForWait() -> Bool {
         let claimed: Bool = remote.withLock { state in
-            if state.running || state.phase == .closed || state.shutdown != nil { return false }
+            if state.running || !state.lifecycle.isAccepting { return false }
             state.running = true
             return true
         }
@@ -322,9 +319,7 @@ final class LoopCore: @unchecked Sendable {
         var batch: [@Sendable () -> Void] = []
         swap(&batch, &spare)  // take the spare's storage, so it is reused rather than copied
         remote.withLock { state in
-            if state.wakePending { state.drains += 1 }
-            state.wakePending = false
-            swap(&state.items, &batch)
+            if state.mailbox.takeAllBeforeWaiting(into: &batch) { state.drains += 1 }
         }
         for item in batch {
             item()
@@ -367,23 +362,23 @@ final class LoopCore: @unchecked Sendable {
     /// Starts shutting down (any thread). Returns the promise and whether the caller must run
     /// the loop itself to finish it (nobody else is running it).
     func requestShutdown() -> (Promise<Void>, drive: Bool) {
-        remote.withLock { state in
-            if let promise = state.shutdown { return (promise, false) }
-            let promise = Promise<Void>.pending(resolvedOn: contextID)
-            state.shutdown = promise
-            if state.phase == .open { state.phase = .shuttingDown }
-            state.items.append { [self] in beginShutdown() }
+        // One promise per call, so a caller that cancels its own (a timeout) cannot cancel
+        // anyone else's; all settle with the same result.
+        let waiter = Promise<Void>.pending(resolvedOn: contextID)
+        let (step, drive): (Lifecycle<Promise<Void>, UVError>.ShutdownStep, Bool) = remote.withLock { state in
+            let step = state.lifecycle.shutdown(waiter)
+            guard case .begin = step else { return (step, false) }
+            let woken = state.mailbox.post { [self] in beginShutdown() }
             if state.running {
-                if !state.wakePending, state.phase != .closed {
-                    state.wakePending = true
-                    state.sends += 1
-                    uv_async_send(asyncHandle)
-                }
-                return (promise, false)
+                if woken { send(&state) }
+                return (step, false)
             }
+            // Nobody runs the loop: the caller drives it through the shutdown.
             state.running = true
-            return (promise, true)
+            return (step, true)
         }
+        if case .settled(let result) = step { waiter.resolve(result.mapError { $0 as any Error }) }
+        return (waiter, drive)
     }
 
     /// Loop thread: refuse user work, fail the timers, cancel pool work that has not started,
@@ -415,8 +410,8 @@ final class LoopCore: @unchecked Sendable {
         drainLocal()
         var leftovers: [@Sendable () -> Void] = []
         remote.withLock { state in
-            state.phase = .closed
-            swap(&state.items, &leftovers)
+            state.inboxClosed = true
+            state.mailbox.takeAllBeforeWaiting(into: &leftovers)
         }
         for item in leftovers {
             item()
@@ -436,17 +431,16 @@ final class LoopCore: @unchecked Sendable {
     private func finishShutdown() {
         ContextRegistry.unregister(contextID)
         let status = uv_loop_close(loop)
-        let promise: Promise<Void>? = remote.withLock { $0.shutdown }
-        if status == 0 {
-            loopClosed = true
-            promise?.fulfill(())
-        } else {
-            promise?.reject(
+        loopClosed = status == 0
+        let result: Result<Void, UVError> =
+            status == 0
+            ? .success(())
+            : .failure(
                 UVError(
                     UVError.Code(rawValue: status), operation: "uv_loop_close",
-                    detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"
-                ))
-        }
+                    detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"))
+        let waiters = remote.withLock { $0.lifecycle.finish(result) }
+        for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }
         // Settling the promise may have resumed a task or actor on this loop that awaited
         // it (its job was queued here, on the loop thread): run it, and whatever it queues in
         // turn, as the loop's last turn, instead of leaving it parked (lost, and a cycle
@@ -477,7 +471,7 @@ final class LoopCore: @unchecked Sendable {
     /// another reason).
     func adoptAfterClose(_ job: @escaping @Sendable () -> Void) -> Bool {
         let runNow: Bool? = remote.withLock { state in
-            guard state.phase == .closed else { return nil }
+            guard state.inboxClosed else { return nil }
             if state.finished { return true }
             state.adopted.append(job)
             return false
