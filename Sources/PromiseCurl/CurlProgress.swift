@@ -1,4 +1,4 @@
-/// How far a transfer has come, as reported to ``CurlRequest/onProgress``.
+/// How far a transfer has come, as reported to ``CurlRequest/onProgress(on:_:)``.
 public struct CurlProgress: Sendable, Hashable {
     /// Body bytes received so far, as sent on the wire (before gzip or deflate decoding).
     public var downloaded: Int64

@@ -43,12 +43,37 @@ public struct CurlRequest: Sendable {
     /// always limited to `http` and `https`.
     public var allowedSchemes: Set<String>?
     /// Called with transfer progress, at most about ten times a second and once at the end
-    /// (before the response's promise settles), on ``progressContext`` (the default context
-    /// when `nil`). It never runs inside a libcurl callback: reports are handed over once
-    /// libcurl has returned. On `.inline` it runs on the client's thread, so keep it short.
+    /// (before the response's promise settles), on the context given to
+    /// ``onProgress(on:_:)`` (the default context when none). It never runs inside a libcurl
+    /// callback: reports are handed over once libcurl has returned. On `.inline` it runs on the
+    /// client's thread, so keep it short.
     public var onProgress: (@Sendable (CurlProgress) -> Void)?
-    /// Where ``onProgress`` runs; `nil` means `Promises.defaultContext`.
-    public var progressContext: (any ExecutionContext)?
+    /// Where the progress handler runs; `nil` means `Promises.defaultContext`.
+    @available(*, deprecated, message: "use onProgress(on:_:), which sets the handler and its context together")
+    public var progressContext: (any ExecutionContext)? {
+        get { progressHandlerContext }
+        set { progressHandlerContext = newValue }
+    }
+    /// Where the progress handler runs; `nil` means `Promises.defaultContext`.
+    var progressHandlerContext: (any ExecutionContext)?
+
+    /// Reports the transfer's progress to `handler` on `context`: at most about ten times a
+    /// second and once at the end, before the response's promise settles. The handler never
+    /// runs inside a libcurl callback.
+    ///
+    /// ```swift
+    /// var request = CurlRequest(.get, "http://127.0.0.1:8080/big.iso")
+    /// request.onProgress(on: loop) { progress in bar.update(progress.downloaded) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: Where `handler` runs; `nil` means `Promises.defaultContext`. `.inline`
+    ///     runs it on the client's thread, so keep it short there.
+    ///   - handler: Receives each report.
+    public mutating func onProgress(on context: (any ExecutionContext)? = nil, _ handler: @escaping @Sendable (CurlProgress) -> Void) {
+        onProgress = handler
+        progressHandlerContext = context
+    }
 
     /// Problems found while building the request, reported when it is executed.
     private(set) var problems: [String] = []

@@ -79,11 +79,26 @@ extension Promise where Value == CurlResponse {
 
     /// Decodes the body as JSON once the response arrives.
     ///
+    /// ```swift
+    /// client.get(url).validate().decode(on: loop, User.self).then(on: loop) { user in … }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - context: Where decoding runs; `nil` means the default context.
+    ///   - type: The type to decode.
+    /// - Returns: A promise of the decoded value.
+    public func decode<T: Decodable & Sendable>(on context: (any ExecutionContext)? = nil, _ type: T.Type) -> Promise<T> {
+        then(on: context) { (response: CurlResponse) throws -> T in try response.decode(type) }
+    }
+
+    /// Decodes the body as JSON once the response arrives, on `context`.
+    ///
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - context: Where decoding runs; `nil` means the default context.
     /// - Returns: A promise of the decoded value.
-    public func decode<T: Decodable & Sendable>(_ type: T.Type, on context: (any ExecutionContext)? = nil) -> Promise<T> {
-        then(on: context) { (response: CurlResponse) throws -> T in try response.decode(type) }
+    @available(*, deprecated, renamed: "decode(on:_:)", message: "the context comes first, as in then(on:_:)")
+    public func decode<T: Decodable & Sendable>(_ type: T.Type, on context: (any ExecutionContext)?) -> Promise<T> {
+        decode(on: context, type)
     }
 }

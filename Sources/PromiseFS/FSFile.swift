@@ -196,14 +196,14 @@ public final class FSFile: Sendable {
     /// calling `body` with each.
     ///
     /// - Parameters:
-    ///   - size: The chunk size in bytes.
     ///   - context: Where `body` runs; `nil` means `Promises.defaultContext`.
+    ///   - size: The chunk size in bytes.
     ///   - body: Handles a chunk; throwing stops the reading and rejects the result.
     /// - Returns: A promise for the number of bytes read. Cancelling it stops between chunks
     ///   and cancels the read in flight.
     public func forEachChunk(
-        size: Int,
         on context: (any ExecutionContext)? = nil,
+        size: Int,
         _ body: @escaping @Sendable ([UInt8]) throws -> Void
     ) -> Promise<Int64> {
         let result = Promise<Int64>.pending()
@@ -224,6 +224,23 @@ public final class FSFile: Sendable {
         }
         step(0)
         return result
+    }
+
+    /// Reads from the current position to the end in chunks, calling `body` with each on
+    /// `context`.
+    ///
+    /// - Parameters:
+    ///   - size: The chunk size in bytes.
+    ///   - context: Where `body` runs; `nil` means `Promises.defaultContext`.
+    ///   - body: Handles a chunk.
+    /// - Returns: A promise for the number of bytes read.
+    @available(*, deprecated, renamed: "forEachChunk(on:size:_:)", message: "the context comes first, as in then(on:_:)")
+    public func forEachChunk(
+        size: Int,
+        on context: (any ExecutionContext)?,
+        _ body: @escaping @Sendable ([UInt8]) throws -> Void
+    ) -> Promise<Int64> {
+        forEachChunk(on: context, size: size, body)
     }
 
     // MARK: The serial queue

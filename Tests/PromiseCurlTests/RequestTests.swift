@@ -125,19 +125,30 @@ import Testing
         #expect(echo.args == ["x": "1"])
     }
 
-    /// With `progressContext = .inline` the handler runs on the driver thread, but only once
+    /// With `onProgress(on: .inline)` the handler runs on the driver thread, but only once
     /// libcurl has returned from `curl_multi_perform`: never inside its progress callback.
     @Test func inlineProgressRunsAfterLibcurlReturnsNeverInsideItsCallback() async throws {
         let outbox = client.driver.progressOutbox
         let insideLibcurl = Lock<[Bool]>([])
         // A body dripped over a second: several reports while the transfer runs.
         var request = CurlRequest(.get, server.url("/drip?duration=1&numbytes=10&delay=0"))
-        request.progressContext = .inline
-        request.onProgress = { _ in insideLibcurl.withLock { $0.append(outbox.insideLibcurl) } }
+        request.onProgress(on: .inline) { _ in insideLibcurl.withLock { $0.append(outbox.insideLibcurl) } }
         _ = try await client.execute(request).validate().get()
         let seen = insideLibcurl.withLock { $0 }
         #expect(seen.count >= 3, "reports: \(seen.count)")
         #expect(!seen.contains(true), "a progress handler ran inside libcurl's callback")
+    }
+
+    /// `decode(on:_:)` decodes on the context it names, first argument as in `then(on:_:)`.
+    @Test func decodeRunsOnTheContextItNames() async throws {
+        let queue = DispatchQueue(label: "decode-queue")
+        queue.setSpecific(key: decodeQueueKey, value: true)
+        struct Probe: Decodable, Sendable {
+            let onQueue: Bool
+            init(from decoder: any Decoder) throws { onQueue = DispatchQueue.getSpecific(key: decodeQueueKey) == true }
+        }
+        let probe = try await client.get(server.url("/get")).validate().decode(on: queue, Probe.self).get()
+        #expect(probe.onQueue, "decoding ran off the queue it was given")
     }
 
     @Test func callbacksNeverRunOnTheDriverThread() async throws {
@@ -148,3 +159,6 @@ import Testing
         #expect(onQueue != "promise-curl")
     }
 }
+
+/// Marks the queue `decodeRunsOnTheContextItNames` decodes on.
+private let decodeQueueKey = DispatchSpecificKey<Bool>()

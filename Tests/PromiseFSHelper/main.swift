@@ -100,7 +100,7 @@ case "chunked-read":
         let start = resident()
         let peak = Atomic<Int>(start)
         let total = try awaitPromise(
-            file.forEachChunk(size: 1 << 20, on: .inline) { chunk in
+            file.forEachChunk(on: .inline, size: 1 << 20) { chunk in
                 precondition(chunk.count == 1 << 20)
                 peak.max(resident(), ordering: .relaxed)
             })

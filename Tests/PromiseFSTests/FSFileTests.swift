@@ -80,7 +80,7 @@ import Testing
         queue.setSpecific(key: key, value: true)
         let seen = Counter()
         let file = try await fs.open(dir("big")).get()
-        let total = try await file.forEachChunk(size: 100_000, on: queue) { chunk in
+        let total = try await file.forEachChunk(on: queue, size: 100_000) { chunk in
             #expect(DispatchQueue.getSpecific(key: key) == true)
             #expect(chunk.count == 100_000)
             seen.add(chunk.count)
@@ -91,7 +91,7 @@ import Testing
         try await file.seek(to: 0).get()
         let delivered = Counter()
         let gate = DispatchSemaphore(value: 0)
-        let reading = file.forEachChunk(size: 1000, on: queue) { chunk in
+        let reading = file.forEachChunk(on: queue, size: 1000) { chunk in
             delivered.add(1)
             gate.wait()
         }

@@ -171,7 +171,7 @@ for round in 1...rounds {
         "chunk-read", round: round,
         promiseFS: {
             let file = try awaitPromise(fs.open(large))
-            let total = try awaitPromise(file.forEachChunk(size: 1 << 20, on: .inline) { _ in })
+            let total = try awaitPromise(file.forEachChunk(on: .inline, size: 1 << 20) { _ in })
             try awaitPromise(file.close())
             check(total == Int64(largeBytes.count), "chunked read size")
         },

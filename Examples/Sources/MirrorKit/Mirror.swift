@@ -223,8 +223,7 @@ public final class Mirror: Sendable {
         request.timeout = options.timeout
         request.maxRedirects = options.maxRedirects
         request.maxResponseBodySize = options.maxBodySize
-        request.progressContext = loop
-        request.onProgress = { [id = job.id] progress in self.state.bytesInFlight[id] = Int(progress.downloaded) }
+        request.onProgress(on: loop) { [id = job.id] progress in self.state.bytesInFlight[id] = Int(progress.downloaded) }
         return client.execute(request)
             .then(on: loop) { response in
                 guard (200..<300).contains(response.status.code) else {

@@ -80,7 +80,7 @@ extension Transfer {
             downloaded: downloaded, expectedDownload: downloadTotal > 0 ? downloadTotal : nil,
             uploaded: uploaded, expectedUpload: uploadTotal > 0 ? uploadTotal : nil)
         guard progress.shouldReport(report, final: final) else { return }
-        progressOutbox.add(request.progressContext ?? Promises.defaultContext) { handler(report) }
+        progressOutbox.add(request.progressHandlerContext ?? Promises.defaultContext) { handler(report) }
     }
 
     /// The last report, sent once more when the transfer ends so the final count is seen.
