@@ -118,23 +118,10 @@ public final class CurlClient: Sendable {
 
     private func submit(_ request: CurlRequest, download: DownloadTarget?) -> Promise<CurlResponse> {
         let method = request.method.rawValue
-        if let problem = request.invalidity {
-            return Promise(CurlError(.invalidRequest, message: problem, method: method, url: request.url))
-        }
-        guard let parts = request.parts else {
-            return Promise(CurlError(.invalidRequest, message: "the URL did not parse", method: method, url: request.url))
-        }
-        let allowed =
-            request.allowedSchemes.map { $0.contains { $0.lowercased() == parts.scheme } }
-            ?? (parts.scheme == "http" || parts.scheme == "https")
-        guard allowed else {
-            let schemes = request.allowedSchemes.map { $0.map { $0.lowercased() } } ?? ["http", "https"]
-            return Promise(
-                CurlError(
-                    .invalidRequest,
-                    message:
-                        "the URL scheme '\(parts.scheme)' is not allowed; only \(schemes.sorted().joined(separator: ", ")) are, unless the request lists it in allowedSchemes",
-                    method: method, url: request.url))
+        let parts: URLParts
+        switch request.validated(downloadPath: download?.path) {
+        case .success(let valid): parts = valid
+        case .failure(let failure): return Promise(failure.attaching(method: method, url: request.url))
         }
         let transfer = Transfer(
             request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize,

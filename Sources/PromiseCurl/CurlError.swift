@@ -54,3 +54,13 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         return line
     }
 }
+
+extension CurlError {
+    /// This error with the request's method and URL (and a response, if it has none yet):
+    /// the one place a request is attached to its error, when its promise is settled.
+    func attaching(method: String, url: String, response: CurlResponse? = nil) -> CurlError {
+        CurlError(
+            code, message: message, method: self.method.isEmpty ? method : self.method,
+            url: self.url.isEmpty ? url : self.url, response: self.response ?? response)
+    }
+}

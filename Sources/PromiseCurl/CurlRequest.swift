@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 /// One HTTP request: method, URL, header fields, an optional body, and per-request limits.
 ///
 /// Building a request never throws. A problem found while building it (a URL with a space, a
@@ -156,14 +158,50 @@ public struct CurlRequest: Sendable {
         url = parts.string
     }
 
-    /// The reason this request cannot be sent, or `nil`.
-    var invalidity: String? {
-        if let first = problems.first { return first }
+    /// Every check of a request that needs no I/O, in one place, made before it is submitted:
+    /// what building it found, its header values, its URL's scheme, and the paths of a body
+    /// file and a download. Opening those files happens on the client's thread later.
+    ///
+    /// - Parameter downloadPath: Where a download stores the body, if this is one.
+    /// - Returns: The URL's parts, or why the request cannot be sent (without its method and
+    ///   URL, which the caller attaches).
+    func validated(downloadPath: String?) -> Result<URLParts, CurlError> {
+        if let first = problems.first { return .failure(CurlError(.invalidRequest, message: first)) }
         for field in headerFields {
             let bad = field.withUnsafeBytesOfValue { $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
-            if bad { return "header \(field.name) contains CR, LF or NUL; header injection refused" }
+            if bad { return .failure(CurlError(.invalidRequest, message: "header \(field.name) contains CR, LF or NUL; header injection refused")) }
         }
-        return nil
+        guard let parts else { return .failure(CurlError(.invalidRequest, message: "the URL did not parse")) }
+        let allowed = allowedSchemes.map { $0.contains { $0.lowercased() == parts.scheme } } ?? (parts.scheme == "http" || parts.scheme == "https")
+        guard allowed else {
+            let schemes = allowedSchemes.map { $0.map { $0.lowercased() } } ?? ["http", "https"]
+            return .failure(
+                CurlError(
+                    .invalidRequest,
+                    message:
+                        "the URL scheme '\(parts.scheme)' is not allowed; only \(schemes.sorted().joined(separator: ", ")) are, unless the request lists it in allowedSchemes"
+                ))
+        }
+        if case .file(let path) = body?.storage, AdapterPaths.containsNUL(path) {
+            return .failure(
+                CurlError(
+                    .invalidRequest,
+                    message: "body file '\(AdapterPaths.showingNUL(path))' contains a NUL byte, which would cut it short in the system call; refused"))
+        }
+        if let downloadPath {
+            if AdapterPaths.containsNUL(downloadPath) {
+                return .failure(
+                    CurlError(
+                        .fileError,
+                        message:
+                            "download path '\(AdapterPaths.showingNUL(downloadPath))' contains a NUL byte, which would cut it short in the system call; refused"
+                    ))
+            }
+            if downloadPath.utf8.last == UInt8(ascii: "/") || AdapterPaths.split(downloadPath.utf8).name.isEmpty {
+                return .failure(CurlError(.fileError, message: "download path '\(downloadPath)' names no file"))
+            }
+        }
+        return .success(parts)
     }
 }
 

@@ -92,6 +92,7 @@ import Testing
         }
         #expect(nul?.code == .fileError)
         #expect(nul?.message.contains("NUL byte") == true)
+        #expect(nul?.method == "GET" && nul?.url == nginx.url("/small.txt"))
         let upload = await #expect(throws: CurlError.self) {
             try await client.execute(CurlRequest(.post, nginx.url("/small.txt"), body: .file(directory + "/victim\u{0}x"))).get()
         }
@@ -127,6 +128,7 @@ import Testing
         let refused = await #expect(throws: CurlError.self) { try await client.download(nginx.url("/small.txt"), to: directory + "/folder").get() }
         #expect(refused?.code == .fileError)
         #expect(refused?.message.contains("is a directory") == true, "\(String(describing: refused))")
+        #expect(refused?.method == "GET" && refused?.url == nginx.url("/small.txt"), "the request is attached to every error")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["folder", "secret.txt"])
     }
 

@@ -226,7 +226,11 @@ final class Driver: Sendable {
     /// it as no longer pending.
     private func settle(_ transfer: Transfer, _ result: Result<CurlResponse, any Error>) {
         activeCount.subtract(1, ordering: .relaxed)
-        AdapterSupport.runTurn(contextID) { transfer.promise.resolve(result) }
+        let attached = result.mapError { error -> any Error in
+            guard let failure = error as? CurlError else { return error }
+            return failure.attaching(method: transfer.methodName, url: transfer.request.url)
+        }
+        AdapterSupport.runTurn(contextID) { transfer.promise.resolve(attached) }
     }
 
     private func stop(_ active: [ObjectIdentifier: Transfer]) {

@@ -118,7 +118,7 @@ extension Transfer {
             try curlMultiCheck(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
             return .followed
         } catch {
-            return .failed(CurlError(error.code, message: error.message, method: methodName, url: request.url))
+            return .failed(error)
         }
     }
 

@@ -75,8 +75,10 @@ final class Transfer: @unchecked Sendable {
 
     var methodName: String { request.method.rawValue }
 
+    /// An error of this transfer. Its method and URL are attached where the promise settles
+    /// (`Driver.settle`), once for every error.
     func error(_ code: CurlError.Code, _ message: String, response: CurlResponse? = nil) -> CurlError {
-        CurlError(code, message: message, method: methodName, url: request.url, response: response)
+        CurlError(code, message: message, response: response)
     }
 
     // MARK: Starting
@@ -108,7 +110,7 @@ final class Transfer: @unchecked Sendable {
             return nil
         } catch {
             cleanUp()
-            return CurlError(error.code, message: error.message, method: methodName, url: request.url)
+            return error
         }
     }
 
@@ -302,7 +304,7 @@ final class Transfer: @unchecked Sendable {
                     error(.badStatus, "status \(status) \(head.reason), not saved to '\(sink.target)' (the file was left as it was)", response: response))
             }
             if let failure = sink.commit() {
-                return .failure(CurlError(failure.code, message: failure.message, method: methodName, url: request.url, response: response))
+                return .failure(failure.attaching(method: "", url: "", response: response))
             }
         }
         return .success(response)

@@ -23,18 +23,10 @@ final class DownloadSink {
 
     /// Creates the temporary file in the target's directory: mode 0600 when it replaces a
     /// regular file, 0644 less the umask otherwise. Refuses a target that is a directory or
-    /// another kind of file a download cannot replace, before anything is transferred.
+    /// another kind of file a download cannot replace, before anything is transferred. The
+    /// path itself was checked with the request (`CurlRequest.validated(downloadPath:)`).
     static func create(target: String, durable: Bool) -> Result<DownloadSink, CurlError> {
-        guard !AdapterPaths.containsNUL(target) else {
-            return .failure(
-                CurlError(
-                    .fileError,
-                    message: "download path '\(AdapterPaths.showingNUL(target))' contains a NUL byte, which would cut it short in the system call; refused"))
-        }
         let path = Array(target.utf8)
-        guard path.last != UInt8(ascii: "/"), !AdapterPaths.split(path).name.isEmpty else {
-            return .failure(CurlError(.fileError, message: "download path '\(target)' names no file"))
-        }
         do throws(AtomicFileReplacement.Failure) {
             let existing = try AtomicFileReplacement.inspect(path)
             if let existing, !existing.isRegularFile, !existing.isSymbolicLink {
@@ -106,14 +98,9 @@ final class UploadFile {
         self.size = size
     }
 
-    /// Opens a regular file for reading.
+    /// Opens a regular file for reading. The path was checked with the request
+    /// (`CurlRequest.validated(downloadPath:)`).
     static func open(_ path: String) -> Result<UploadFile, CurlError> {
-        guard !AdapterPaths.containsNUL(path) else {
-            return .failure(
-                CurlError(
-                    .invalidRequest,
-                    message: "body file '\(AdapterPaths.showingNUL(path))' contains a NUL byte, which would cut it short in the system call; refused"))
-        }
         let fd = retryingEINTR { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
             return .failure(CurlError(.invalidRequest, message: "cannot open the request body file '\(path)': \(ErrnoText.describe(errno))"))
