@@ -125,23 +125,23 @@ final class Driver: Sendable {
     /// options but keeps its allocations, cheaper than `curl_easy_cleanup` + `curl_easy_init`.
     /// Connections and caches live in the multi handle either way.
     private struct SpareHandles {
-        private var handles: [UnsafeMutableRawPointer] = []
+        private var handles: [EasyHandle] = []
         private let limit = 256
 
-        mutating func take() -> UnsafeMutableRawPointer? { handles.popLast() }
+        mutating func take() -> EasyHandle? { handles.popLast() }
 
-        mutating func give(_ easy: UnsafeMutableRawPointer?) {
-            guard let easy else { return }
+        mutating func give(_ handle: EasyHandle?) {
+            guard let handle else { return }
             if handles.count < limit {
-                curl_easy_reset(easy)
-                handles.append(easy)
+                handle.resetForReuse()
+                handles.append(handle)
             } else {
-                curl_easy_cleanup(easy)
+                handle.close()
             }
         }
 
         mutating func freeAll() {
-            for easy in handles { curl_easy_cleanup(easy) }
+            for handle in handles { handle.close() }
             handles = []
         }
     }

@@ -111,7 +111,6 @@ extension Transfer {
             return .failed(error(.operationTimedOut, "the request's time ran out after \(hop.count + 1) redirects"))
         }
         hop = hop.next(status: status, to: parts, origin: Hop.origin(of: self.parts))
-        curl_easy_reset(easy)
         resetForNextHop()
         do throws(CurlError) {
             try configure(easy, configuration)

@@ -24,10 +24,9 @@ final class Transfer: @unchecked Sendable {
     let cancelled = Atomic<Bool>(false)
 
     // Driver thread only.
-    var easy: UnsafeMutableRawPointer?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(ccurl_error_size()))
-    private var uploadBytes: UnsafeMutableRawBufferPointer?
+    /// The easy handle while the transfer runs (new, or a finished transfer's, reset).
+    private(set) var handle: EasyHandle?
+    var easy: UnsafeMutableRawPointer? { handle?.pointer }
     var uploadFile: UploadFile?
     var sink: DownloadSink?
     var head: ResponseHeadParser
@@ -66,11 +65,6 @@ final class Transfer: @unchecked Sendable {
         self.promise = Promise<CurlResponse>.pending(resolvedOn: driverID)
         self.head = ResponseHeadParser(limit: headLimit)
         self.hop = Hop(url: request.url, parts: parts, method: request.method, sendsBody: request.body != nil)
-        errorBuffer.initialize(to: 0)
-    }
-
-    deinit {
-        errorBuffer.deallocate()
     }
 
     var methodName: String { request.method.rawValue }
@@ -90,11 +84,11 @@ final class Transfer: @unchecked Sendable {
     /// - Parameters:
     ///   - multi: The driver's multi handle.
     ///   - configuration: The client's settings.
-    ///   - spare: An easy handle from an earlier transfer, reset with `curl_easy_reset`, or
-    ///     `nil` for a new one.
-    func start(multi: UnsafeMutableRawPointer, configuration: CurlConfiguration, spare: UnsafeMutableRawPointer?) -> CurlError? {
-        guard let easy = spare ?? curl_easy_init() else { return error(.internalError, "curl_easy_init failed (out of memory?)") }
-        self.easy = easy
+    ///   - spare: An easy handle from an earlier transfer, reset for reuse, or `nil` for a new one.
+    func start(multi: UnsafeMutableRawPointer, configuration: CurlConfiguration, spare: EasyHandle?) -> CurlError? {
+        guard let handle = spare ?? EasyHandle() else { return error(.internalError, "curl_easy_init failed (out of memory?)") }
+        self.handle = handle
+        let easy = handle.pointer
         retainedForC = Unmanaged.passRetained(self)
         maxRedirects = max(0, request.maxRedirects ?? configuration.maxRedirects)
         deadline = (request.timeout ?? configuration.timeout).map { ContinuousClock.now + $0 }
@@ -119,7 +113,7 @@ final class Transfer: @unchecked Sendable {
         let context = retainedForC!.toOpaque()
         try setString(easy, CURLOPT_URL, hop.url, "CURLOPT_URL")
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), "CURLOPT_PRIVATE")
-        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
+        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle!.errorBuffer), "CURLOPT_ERRORBUFFER")
         try setLong(easy, CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
 
         // Security defaults, pinned on every handle (libcurl 7.88's own are unsafe).
@@ -193,11 +187,9 @@ final class Transfer: @unchecked Sendable {
         if method != .post { try setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue, "CURLOPT_CUSTOMREQUEST") }
         switch body.storage {
         case .bytes(let bytes):
-            // Copied once into memory libcurl may keep pointing at until the handle is gone
+            // Copied once into memory libcurl may keep pointing at until the transfer ends
             // (and sent again from there after a redirect that keeps the body).
-            let buffer = uploadBytes ?? UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-            if uploadBytes == nil { bytes.withUnsafeBytes { source in buffer.copyMemory(from: source) } }
-            uploadBytes = buffer
+            let buffer = handle!.uploadCopy(of: bytes)
             try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
             try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, buffer.baseAddress), "CURLOPT_POSTFIELDS")
         case .file(let path):
@@ -253,13 +245,13 @@ final class Transfer: @unchecked Sendable {
             let value = field.value
             appendHeaderLine(value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
         }
-        if let headerList {
+        if let headerList = handle!.headerList {
             try curlCheck(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         }
     }
 
     private func appendHeaderLine(_ line: String) {
-        headerList = curl_slist_append(headerList, line)
+        handle!.appendHeaderLine(line)
     }
 
     private func setLong(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int, _ name: String) throws(CurlError) {
@@ -311,7 +303,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     private func curlFailure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> CurlError {
-        let buffered = String(cString: errorBuffer)
+        let buffered = handle?.errorMessage ?? ""
         var message = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
         if code == CURLE_COULDNT_CONNECT {
             var osErrno = 0
@@ -358,35 +350,30 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Forgets the response of the last hop before the handle is set up for the next one.
+    /// Resets the handle and forgets the response of the last hop before the handle is set up
+    /// for the next one.
     func resetForNextHop() {
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
+        handle?.resetForNextHop()
         head = ResponseHeadParser(limit: head.limit)
         body = []
         bodyStarted = false
         droppingBody = false
         droppedBytes = 0
         stallSeconds = 0
-        errorBuffer[0] = 0
     }
 
-    /// Frees the easy handle, the header list, the body copy and the files. Call after
-    /// `curl_multi_remove_handle`, on the driver thread. A download not committed is discarded.
+    /// Closes the easy handle and lets the files go. Call after `curl_multi_remove_handle`, on
+    /// the driver thread. A download not committed is discarded.
     func cleanUp() {
-        if let easy = detachHandle() { curl_easy_cleanup(easy) }
+        detachHandle()?.close()
     }
 
     /// ``cleanUp()`` except for the easy handle, which is returned for the driver to reset and
     /// reuse (a new handle costs about as much as configuring one).
-    func detachHandle() -> UnsafeMutableRawPointer? {
-        let detached = easy
-        easy = nil
+    func detachHandle() -> EasyHandle? {
+        let detached = handle
+        handle = nil
         defer { retainedForC?.release(); retainedForC = nil }
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
-        uploadBytes?.deallocate()
-        uploadBytes = nil
         uploadFile = nil
         sink?.discard()
         sink = nil
