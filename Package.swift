@@ -142,6 +142,7 @@ let package = Package(
             dependencies: [
                 "PromiseCore",
                 "PromiseTesting",
+                "PromiseTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings

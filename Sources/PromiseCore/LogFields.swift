@@ -18,7 +18,7 @@ public protocol LogFieldsProviding: Error {
     var logFields: [String: String] { get }
 }
 
-extension PromiseError: LogFieldsProviding {
+extension PromiseError {
     /// `promise.code` (such as `timed out`) and `promise.message`.
     public var logFields: [String: String] {
         ["promise.code": code.description, "promise.message": message]

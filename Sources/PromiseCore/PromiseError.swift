@@ -9,7 +9,7 @@
 /// // or
 /// do { _ = try await promise.get() } catch PromiseError.Code.timedOut { … }
 /// ```
-public struct PromiseError: Error, Hashable, CustomStringConvertible {
+public struct PromiseError: PromiseLibraryError {
     /// What went wrong. New codes may be added; switch with a `default` case.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Raw: Hashable, Sendable {
@@ -56,15 +56,31 @@ public struct PromiseError: Error, Hashable, CustomStringConvertible {
     public let code: Code
     /// A sentence that says what happened and what to do about it.
     public let message: String
+    /// The error that caused this one, if any.
+    public let underlying: (any Error)?
 
     /// Creates an error.
     ///
     /// - Parameters:
     ///   - code: What went wrong.
     ///   - message: What happened and what to do about it.
-    public init(_ code: Code, _ message: String) {
+    ///   - underlying: The error that caused this one, if any.
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.underlying = underlying
+    }
+
+    /// Equal code, message and underlying error (by its type and description).
+    public static func == (lhs: PromiseError, rhs: PromiseError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && UnderlyingError.same(lhs.underlying, rhs.underlying)
+    }
+
+    /// Hashes the code, the message and the underlying error's description.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        UnderlyingError.hash(underlying, into: &hasher)
     }
 
     /// `PromiseError (timed out): <message>`.

@@ -67,6 +67,9 @@ extension CurlError {
         public static let headersTooLarge = Code(rawValue: 1003)
         /// The client was shut down before or while the request ran.
         public static let shutdown = Code(rawValue: 1004)
+        /// ``invalidRequest`` by the name every product uses for arguments it cannot work with
+        /// (`PromiseError.Code.invalidArgument`, `SQLiteError.Code.invalidArgument`); equal to it.
+        public static let invalidArgument = invalidRequest
         /// A download's file could not be created, written or moved into place.
         public static let fileError = Code(rawValue: 1005)
         /// libcurl itself failed (no memory, a handle that could not be made).

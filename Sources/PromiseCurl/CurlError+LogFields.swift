@@ -1,6 +1,4 @@
-public import PromiseCore
-
-extension CurlError: LogFieldsProviding {
+extension CurlError {
     /// `curl.code` (the number), `curl.code_name`, `curl.message`, and when the error is about
     /// a request `http.method` and `http.url` (user information shown as `***@`), and
     /// `http.status` when a response arrived.

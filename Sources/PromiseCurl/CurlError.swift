@@ -15,7 +15,7 @@
 ///     }
 /// }
 /// ```
-public struct CurlError: Error, Sendable, CustomStringConvertible {
+public struct CurlError: PromiseLibraryError {
     /// What went wrong, as a code that can grow; match it with `~=` in a `catch` or `case`.
     public let code: Code
     /// libcurl's own message for this transfer (its error buffer), or PromiseCurl's message for
@@ -28,6 +28,8 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     public let url: String
     /// The response, when the failure came after one arrived (a status ``CurlResponse/validate()`` refused).
     public let response: CurlResponse?
+    /// The error that caused this one, if any.
+    public let underlying: (any Error)?
 
     /// Creates an error; PromiseCurl makes these, and tests may too.
     ///
@@ -37,12 +39,33 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     ///   - method: The request method, if any.
     ///   - url: The request URL, if any; user information in it is kept as `***@`.
     ///   - response: The response that came back, if any.
-    public init(_ code: Code, message: String, method: String = "", url: String = "", response: CurlResponse? = nil) {
+    ///   - underlying: The error that caused this one, if any.
+    public init(
+        _ code: Code, message: String, method: String = "", url: String = "", response: CurlResponse? = nil, underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.method = method
         self.url = redactingUserInfo(url)
         self.response = response
+        self.underlying = underlying
+    }
+
+    /// Equal code, message, request, response status and underlying error (by its type and
+    /// description).
+    public static func == (lhs: CurlError, rhs: CurlError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.method == rhs.method && lhs.url == rhs.url
+            && lhs.response?.status.code == rhs.response?.status.code && UnderlyingError.same(lhs.underlying, rhs.underlying)
+    }
+
+    /// Hashes the fields `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(response?.status.code)
+        UnderlyingError.hash(underlying, into: &hasher)
     }
 
     /// One line: the message, the request, and the code, e.g.
@@ -61,6 +84,6 @@ extension CurlError {
     func attaching(method: String, url: String, response: CurlResponse? = nil) -> CurlError {
         CurlError(
             code, message: message, method: self.method.isEmpty ? method : self.method,
-            url: self.url.isEmpty ? url : self.url, response: self.response ?? response)
+            url: self.url.isEmpty ? url : self.url, response: self.response ?? response, underlying: underlying)
     }
 }

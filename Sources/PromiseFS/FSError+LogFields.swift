@@ -1,6 +1,4 @@
-public import PromiseCore
-
-extension FSError: LogFieldsProviding {
+extension FSError {
     /// `fs.code` (the errno value, negative for PromiseFS's own codes), `fs.code_name`,
     /// `fs.operation` and `fs.path`.
     public var logFields: [String: String] {

@@ -10,7 +10,7 @@
 ///
 /// Match a code directly in a `catch` clause with ``Code-swift.struct/~=(_:_:)``:
 /// `catch FSError.Code.noSuchFileOrDirectory { … }`.
-public struct FSError: Error, Hashable, CustomStringConvertible {
+public struct FSError: PromiseLibraryError {
     /// What went wrong: an `errno` value with a Swift name, or a condition PromiseFS detects.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The `errno` value, or a negative number for conditions PromiseFS detects itself.
@@ -70,6 +70,10 @@ public struct FSError: Error, Hashable, CustomStringConvertible {
         public static let poolUnavailable = Code(rawValue: -3)
         /// The file handle was closed.
         public static let closed = Code(rawValue: -4)
+        /// ``poolUnavailable`` by the name every product uses for "its owner was shut down"
+        /// (`CurlError.Code.shutdown`, `UVError.Code.shutdown`); equal to it, so it also
+        /// matches a full queue: the ``FSError/activity`` says which.
+        public static let shutdown = poolUnavailable
 
         /// A short phrase, such as `permission denied`.
         public var description: String {
@@ -110,6 +114,8 @@ public struct FSError: Error, Hashable, CustomStringConvertible {
     public let path: String
     /// What was being done, with the path, such as `opening /etc/shadow for reading`.
     public let activity: String
+    /// The error that caused this one, if any.
+    public let underlying: (any Error)?
 
     /// Creates an error.
     ///
@@ -118,13 +124,35 @@ public struct FSError: Error, Hashable, CustomStringConvertible {
     ///   - operation: The operation, such as `open`.
     ///   - path: The path it was working on.
     ///   - activity: What was being done, with the path; defaults to "`operation` `path`".
-    public init(_ code: Code, operation: String, path: String, activity: String? = nil) {
+    ///   - underlying: The error that caused this one, if any.
+    public init(_ code: Code, operation: String, path: String, activity: String? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.operation = operation
         self.path = path
         self.activity = activity ?? "\(operation) \(path)"
+        self.underlying = underlying
     }
 
-    /// One line a person can act on: `permission denied opening /etc/shadow for reading`.
-    public var description: String { "\(code) \(activity)" }
+    /// The sentence a person can act on: what went wrong, then what was being done, such as
+    /// `permission denied opening /etc/shadow for reading`.
+    public var message: String { "\(code) \(activity)" }
+
+    /// The ``message``.
+    public var description: String { message }
+
+    /// Equal code, operation, path, activity and underlying error (by its type and
+    /// description).
+    public static func == (lhs: FSError, rhs: FSError) -> Bool {
+        lhs.code == rhs.code && lhs.operation == rhs.operation && lhs.path == rhs.path && lhs.activity == rhs.activity
+            && UnderlyingError.same(lhs.underlying, rhs.underlying)
+    }
+
+    /// Hashes the fields `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(operation)
+        hasher.combine(path)
+        hasher.combine(activity)
+        UnderlyingError.hash(underlying, into: &hasher)
+    }
 }

@@ -120,6 +120,15 @@ extension SQLiteError {
         /// `[UInt8]` or `Data` for its bytes (``SQLiteValue/invalidText(_:)``).
         public static let invalidUTF8 = Code(rawValue: -4)
 
+        // The names every product gives these conditions.
+
+        /// ``closed`` by the name every product uses for "its owner was shut down"
+        /// (`CurlError.Code.shutdown`, `UVError.Code.shutdown`); equal to it.
+        public static let shutdown = closed
+        /// ``invalidUse`` by the name every product uses for arguments it cannot work with
+        /// (`PromiseError.Code.invalidArgument`, `CurlError.Code.invalidArgument`); equal to it.
+        public static let invalidArgument = invalidUse
+
         /// A short phrase, such as `constraint unique`.
         public var description: String {
             if let name = Self.names[rawValue] { return name }

@@ -1,6 +1,4 @@
-public import PromiseCore
-
-extension SQLiteError: LogFieldsProviding {
+extension SQLiteError {
     /// `sqlite.code` (the extended result code, negative for PromiseSQLite's own),
     /// `sqlite.code_name`, `sqlite.message`, and `sqlite.sql`: the statement's text, which
     /// holds `?` and `:name` placeholders, never the values bound to them.

@@ -11,13 +11,15 @@
 ///
 /// Bound values are never part of the error or its description, so logging an error does not
 /// log the data that was being written.
-public struct SQLiteError: Error, Hashable, CustomStringConvertible {
+public struct SQLiteError: PromiseLibraryError {
     /// The code: an extended SQLite result code, or a condition PromiseSQLite detects itself.
     public let code: Code
     /// SQLite's own message (`sqlite3_errmsg`), or PromiseSQLite's explanation.
     public let message: String
     /// The SQL text of the statement that failed, when there was one.
     public let sql: String?
+    /// The error that caused this one, if any.
+    public let underlying: (any Error)?
 
     /// Creates an error.
     ///
@@ -25,10 +27,25 @@ public struct SQLiteError: Error, Hashable, CustomStringConvertible {
     ///   - code: The code.
     ///   - message: What went wrong, in words a person can act on.
     ///   - sql: The statement that failed, if any.
-    public init(_ code: Code, message: String, sql: String? = nil) {
+    ///   - underlying: The error that caused this one, if any.
+    public init(_ code: Code, message: String, sql: String? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.sql = sql
+        self.underlying = underlying
+    }
+
+    /// Equal code, message, SQL and underlying error (by its type and description).
+    public static func == (lhs: SQLiteError, rhs: SQLiteError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.sql == rhs.sql && UnderlyingError.same(lhs.underlying, rhs.underlying)
+    }
+
+    /// Hashes the fields `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(sql)
+        UnderlyingError.hash(underlying, into: &hasher)
     }
 
     /// One line: `SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT INTO users …`.

@@ -1,6 +1,4 @@
-public import PromiseCore
-
-extension UVError: LogFieldsProviding {
+extension UVError {
     /// `uv.code` (libuv's negative errno), `uv.code_name` (such as `EBUSY`), `uv.operation`,
     /// and `uv.detail` when there is one.
     public var logFields: [String: String] {

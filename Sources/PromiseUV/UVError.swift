@@ -10,7 +10,7 @@
 /// ```
 ///
 /// Match a code directly in a `catch` clause with ``Code-swift.struct/~=(_:_:)``.
-public struct UVError: Error, Hashable, CustomStringConvertible {
+public struct UVError: PromiseLibraryError {
     /// What went wrong: a libuv error code (negative, `UV_E…`) or a condition PromiseUV
     /// detects itself (positive).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -27,6 +27,9 @@ public struct UVError: Error, Hashable, CustomStringConvertible {
         /// The loop was shut down (or is shutting down) and refuses new work, or shutdown
         /// ended work that had not started.
         public static let loopClosed = Code(rawValue: 1)
+        /// ``loopClosed`` by the name every product uses for "its owner was shut down"
+        /// (`CurlError.Code.shutdown`, `SQLiteError.Code.shutdown`); equal to it.
+        public static let shutdown = loopClosed
 
         /// `UV_EBUSY`: a resource is busy; `uv_loop_close` returns it while handles are open.
         public static let busy = Code(rawValue: -16)
@@ -83,6 +86,8 @@ public struct UVError: Error, Hashable, CustomStringConvertible {
     public let operation: String
     /// What the program can do about it, or what was going on; may be empty.
     public let detail: String
+    /// The error that caused this one, if any.
+    public let underlying: (any Error)?
 
     /// Creates an error.
     ///
@@ -90,21 +95,38 @@ public struct UVError: Error, Hashable, CustomStringConvertible {
     ///   - code: What went wrong.
     ///   - operation: The operation that failed.
     ///   - detail: What to do about it, or what was going on.
-    public init(_ code: Code, operation: String, detail: String = "") {
+    ///   - underlying: The error that caused this one, if any.
+    public init(_ code: Code, operation: String, detail: String = "", underlying: (any Error)? = nil) {
         self.code = code
         self.operation = operation
         self.detail = detail
+        self.underlying = underlying
     }
 
     /// libuv's name for the code (`uv_err_name`), such as `EBUSY`.
     public var name: String { code.name }
-    /// libuv's message for the code (`uv_strerror`), such as `resource busy or locked`.
-    public var message: String { code.message }
 
-    /// One line a person can act on:
-    /// `uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open`.
-    public var description: String {
-        let head = "\(operation) failed: \(name) (\(message))"
+    /// The sentence a person can act on:
+    /// `uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open`. libuv's
+    /// short phrase alone is ``Code-swift.struct/message``.
+    public var message: String {
+        let head = "\(operation) failed: \(name) (\(code.message))"
         return detail.isEmpty ? head : "\(head) — \(detail)"
+    }
+
+    /// The ``message``.
+    public var description: String { message }
+
+    /// Equal code, operation, detail and underlying error (by its type and description).
+    public static func == (lhs: UVError, rhs: UVError) -> Bool {
+        lhs.code == rhs.code && lhs.operation == rhs.operation && lhs.detail == rhs.detail && UnderlyingError.same(lhs.underlying, rhs.underlying)
+    }
+
+    /// Hashes the fields `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(operation)
+        hasher.combine(detail)
+        UnderlyingError.hash(underlying, into: &hasher)
     }
 }

@@ -155,7 +155,7 @@ final class ConnectionOwner: Sendable {
         } catch let error as SQLiteError {
             openError = error
         } catch {
-            openError = SQLiteError(.cannotOpen, message: "cannot open '\(path)': \(error)")
+            openError = SQLiteError(.cannotOpen, message: "cannot open '\(path)': \(error)", underlying: error)
         }
 
         var batch = [Job]()
