@@ -33,7 +33,8 @@ public enum Promises {
     /// Called for every ``PromiseDiagnostic``: unhandled rejections and broken promises.
     ///
     /// The default writes one line to standard error. It is called on the thread that
-    /// deallocates the promise; keep it short and thread-safe.
+    /// deallocates the promise (or the owner, for ``PromiseDiagnostic/Kind/notShutDown``);
+    /// keep it short and thread-safe.
     public static var diagnosticsHandler: @Sendable (PromiseDiagnostic) -> Void {
         get { handlerStorage.withLock { $0 } }
         set { handlerStorage.withLock { $0 = newValue } }
@@ -48,6 +49,15 @@ public enum Promises {
     /// - Parameter error: Says what was dropped, by whom, and what to do about it.
     package static func reportDroppedWork(_ error: any Error) {
         diagnosticsHandler(PromiseDiagnostic(kind: .droppedWork, error: error, valueType: ""))
+    }
+
+    /// Reports what an owner deallocated without its `shutdown()` or `close()` lost
+    /// (``PromiseDiagnostic/Kind/notShutDown``): the adapters clean up on the owner's own
+    /// thread, and report only when something could not finish or failed on the way.
+    ///
+    /// - Parameter error: Says what was lost, and what to call next time.
+    package static func reportNotShutDown(_ error: any Error) {
+        diagnosticsHandler(PromiseDiagnostic(kind: .notShutDown, error: error, valueType: ""))
     }
 }
 
@@ -65,6 +75,13 @@ public struct PromiseDiagnostic: Sendable, CustomStringConvertible {
         /// context had shut down (a closure or a Swift task job given to a `UVLoop` after its
         /// `shutdown()`). ``PromiseDiagnostic/valueType`` is empty.
         public static let droppedWork = Kind(name: "dropped work")
+        /// An owner of a thread or a resource (a `CurlClient`, an `SQLiteDatabase`, an
+        /// `FSFile`) was deallocated without its `shutdown()` or `close()`, and something was
+        /// lost: requests in flight that were failed, or a close that failed with nobody
+        /// waiting to hear it. Deallocating an owner closes it on its own thread after its
+        /// queued work, as that call would have; only a loss is reported.
+        /// ``PromiseDiagnostic/valueType`` is empty.
+        public static let notShutDown = Kind(name: "not shut down")
         /// The kind's name.
         public var description: String { name }
     }

@@ -58,6 +58,18 @@ public final class CurlClient: Sendable {
     }
 
     deinit {
+        // The one deinit policy of the adapters: clean up on the owner's thread, and report
+        // what that loses (here, requests still in flight, which are failed).
+        let inFlight = driver.pendingTransfers
+        if driver.isAccepting, inFlight > 0 {
+            let requests = inFlight == 1 ? "1 request in flight; it was" : "\(inFlight) requests in flight; they were"
+            Promises.reportNotShutDown(
+                CurlError(
+                    .shutdown,
+                    message:
+                        "a CurlClient (thread '\(driver.configuration.threadName)') was deallocated without shutdown() with \(requests) failed. Keep the client until its requests finish, then call shutdown()"
+                ))
+        }
         _ = driver.shutdown()
     }
 
@@ -109,6 +121,7 @@ public final class CurlClient: Sendable {
     /// - Returns: A promise fulfilled once libcurl is cleaned up and the thread has ended
     ///   (every call gets one). For ``shared``, a promise rejected with
     ///   ``CurlError/Code/invalidRequest``: the shared client is never shut down.
+    @discardableResult
     public func shutdown() -> Promise<Void> {
         guard !isShared else {
             return Promise(CurlError(.invalidRequest, message: "CurlClient.shared is never shut down; make a CurlClient of your own to shut down"))

@@ -1,3 +1,4 @@
+internal import Glibc
 internal import PromiseSystem
 
 /// An open file: positional and sequential reads and writes, each a job on a ``FileIOPool``.
@@ -37,9 +38,15 @@ public final class FSFile: Sendable {
     }
 
     deinit {
-        // Only reachable when no operation is queued (each holds the file): a forgotten
-        // close costs a descriptor, so give it back.
-        if let fd = state.withLock({ $0.fd }) { Sys.close(fd) }
+        // Only reachable when no operation is queued (each holds the file), so no pool
+        // thread uses the descriptor: give it back, and report what that loses (an error of
+        // close(2), such as EIO for data a network file system could not write back).
+        if let fd = state.withLock({ $0.fd }), Glibc.close(fd) != 0, errno != EINTR {
+            Promises.reportNotShutDown(
+                FSError(
+                    FSError.Code(rawValue: errno), operation: "close", path: path,
+                    activity: "closing \(path), an FSFile deallocated without close(); call close() and handle its result"))
+        }
     }
 
     // MARK: Positional
@@ -122,6 +129,7 @@ public final class FSFile: Sendable {
     ///
     /// - Returns: A promise fulfilled once the descriptor is closed. Calling it again returns
     ///   the same promise.
+    @discardableResult
     public func close() -> Promise<Void> {
         let (promise, isNew) = state.withLock { state -> (Promise<Void>, Bool) in
             if let closed = state.closed { return (closed, false) }

@@ -95,6 +95,7 @@ public final class FileIOPool: Sendable {
     ///
     /// - Returns: A promise fulfilled once every thread has ended. Every call returns a promise
     ///   of its own, all settled the same way.
+    @discardableResult
     public func shutdown() -> Promise<Void> {
         guard self !== FileIOPool.shared else {
             return Promise(

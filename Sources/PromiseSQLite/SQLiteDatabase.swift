@@ -68,8 +68,19 @@ public final class SQLiteDatabase: SQLiteWriter {
     }
 
     deinit {
-        // Only enqueues the close; the connection thread does it. No C call from deinit.
-        _ = owner.close()
+        // The one deinit policy of the adapters: clean up on the owner's thread (this only
+        // enqueues the close, which runs after the queued work; no C call from deinit), and
+        // report what that loses: a close that fails with nobody waiting to hear it.
+        guard owner.isAccepting else { return }
+        let path = path
+        owner.close().catch(on: .inline) { error in
+            Promises.reportNotShutDown(
+                SQLiteError(
+                    .shutdown,
+                    message:
+                        "an SQLiteDatabase for '\(path)' was deallocated without close(), and closing it failed: \(error). Call close() and handle its result",
+                    underlying: error))
+        }
     }
 
     /// Runs `body` with the connection, on its thread, outside any transaction `body` does not

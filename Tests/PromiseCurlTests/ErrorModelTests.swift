@@ -1,3 +1,4 @@
+import PromiseCore
 import PromiseCurl
 import PromiseTestSupport
 import Testing
@@ -11,5 +12,28 @@ import Testing
         let error = CurlError(.couldNotConnect, message: "refused", method: "GET", url: "http://127.0.0.1:9/")
         #expect(error != CurlError(.couldNotConnect, message: "refused", method: "POST", url: "http://127.0.0.1:9/"), "the method counts")
         #expect(CurlError.Code.invalidArgument == .invalidRequest && CurlError.Code.invalidArgument ~= CurlError(.invalidRequest, message: "bad URL"))
+    }
+}
+
+/// The adapters' deinit policy: an owner dropped without `shutdown()` is cleaned up on its own
+/// thread, and reported only when that loses something (here, requests in flight).
+@Suite struct CurlDeinitPolicyTests {
+    @Test func aClientDroppedWithRequestsInFlightIsReportedAnIdleOneIsNot() async throws {
+        NotShutDownRecorder.install
+        var idle = CurlConfiguration()
+        idle.threadName = "curl-idle-\(UInt32.random(in: 0...UInt32.max))"
+        do { _ = try CurlClient(configuration: idle) }
+        #expect(NotShutDownRecorder.reports(mentioning: idle.threadName).isEmpty, "an idle client loses nothing")
+
+        var busy = CurlConfiguration()
+        busy.threadName = "curl-busy-\(UInt32.random(in: 0...UInt32.max))"
+        let request: Promise<CurlResponse>
+        do {
+            let client = try CurlClient(configuration: busy)
+            request = client.get(TestServer.httpbin.url("/delay/10"))
+        }
+        let failure = await #expect(throws: CurlError.self) { try await request.get() }
+        #expect(failure?.code == .shutdown, "the request in flight is failed, not left pending")
+        #expect(NotShutDownRecorder.reports(mentioning: busy.threadName).count == 1)
     }
 }

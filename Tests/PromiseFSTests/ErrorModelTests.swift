@@ -1,3 +1,4 @@
+import Glibc
 import PromiseFS
 import PromiseTestSupport
 import Testing
@@ -11,4 +12,37 @@ import Testing
         #expect(error.description == error.message)
         #expect(FSError.Code.shutdown == .poolUnavailable)
     }
+}
+
+/// The adapters' deinit policy: a file dropped without `close()` has its descriptor closed;
+/// a close that succeeds loses nothing and is not reported.
+@Suite struct FSDeinitPolicyTests {
+    @Test func aFileDroppedWithoutCloseGivesItsDescriptorBack() async throws {
+        NotShutDownRecorder.install
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let fs = FileSystem()
+        try await fs.writeText(dir("dropped.txt"), "x").get()
+        // Descriptors are counted by what they point to: other tests open files at the same time.
+        let target = dir("dropped.txt")
+        for _ in 0..<50 { _ = try await fs.open(target).get() }
+        let released = try await eventually(.seconds(10)) { descriptors(pointingTo: target) == 0 }
+        #expect(released, "dropped files keep \(descriptors(pointingTo: target)) descriptors of \(target)")
+        #expect(NotShutDownRecorder.reports(mentioning: dir("dropped.txt")).isEmpty)
+    }
+}
+
+/// How many of the process's descriptors are open on `path` (read from `/proc/self/fd`).
+private func descriptors(pointingTo path: String) -> Int {
+    guard let directory = opendir("/proc/self/fd") else { return 0 }
+    defer { closedir(directory) }
+    var count = 0
+    var buffer = [CChar](repeating: 0, count: 4096)
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let length = readlink("/proc/self/fd/\(name)", &buffer, buffer.count - 1)
+        guard length > 0 else { continue }
+        if String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == path { count += 1 }
+    }
+    return count
 }

@@ -75,6 +75,9 @@ final class Driver: Sendable {
     /// callback) throws `deadlock` instead of stopping the driver for good.
     var contextID: ObjectIdentifier { ObjectIdentifier(self) }
 
+    /// Whether no shutdown was asked for yet.
+    var isAccepting: Bool { state.withLock { $0.lifecycle.isAccepting } }
+
     /// Transfers submitted and not yet completed.
     var pendingTransfers: Int { activeCount.load(ordering: .relaxed) }
 

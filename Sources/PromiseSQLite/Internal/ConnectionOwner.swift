@@ -58,6 +58,9 @@ final class ConnectionOwner: Sendable {
         }
     }
 
+    /// Whether no close was asked for yet (and the thread started).
+    var isAccepting: Bool { state.withLock { $0.lifecycle.isAccepting } }
+
     /// Jobs queued or running: how busy this connection is, for a pool choosing a reader.
     var pendingJobs: Int { load.load(ordering: .relaxed) }
 
