@@ -58,63 +58,6 @@ public struct ContextJob: Sendable {
     }
 }
 
-/// What a context says when a thread is about to block waiting for a promise whose chain
-/// needs that context.
-@_spi(ContextContract)
-public enum BlockingWaitAdvice: Sendable {
-    /// Another thread runs the context: blocking is safe.
-    case block
-    /// The calling thread is the only one that could run the context and cannot do so now:
-    /// `awaitPromise` throws ``PromiseError/Code-swift.struct/deadlock`` with this reason.
-    case deadlock(reason: String)
-    /// Nobody runs the context: the calling thread runs it with the closure until the
-    /// ``BlockingWait`` is settled or its timeout has passed. The closure returns `false` if
-    /// it could not take the context after all (another thread claimed it meanwhile), and the
-    /// caller then blocks.
-    case drive(@Sendable (BlockingWait) -> Bool)
-}
-
-/// A context that can advise blocking waits (see ``BlockingWaitAdvice``).
-@_spi(ContextContract)
-public protocol BlockingWaitAdvisor: AnyObject, Sendable {
-    /// The context's name, as error messages show it (`UVLoop`, a queue's label).
-    var contextName: String { get }
-    /// Advice for a thread about to block in `awaitPromise` on a chain that needs this
-    /// context. Called on that thread.
-    func adviseBlockingWait() -> BlockingWaitAdvice
-}
-
-/// Contexts that advise blocking waits, by ``ExecutionContext/executionContextID``.
-@_spi(ContextContract)
-public enum ContextRegistry {
-    private struct Entry {
-        weak var advisor: (any BlockingWaitAdvisor)?
-    }
-    private static let entries = Lock<[ObjectIdentifier: Entry]>([:])
-
-    /// Registers `advisor` for the context identified by `id`, until ``unregister(_:)`` or
-    /// the advisor's deallocation.
-    ///
-    /// - Parameters:
-    ///   - advisor: What to ask.
-    ///   - id: The context's ``ExecutionContext/executionContextID``.
-    public static func register(_ advisor: any BlockingWaitAdvisor, for id: ObjectIdentifier) {
-        entries.withLock { $0[id] = Entry(advisor: advisor) }
-    }
-
-    /// Removes the advisor registered for `id`.
-    ///
-    /// - Parameter id: The context's ``ExecutionContext/executionContextID``.
-    public static func unregister(_ id: ObjectIdentifier) {
-        entries.withLock { _ = $0.removeValue(forKey: id) }
-    }
-
-    /// The advisor registered for `id`, if it is still alive.
-    static func advisor(for id: ObjectIdentifier) -> (any BlockingWaitAdvisor)? {
-        entries.withLock { $0[id]?.advisor }
-    }
-}
-
 extension ExecutionContext {
     /// Runs `job` with ``execute(_:)``.
     public func submit(_ job: ContextJob) {

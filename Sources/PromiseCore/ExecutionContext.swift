@@ -84,23 +84,6 @@ extension ExecutionContext {
 /// The queue whose timers back ``ExecutionContext/executeAfter(_:_:)`` for contexts without a clock.
 private let timerQueue = DispatchQueue(label: "swift-promise.timers")
 
-/// A handle to work scheduled with ``ExecutionContext/executeAfter(_:_:)``.
-public struct ScheduledWork: Sendable {
-    private let onCancel: @Sendable () -> Void
-
-    /// Creates a handle whose ``cancel()`` calls `cancel`.
-    ///
-    /// - Parameter cancel: Stops the scheduled work; called at most as often as ``cancel()`` is.
-    public init(cancel: @escaping @Sendable () -> Void) {
-        self.onCancel = cancel
-    }
-
-    /// Stops the work if it has not started yet; otherwise does nothing.
-    public func cancel() {
-        onCancel()
-    }
-}
-
 extension Duration {
     /// This duration as a dispatch interval: whole nanoseconds rounded up, 0 for a negative
     /// duration, `.never` past what dispatch can represent.

@@ -1,0 +1,30 @@
+/// Contexts that advise blocking waits, by ``ExecutionContext/executionContextID``.
+@_spi(ContextContract)
+public enum ContextRegistry {
+    private struct Entry {
+        weak var advisor: (any BlockingWaitAdvisor)?
+    }
+    private static let entries = Lock<[ObjectIdentifier: Entry]>([:])
+
+    /// Registers `advisor` for the context identified by `id`, until ``unregister(_:)`` or
+    /// the advisor's deallocation.
+    ///
+    /// - Parameters:
+    ///   - advisor: What to ask.
+    ///   - id: The context's ``ExecutionContext/executionContextID``.
+    public static func register(_ advisor: any BlockingWaitAdvisor, for id: ObjectIdentifier) {
+        entries.withLock { $0[id] = Entry(advisor: advisor) }
+    }
+
+    /// Removes the advisor registered for `id`.
+    ///
+    /// - Parameter id: The context's ``ExecutionContext/executionContextID``.
+    public static func unregister(_ id: ObjectIdentifier) {
+        entries.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    /// The advisor registered for `id`, if it is still alive.
+    static func advisor(for id: ObjectIdentifier) -> (any BlockingWaitAdvisor)? {
+        entries.withLock { $0[id]?.advisor }
+    }
+}

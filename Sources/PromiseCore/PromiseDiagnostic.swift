@@ -1,0 +1,37 @@
+/// Something about a promise that is probably a bug in the program using it.
+public struct PromiseDiagnostic: Sendable, CustomStringConvertible {
+    /// The kind of problem.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        /// A rejected promise was deallocated and nobody had observed its error.
+        public static let unhandledRejection = Kind(name: "unhandled rejection")
+        /// A pending promise with dependents was deallocated; they were rejected with
+        /// ``PromiseError/Code-swift.struct/brokenPromise``.
+        public static let brokenPromise = Kind(name: "broken promise")
+        /// Work handed to an execution context was dropped without running, because the
+        /// context had shut down (a closure or a Swift task job given to a `UVLoop` after its
+        /// `shutdown()`). ``PromiseDiagnostic/valueType`` is empty.
+        public static let droppedWork = Kind(name: "dropped work")
+        /// An owner of a thread or a resource (a `CurlClient`, an `SQLiteDatabase`, an
+        /// `FSFile`) was deallocated without its `shutdown()` or `close()`, and something was
+        /// lost: requests in flight that were failed, or a close that failed with nobody
+        /// waiting to hear it. Deallocating an owner closes it on its own thread after its
+        /// queued work, as that call would have; only a loss is reported.
+        /// ``PromiseDiagnostic/valueType`` is empty.
+        public static let notShutDown = Kind(name: "not shut down")
+        /// The kind's name.
+        public var description: String { name }
+    }
+
+    /// The kind of problem.
+    public let kind: Kind
+    /// The error involved: the unhandled rejection's reason, or the broken-promise error.
+    public let error: any Error
+    /// The promise's value type, such as `Int`.
+    public let valueType: String
+
+    /// One line: `unhandled rejection of Promise<Int>: <error>`, or `dropped work: <error>`.
+    public var description: String {
+        valueType.isEmpty ? "\(kind): \(error)" : "\(kind) of Promise<\(valueType)>: \(error)"
+    }
+}
