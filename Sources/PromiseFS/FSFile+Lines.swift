@@ -24,6 +24,8 @@ extension FSFile {
     /// - Returns: The lines. Iterating throws ``FSError/Code-swift.struct/invalidUTF8`` for a
     ///   line that is not UTF-8, an ``FSError`` for a failed read, or `CancellationError` when
     ///   the task is cancelled (checked between chunks).
+    ///
+    /// Corresponds to `read(2)`, one per chunk, split at line endings.
     public func lines(maxLength: Int = 1 << 20, chunkSize: Int = 64 << 10) -> Lines {
         Lines(chunks: chunks(size: chunkSize), path: path, maxLength: max(maxLength, 0))
     }
@@ -189,6 +191,8 @@ extension FileSystem {
     ///   - path: The file.
     ///   - maxLength: The longest line accepted, in bytes.
     /// - Returns: The lines; iterating throws what opening or reading the file throws.
+    ///
+    /// Corresponds to `read(2)`, one per chunk, split at line endings.
     public func lines(_ path: FSPath, maxLength: Int = 1 << 20) -> FileLines {
         FileLines(fileSystem: self, path: path, maxLength: maxLength)
     }
@@ -199,6 +203,8 @@ extension FileSystem {
     ///   - path: The file.
     ///   - maxLength: The longest line accepted, in bytes.
     /// - Returns: The lines.
+    ///
+    /// Corresponds to `read(2)`, one per chunk, split at line endings.
     public func lines(_ path: String, maxLength: Int = 1 << 20) -> FileLines {
         lines(FSPath(path), maxLength: maxLength)
     }

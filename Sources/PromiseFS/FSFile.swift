@@ -58,6 +58,8 @@ public final class FSFile: Sendable {
     ///   - count: How many bytes at most, 0 or more; fewer only at the end of the file. The
     ///     buffer grows with the bytes read, so a count past the end costs only what is there.
     /// - Returns: A promise for the bytes (empty at or past the end).
+    ///
+    /// Corresponds to `pread(2)`.
     public func read(at offset: Int64, count: Int) -> Promise<[UInt8]> {
         submit("read") { [path] fd, _ in try Sys.read(fd, count: count, offset: offset, path: path) }
     }
@@ -68,6 +70,8 @@ public final class FSFile: Sendable {
     ///   - bytes: What to write.
     ///   - offset: Where to write it.
     /// - Returns: A promise fulfilled once every byte is written.
+    ///
+    /// Corresponds to `pwrite(2)`.
     public func write(_ bytes: some Collection<UInt8> & Sendable, at offset: Int64) -> Promise<Void> {
         submit("write") { [path] fd, _ in try Sys.write(fd, bytes, offset: offset, path: path) }
     }
@@ -80,6 +84,8 @@ public final class FSFile: Sendable {
     ///   ``FSError/Code-swift.struct/invalidArgument``); fewer only at the end of the file.
     ///   The buffer grows with the bytes read, so a count past the end costs only what is there.
     /// - Returns: A promise for the bytes (empty at the end).
+    ///
+    /// Corresponds to `read(2)`.
     public func read(count: Int) -> Promise<[UInt8]> {
         submit("read") { [path] fd, _ in try Sys.read(fd, count: count, offset: nil, path: path) }
     }
@@ -88,6 +94,8 @@ public final class FSFile: Sendable {
     ///
     /// - Parameter bytes: What to write.
     /// - Returns: A promise fulfilled once every byte is written.
+    ///
+    /// Corresponds to `write(2)`.
     public func write(_ bytes: some Collection<UInt8> & Sendable) -> Promise<Void> {
         submit("write") { [path] fd, _ in try Sys.write(fd, bytes, offset: nil, path: path) }
     }
@@ -96,6 +104,8 @@ public final class FSFile: Sendable {
     ///
     /// - Parameter offset: The new position, from the start of the file.
     /// - Returns: A promise fulfilled once moved.
+    ///
+    /// Corresponds to `lseek(2)` with `SEEK_SET`.
     public func seek(to offset: Int64) -> Promise<Void> {
         submit("seek") { [path] fd, _ in try Sys.seek(fd, to: offset, path: path) }
     }
@@ -105,6 +115,8 @@ public final class FSFile: Sendable {
     /// Flushes the file's data and metadata to disk (`fsync`).
     ///
     /// - Returns: A promise fulfilled once flushed.
+    ///
+    /// Corresponds to `fsync(2)`.
     public func sync() -> Promise<Void> {
         submit("fsync") { [path] fd, _ in try Sys.fsync(fd, path: path) }
     }
@@ -113,6 +125,8 @@ public final class FSFile: Sendable {
     ///
     /// - Parameter size: The new size.
     /// - Returns: A promise fulfilled once done.
+    ///
+    /// Corresponds to `ftruncate(2)`.
     public func truncate(to size: Int64) -> Promise<Void> {
         submit("truncate") { [path] fd, _ in try Sys.ftruncate(fd, size, path: path) }
     }
@@ -120,6 +134,8 @@ public final class FSFile: Sendable {
     /// The file's attributes (`fstat`).
     ///
     /// - Returns: A promise for them.
+    ///
+    /// Corresponds to `fstat(2)`.
     public func info() -> Promise<FileInfo> {
         submit("fstat") { [path] fd, _ in try Sys.fstat(fd, path: path) }
     }
@@ -129,6 +145,8 @@ public final class FSFile: Sendable {
     ///
     /// - Returns: A promise fulfilled once the descriptor is closed. Calling it again returns
     ///   the same promise.
+    ///
+    /// Corresponds to `close(2)`.
     @discardableResult
     public func close() -> Promise<Void> {
         let (promise, isNew) = state.withLock { state -> (Promise<Void>, Bool) in
@@ -159,6 +177,8 @@ public final class FSFile: Sendable {
     ///
     /// - Parameter size: The chunk size in bytes (the last chunk may be shorter).
     /// - Returns: The chunks.
+    ///
+    /// Corresponds to `read(2)`, one per chunk.
     public func chunks(size: Int) -> Chunks {
         Chunks(file: self, size: max(size, 1))
     }
@@ -209,6 +229,8 @@ public final class FSFile: Sendable {
     ///   - body: Handles a chunk; throwing stops the reading and rejects the result.
     /// - Returns: A promise for the number of bytes read. Cancelling it stops between chunks
     ///   and cancels the read in flight.
+    ///
+    /// Corresponds to `read(2)`, one per chunk.
     public func forEachChunk(
         on context: (any ExecutionContext)? = nil,
         size: Int,
@@ -242,6 +264,8 @@ public final class FSFile: Sendable {
     ///   - context: Where `body` runs; `nil` means `Promises.defaultContext`.
     ///   - body: Handles a chunk.
     /// - Returns: A promise for the number of bytes read.
+    ///
+    /// Corresponds to `read(2)`, one per chunk.
     @available(*, deprecated, renamed: "forEachChunk(on:size:_:)", message: "the context comes first, as in then(on:_:)")
     public func forEachChunk(
         size: Int,

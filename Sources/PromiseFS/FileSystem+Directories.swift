@@ -7,6 +7,9 @@ extension FileSystem {
     ///   - recursive: Also list subdirectories' entries (as `sub/name`). Symbolic links are
     ///     listed, never followed.
     /// - Returns: A promise for the entries. Cancelling stops a recursive walk between entries.
+    ///
+    /// Corresponds to `openat(2)` with `O_DIRECTORY`, `fdopendir(3)` and `readdir(3)`, descending
+    /// by descriptor when recursive.
     public func listDirectory(_ path: String, recursive: Bool = false) -> Promise<[DirectoryEntry]> {
         listDirectory(FSPath(path), recursive: recursive)
     }
@@ -21,6 +24,8 @@ extension FileSystem {
     ///     link included), ``FSError/Code-swift.struct/notADirectory`` through a file.
     ///   - mode: Permission bits for what is created (the process umask applies).
     /// - Returns: A promise fulfilled once the directory exists.
+    ///
+    /// Corresponds to `mkdir(2)`, once per missing component when recursive.
     public func createDirectory(_ path: String, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
         createDirectory(FSPath(path), recursive: recursive, mode: mode)
     }
@@ -33,6 +38,9 @@ extension FileSystem {
     ///     follows a symbolic link, so nothing outside the tree is touched.
     /// - Returns: A promise fulfilled once it is gone. Cancelling stops a recursive removal
     ///   between entries (what was removed stays removed).
+    ///
+    /// Corresponds to `unlink(2)` or `rmdir(2)`; recursive: `openat(2)`, `unlinkat(2)` by
+    /// descriptor.
     public func remove(_ path: String, recursive: Bool = false) -> Promise<Void> {
         remove(FSPath(path), recursive: recursive)
     }
@@ -45,6 +53,9 @@ extension FileSystem {
     ///   - from: What to move.
     ///   - to: The new path.
     /// - Returns: A promise fulfilled once it has moved.
+    ///
+    /// Corresponds to `rename(2)`; across file systems, a copy (as `copy` makes, times kept) and a
+    /// remove.
     public func move(_ from: String, to: String) -> Promise<Void> {
         move(FSPath(from), to: FSPath(to))
     }
@@ -63,6 +74,9 @@ extension FileSystem {
     ///   - recursive: Copy a directory and everything in it.
     /// - Returns: A promise fulfilled once the copy is complete. Cancelling stops between chunks
     ///   (and removes the partial copy).
+    ///
+    /// Corresponds to `openat(2)`, `read(2)`, `write(2)` and `fchmod(2)` per file, `mkdirat(2)` per
+    /// directory, by descriptor.
     public func copy(_ from: String, to: String, recursive: Bool = false) -> Promise<Void> {
         copy(FSPath(from), to: FSPath(to), recursive: recursive)
     }
@@ -71,6 +85,8 @@ extension FileSystem {
     ///
     /// - Parameter prefix: The start of its name.
     /// - Returns: A promise for its path. Removing it is up to you.
+    ///
+    /// Corresponds to `mkdir(2)` with mode 0700 and a unique name (what `mkdtemp(3)` does).
     public func createTemporaryDirectory(prefix: String = "promisefs") -> Promise<String> {
         let template = "\(Sys.temporaryDirectory)/\(prefix)."
         return pool.run("mkdtemp", path: template) { _ in try Sys.makeTemporaryDirectory(template) }

@@ -16,6 +16,9 @@ extension FileSystem {
     ///     ``FSError/Code-swift.struct/invalidArgument``); a larger file rejects with
     ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
     /// - Returns: A promise for the bytes.
+    ///
+    /// Corresponds to `open(2)` (non-blocking, then `fstat(2)` to refuse what is not a regular
+    /// file), `read(2)` and `close(2)`.
     public func readFile(_ path: FSPath, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
         pool.run("open", path: path) { _ in
             let (fd, info) = try Sys.openRegularFile(path, maxSize: maxSize)
@@ -37,6 +40,8 @@ extension FileSystem {
     ///   - path: The file.
     ///   - maxSize: The largest file to accept, in bytes.
     /// - Returns: A promise for the text.
+    ///
+    /// Corresponds to `open(2)`, `fstat(2)`, `read(2)` and `close(2)`, then a UTF-8 check.
     public func readText(_ path: FSPath, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<String> {
         readFile(path, maxSize: maxSize).then(on: .inline) { bytes in
             guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -56,6 +61,10 @@ extension FileSystem {
     ///   - bytes: The new contents.
     ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
+    ///
+    /// Corresponds to an atomic write: `open(2)` of a temporary file with `O_EXCL`, `write(2)`,
+    /// `fchown(2)`/`fchmod(2)`, `fsync(2)`, `rename(2)` (`link(2)` for an exclusive one) and
+    /// `fsync(2)` of the directory; an in-place write: `open(2)` with `O_TRUNC` and `write(2)`.
     public func writeFile(
         _ path: FSPath,
         _ bytes: some Collection<UInt8> & Sendable,
@@ -77,6 +86,8 @@ extension FileSystem {
     ///   - text: The new contents.
     ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
+    ///
+    /// Corresponds to what `writeFile` does for its bytes.
     public func writeText(_ path: FSPath, _ text: String, options: WriteOptions = .atomic) -> Promise<Void> {
         writeFile(path, Array(text.utf8), options: options)
     }
@@ -90,6 +101,8 @@ extension FileSystem {
     ///   - mode: Permission bits if the file is created.
     ///   - durable: Flush to disk before fulfilling.
     /// - Returns: A promise fulfilled once the bytes are written.
+    ///
+    /// Corresponds to `open(2)` with `O_APPEND | O_CREAT` and `write(2)`.
     public func appendFile(
         _ path: FSPath,
         _ bytes: some Collection<UInt8> & Sendable,
@@ -108,6 +121,8 @@ extension FileSystem {
     ///
     /// - Parameter path: The path.
     /// - Returns: A promise for the attributes.
+    ///
+    /// Corresponds to `stat(2)`.
     public func stat(_ path: FSPath) -> Promise<FileInfo> {
         pool.run("stat", path: path) { _ in try Sys.stat(path, followingLinks: true) }
     }
@@ -116,6 +131,8 @@ extension FileSystem {
     ///
     /// - Parameter path: The path.
     /// - Returns: A promise for the attributes.
+    ///
+    /// Corresponds to `lstat(2)`.
     public func lstat(_ path: FSPath) -> Promise<FileInfo> {
         pool.run("lstat", path: path) { _ in try Sys.stat(path, followingLinks: false) }
     }
@@ -124,6 +141,8 @@ extension FileSystem {
     ///
     /// - Parameter path: The path.
     /// - Returns: A promise for the answer; other errors (`EACCES` on a parent) reject.
+    ///
+    /// Corresponds to `lstat(2)`.
     public func exists(_ path: FSPath) -> Promise<Bool> {
         pool.run("lstat", path: path) { _ in try Sys.lstatIfPresent(path) != nil }
     }
@@ -134,6 +153,8 @@ extension FileSystem {
     ///   - path: The path.
     ///   - permissions: The bits, such as `0o640`.
     /// - Returns: A promise fulfilled once they are set.
+    ///
+    /// Corresponds to `chmod(2)`.
     public func setPermissions(_ path: FSPath, _ permissions: UInt32) -> Promise<Void> {
         pool.run("chmod", path: path) { _ in try Sys.chmod(path, permissions) }
     }
@@ -142,6 +163,8 @@ extension FileSystem {
     ///
     /// - Parameter path: The link.
     /// - Returns: A promise for the target, as stored in the link.
+    ///
+    /// Corresponds to `readlink(2)`.
     public func readLink(_ path: FSPath) -> Promise<FSPath> {
         pool.run("readlink", path: path) { _ in try Sys.readLink(path) }
     }
@@ -152,6 +175,8 @@ extension FileSystem {
     ///   - path: Where to create the link.
     ///   - target: What it points to (stored as given, byte for byte; it need not exist).
     /// - Returns: A promise fulfilled once the link exists.
+    ///
+    /// Corresponds to `symlink(2)`.
     public func symlink(_ path: FSPath, to target: FSPath) -> Promise<Void> {
         pool.run("symlink", path: path, otherPath: target) { _ in try Sys.symlink(target: target, at: path) }
     }
@@ -166,6 +191,8 @@ extension FileSystem {
     ///   - path: The file.
     ///   - options: How to open it; ``OpenOptions/read-swift.type.property`` by default.
     /// - Returns: A promise for the open file. Close it with ``FSFile/close()``.
+    ///
+    /// Corresponds to `open(2)`.
     public func open(_ path: FSPath, options: OpenOptions = .read) -> Promise<FSFile> {
         let pool = pool
         return pool.run("open", path: path) { _ in
@@ -212,6 +239,9 @@ extension FileSystem {
     /// - Returns: A promise for the entries; each ``DirectoryEntry/path`` holds the name's
     ///   bytes, so `path.appending(entry.path)` opens it. Cancelling stops a recursive walk
     ///   between entries.
+    ///
+    /// Corresponds to `openat(2)` with `O_DIRECTORY`, `fdopendir(3)` and `readdir(3)`, descending
+    /// by descriptor when recursive.
     public func listDirectory(_ path: FSPath, recursive: Bool = false) -> Promise<[DirectoryEntry]> {
         pool.run("list", path: path) { cancelled in try Tree.list(path, recursive: recursive, cancelled: cancelled) }
     }
@@ -226,6 +256,8 @@ extension FileSystem {
     ///     link included), ``FSError/Code-swift.struct/notADirectory`` through a file.
     ///   - mode: Permission bits for what is created (the process umask applies).
     /// - Returns: A promise fulfilled once the directory exists.
+    ///
+    /// Corresponds to `mkdir(2)`, once per missing component when recursive.
     public func createDirectory(_ path: FSPath, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
         pool.run("mkdir", path: path) { _ in try Tree.createDirectory(path, recursive: recursive, mode: mode) }
     }
@@ -238,6 +270,9 @@ extension FileSystem {
     ///     follows a symbolic link, so nothing outside the tree is touched.
     /// - Returns: A promise fulfilled once it is gone. Cancelling stops a recursive removal
     ///   between entries (what was removed stays removed).
+    ///
+    /// Corresponds to `unlink(2)` or `rmdir(2)`; recursive: `openat(2)`, `unlinkat(2)` by
+    /// descriptor.
     public func remove(_ path: FSPath, recursive: Bool = false) -> Promise<Void> {
         pool.run("remove", path: path) { cancelled in try Tree.remove(path, recursive: recursive, cancelled: cancelled) }
     }
@@ -250,6 +285,9 @@ extension FileSystem {
     ///   - from: What to move.
     ///   - to: The new path.
     /// - Returns: A promise fulfilled once it has moved.
+    ///
+    /// Corresponds to `rename(2)`; across file systems, a copy (as `copy` makes, times kept) and a
+    /// remove.
     public func move(_ from: FSPath, to: FSPath) -> Promise<Void> {
         pool.run("rename", path: from, otherPath: to) { cancelled in try Tree.move(from, to: to, cancelled: cancelled) }
     }
@@ -264,6 +302,9 @@ extension FileSystem {
     ///   - recursive: Copy a directory and everything in it.
     /// - Returns: A promise fulfilled once the copy is complete. Cancelling stops between chunks
     ///   (and removes the partial copy).
+    ///
+    /// Corresponds to `openat(2)`, `read(2)`, `write(2)` and `fchmod(2)` per file, `mkdirat(2)` per
+    /// directory, by descriptor.
     public func copy(_ from: FSPath, to: FSPath, recursive: Bool = false) -> Promise<Void> {
         pool.run("copy", path: from, otherPath: to) { cancelled in
             try Tree.copy(from, to: to, recursive: recursive, cancelled: cancelled)

@@ -47,6 +47,9 @@ public struct FileSystem: Sendable {
     ///     ``FSError/Code-swift.struct/invalidArgument``); a larger file rejects with
     ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
     /// - Returns: A promise for the bytes.
+    ///
+    /// Corresponds to `open(2)` (non-blocking, then `fstat(2)` to refuse what is not a regular
+    /// file), `read(2)` and `close(2)`.
     public func readFile(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
         readFile(FSPath(path), maxSize: maxSize)
     }
@@ -59,6 +62,8 @@ public struct FileSystem: Sendable {
     ///   - path: The file.
     ///   - maxSize: The largest file to accept, in bytes.
     /// - Returns: A promise for the text.
+    ///
+    /// Corresponds to `open(2)`, `fstat(2)`, `read(2)` and `close(2)`, then a UTF-8 check.
     public func readText(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<String> {
         readText(FSPath(path), maxSize: maxSize)
     }
@@ -82,6 +87,10 @@ public struct FileSystem: Sendable {
     ///   - bytes: The new contents.
     ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
+    ///
+    /// Corresponds to an atomic write: `open(2)` of a temporary file with `O_EXCL`, `write(2)`,
+    /// `fchown(2)`/`fchmod(2)`, `fsync(2)`, `rename(2)` (`link(2)` for an exclusive one) and
+    /// `fsync(2)` of the directory; an in-place write: `open(2)` with `O_TRUNC` and `write(2)`.
     public func writeFile(
         _ path: String,
         _ bytes: some Collection<UInt8> & Sendable,
@@ -97,6 +106,8 @@ public struct FileSystem: Sendable {
     ///   - text: The new contents.
     ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
+    ///
+    /// Corresponds to what `writeFile` does for its bytes.
     public func writeText(_ path: String, _ text: String, options: WriteOptions = .atomic) -> Promise<Void> {
         writeText(FSPath(path), text, options: options)
     }
@@ -115,6 +126,8 @@ public struct FileSystem: Sendable {
     ///   - mode: Permission bits if the file is created.
     ///   - durable: Flush to disk before fulfilling.
     /// - Returns: A promise fulfilled once the bytes are written.
+    ///
+    /// Corresponds to `open(2)` with `O_APPEND | O_CREAT` and `write(2)`.
     public func appendFile(
         _ path: String,
         _ bytes: some Collection<UInt8> & Sendable,
@@ -130,6 +143,8 @@ public struct FileSystem: Sendable {
     ///
     /// - Parameter path: The path.
     /// - Returns: A promise for the attributes.
+    ///
+    /// Corresponds to `stat(2)`.
     public func stat(_ path: String) -> Promise<FileInfo> {
         stat(FSPath(path))
     }
@@ -138,6 +153,8 @@ public struct FileSystem: Sendable {
     ///
     /// - Parameter path: The path.
     /// - Returns: A promise for the attributes.
+    ///
+    /// Corresponds to `lstat(2)`.
     public func lstat(_ path: String) -> Promise<FileInfo> {
         lstat(FSPath(path))
     }
@@ -146,6 +163,8 @@ public struct FileSystem: Sendable {
     ///
     /// - Parameter path: The path.
     /// - Returns: A promise for the answer; other errors (`EACCES` on a parent) reject.
+    ///
+    /// Corresponds to `lstat(2)`.
     public func exists(_ path: String) -> Promise<Bool> {
         exists(FSPath(path))
     }
@@ -156,6 +175,8 @@ public struct FileSystem: Sendable {
     ///   - path: The path.
     ///   - permissions: The bits, such as `0o640`.
     /// - Returns: A promise fulfilled once they are set.
+    ///
+    /// Corresponds to `chmod(2)`.
     public func setPermissions(_ path: String, _ permissions: UInt32) -> Promise<Void> {
         setPermissions(FSPath(path), permissions)
     }
@@ -167,6 +188,8 @@ public struct FileSystem: Sendable {
     /// - Parameter path: The link.
     /// - Returns: A promise for the target, as stored in the link, as text: a byte that is not
     ///   UTF-8 shows as `\xFF` (``FSPath/description``). The ``FSPath`` form returns the bytes.
+    ///
+    /// Corresponds to `readlink(2)`.
     public func readLink(_ path: String) -> Promise<String> {
         readLink(FSPath(path)).then(on: .inline) { $0.description }
     }
@@ -177,6 +200,8 @@ public struct FileSystem: Sendable {
     ///   - path: Where to create the link.
     ///   - target: What it points to (stored as given; it need not exist).
     /// - Returns: A promise fulfilled once the link exists.
+    ///
+    /// Corresponds to `symlink(2)`.
     public func symlink(_ path: String, to target: String) -> Promise<Void> {
         symlink(FSPath(path), to: FSPath(target))
     }
@@ -194,6 +219,8 @@ extension FileSystem {
     ///   - path: The file.
     ///   - options: How to open it; ``OpenOptions/read-swift.type.property`` by default.
     /// - Returns: A promise for the open file. Close it with ``FSFile/close()``.
+    ///
+    /// Corresponds to `open(2)`.
     public func open(_ path: String, options: OpenOptions = .read) -> Promise<FSFile> {
         open(FSPath(path), options: options)
     }
