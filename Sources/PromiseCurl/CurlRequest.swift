@@ -158,6 +158,17 @@ public struct CurlRequest: Sendable {
         url = parts.string
     }
 
+    /// What building the request found wrong, or a header value with CR, LF or NUL: the
+    /// first part of ``validated(downloadPath:)``.
+    var invalidity: String? {
+        if let first = problems.first { return first }
+        for field in headerFields {
+            let bad = field.withUnsafeBytesOfValue { $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
+            if bad { return "header \(field.name) contains CR, LF or NUL; header injection refused" }
+        }
+        return nil
+    }
+
     /// Every check of a request that needs no I/O, in one place, made before it is submitted:
     /// what building it found, its header values, its URL's scheme, and the paths of a body
     /// file and a download. Opening those files happens on the client's thread later.
@@ -166,11 +177,7 @@ public struct CurlRequest: Sendable {
     /// - Returns: The URL's parts, or why the request cannot be sent (without its method and
     ///   URL, which the caller attaches).
     func validated(downloadPath: String?) -> Result<URLParts, CurlError> {
-        if let first = problems.first { return .failure(CurlError(.invalidRequest, message: first)) }
-        for field in headerFields {
-            let bad = field.withUnsafeBytesOfValue { $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
-            if bad { return .failure(CurlError(.invalidRequest, message: "header \(field.name) contains CR, LF or NUL; header injection refused")) }
-        }
+        if let reason = invalidity { return .failure(CurlError(.invalidRequest, message: reason)) }
         guard let parts else { return .failure(CurlError(.invalidRequest, message: "the URL did not parse")) }
         let allowed = allowedSchemes.map { $0.contains { $0.lowercased() == parts.scheme } } ?? (parts.scheme == "http" || parts.scheme == "https")
         guard allowed else {
