@@ -5,7 +5,7 @@ public struct FileInfo: Sendable, Hashable {
     /// What kind of file it is.
     public var kind: FileKind
     /// Permission bits, including set-user-ID, set-group-ID and sticky (`mode & 0o7777`).
-    public var permissions: UInt32
+    public var permissions: FilePermissions
     /// Last change of the contents.
     public var modificationTime: FileTime
     /// Last access (as the mount options let the kernel record it).
@@ -27,7 +27,7 @@ public struct FileInfo: Sendable, Hashable {
     ///
     /// - Parameters: See the properties of the same names.
     public init(
-        size: Int64, kind: FileKind, permissions: UInt32, modificationTime: FileTime, accessTime: FileTime,
+        size: Int64, kind: FileKind, permissions: FilePermissions, modificationTime: FileTime, accessTime: FileTime,
         statusChangeTime: FileTime, inode: UInt64, device: UInt64, linkCount: UInt64, ownerID: UInt32, groupID: UInt32
     ) {
         self.size = size

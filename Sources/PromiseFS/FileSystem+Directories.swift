@@ -26,7 +26,7 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once the directory exists.
     ///
     /// Corresponds to `mkdir(2)`, once per missing component when recursive.
-    public func createDirectory(_ path: String, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
+    public func createDirectory(_ path: String, recursive: Bool = false, mode: FilePermissions = 0o755) -> Promise<Void> {
         createDirectory(FSPath(path), recursive: recursive, mode: mode)
     }
 

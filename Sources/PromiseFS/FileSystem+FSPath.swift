@@ -106,11 +106,11 @@ extension FileSystem {
     public func appendFile(
         _ path: FSPath,
         _ bytes: some Collection<UInt8> & Sendable,
-        mode: UInt32 = 0o644,
+        mode: FilePermissions = 0o644,
         durable: Bool = false
     ) -> Promise<Void> {
         pool.run("append", path: path) { _ in
-            let fd = try Sys.open(path, Sys.appendFlags, mode: mode, activity: "opening \(path) for appending")
+            let fd = try Sys.open(path, Sys.appendFlags, mode: mode.rawValue, activity: "opening \(path) for appending")
             defer { Sys.close(fd) }
             try Sys.write(fd, bytes, offset: nil, path: path, activity: "appending to \(path)")
             if durable { try Sys.fsync(fd, path: path) }
@@ -155,8 +155,8 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once they are set.
     ///
     /// Corresponds to `chmod(2)`.
-    public func setPermissions(_ path: FSPath, _ permissions: UInt32) -> Promise<Void> {
-        pool.run("chmod", path: path) { _ in try Sys.chmod(path, permissions) }
+    public func setPermissions(_ path: FSPath, _ permissions: FilePermissions) -> Promise<Void> {
+        pool.run("chmod", path: path) { _ in try Sys.chmod(path, permissions.rawValue) }
     }
 
     /// The target a symbolic link points to, byte for byte.
@@ -201,7 +201,7 @@ extension FileSystem {
                 truncate: options.truncate, append: options.append, exclusive: options.exclusive
             )
             let purpose = options.write ? (options.read ? "for reading and writing" : "for writing") : "for reading"
-            let fd = try Sys.open(path, flags, mode: options.mode, activity: "opening \(path) \(purpose)")
+            let fd = try Sys.open(path, flags, mode: options.mode.rawValue, activity: "opening \(path) \(purpose)")
             return FSFile(fd: fd, path: path.description, pool: pool)
         }
     }
@@ -258,8 +258,8 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once the directory exists.
     ///
     /// Corresponds to `mkdir(2)`, once per missing component when recursive.
-    public func createDirectory(_ path: FSPath, recursive: Bool = false, mode: UInt32 = 0o755) -> Promise<Void> {
-        pool.run("mkdir", path: path) { _ in try Tree.createDirectory(path, recursive: recursive, mode: mode) }
+    public func createDirectory(_ path: FSPath, recursive: Bool = false, mode: FilePermissions = 0o755) -> Promise<Void> {
+        pool.run("mkdir", path: path) { _ in try Tree.createDirectory(path, recursive: recursive, mode: mode.rawValue) }
     }
 
     /// Removes a file, a symbolic link (not what it points to) or a directory.

@@ -131,7 +131,7 @@ public struct FileSystem: Sendable {
     public func appendFile(
         _ path: String,
         _ bytes: some Collection<UInt8> & Sendable,
-        mode: UInt32 = 0o644,
+        mode: FilePermissions = 0o644,
         durable: Bool = false
     ) -> Promise<Void> {
         appendFile(FSPath(path), bytes, mode: mode, durable: durable)
@@ -177,7 +177,7 @@ public struct FileSystem: Sendable {
     /// - Returns: A promise fulfilled once they are set.
     ///
     /// Corresponds to `chmod(2)`.
-    public func setPermissions(_ path: String, _ permissions: UInt32) -> Promise<Void> {
+    public func setPermissions(_ path: String, _ permissions: FilePermissions) -> Promise<Void> {
         setPermissions(FSPath(path), permissions)
     }
 

@@ -13,14 +13,14 @@ public struct OpenOptions: Sendable, Hashable {
     /// With `create`: fail with ``FSError/Code-swift.struct/fileExists`` if the file exists.
     public var exclusive: Bool
     /// Permission bits for a created file (the process umask applies).
-    public var mode: UInt32
+    public var mode: FilePermissions
 
     /// Creates options.
     ///
     /// - Parameters: See the properties of the same names; `mode` defaults to 0644.
     public init(
         read: Bool = true, write: Bool = false, create: Bool = false, truncate: Bool = false,
-        append: Bool = false, exclusive: Bool = false, mode: UInt32 = 0o644
+        append: Bool = false, exclusive: Bool = false, mode: FilePermissions = 0o644
     ) {
         self.read = read
         self.write = write

@@ -10,7 +10,7 @@ public struct WriteOptions: Sendable, Hashable {
     public var durable: Bool
     /// Permission bits for a new file; `nil` means 0644. The process umask applies. An atomic
     /// replace keeps the replaced file's bits instead.
-    public var mode: UInt32?
+    public var mode: FilePermissions?
     /// Fail with ``FSError/Code-swift.struct/fileExists`` if the target exists.
     public var exclusive: Bool
 
@@ -21,7 +21,7 @@ public struct WriteOptions: Sendable, Hashable {
     ///   - durable: Flush to disk before returning (default `true`).
     ///   - mode: Permission bits for a new file (default 0644; the umask applies).
     ///   - exclusive: Fail if the file exists (default `false`).
-    public init(atomic: Bool = true, durable: Bool = true, mode: UInt32? = nil, exclusive: Bool = false) {
+    public init(atomic: Bool = true, durable: Bool = true, mode: FilePermissions? = nil, exclusive: Bool = false) {
         self.atomic = atomic
         self.durable = durable
         self.mode = mode

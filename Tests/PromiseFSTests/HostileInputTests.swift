@@ -253,7 +253,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         try await fs.writeText(dir("theirs"), "new").get()
         let info = try await fs.stat(dir("theirs")).get()
         #expect(info.ownerID == 65534 && info.groupID == 65534, "owner \(info.ownerID):\(info.groupID)")
-        #expect(info.permissions == 0o2640, "mode \(String(info.permissions, radix: 8))")
+        #expect(info.permissions == 0o2640, "mode \(info.permissions)")
         #expect(plainRead(dir("theirs")) == "new")
 
         // Not privileged: uid 65534 rewrites root's file in a directory anyone may write.

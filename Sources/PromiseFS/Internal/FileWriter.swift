@@ -19,12 +19,12 @@ enum FileWriter {
         }
         let replaced = existing.flatMap { info in
             info.kind == .regular
-                ? AtomicFileReplacement.Existing.regularFile(owner: info.ownerID, group: info.groupID, permissions: info.permissions)
+                ? AtomicFileReplacement.Existing.regularFile(owner: info.ownerID, group: info.groupID, permissions: info.permissions.rawValue)
                 : nil
         }
         let replacement: AtomicFileReplacement
         do {
-            replacement = try AtomicFileReplacement(target: path.bytes, replacing: replaced, tag: ".tmp-", newFileMode: options.mode ?? 0o644)
+            replacement = try AtomicFileReplacement(target: path.bytes, replacing: replaced, tag: ".tmp-", newFileMode: (options.mode ?? 0o644).rawValue)
         } catch {
             throw FSError(FSError.Code(rawValue: error.code), operation: "open", path: path, activity: "creating a temporary file next to \(path)")
         }
@@ -60,7 +60,7 @@ enum FileWriter {
     /// Truncates (or creates) the file and writes into it.
     static func writeInPlace(_ path: FSPath, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
         let flags = Sys.writeTruncateFlags | (options.exclusive ? Sys.exclusiveCreate : 0)
-        let fd = try Sys.open(path, flags, mode: options.mode ?? 0o644, activity: "opening \(path) for writing")
+        let fd = try Sys.open(path, flags, mode: (options.mode ?? 0o644).rawValue, activity: "opening \(path) for writing")
         defer { Sys.close(fd) }
         try Sys.write(fd, bytes, offset: nil, path: path)
         if options.durable { try Sys.fsync(fd, path: path) }

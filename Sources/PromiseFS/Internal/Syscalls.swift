@@ -275,7 +275,7 @@ extension FileInfo {
         self.init(
             size: Int64(info.st_size),
             kind: FileKind(mode: UInt32(info.st_mode)),
-            permissions: UInt32(info.st_mode) & 0o7777,
+            permissions: FilePermissions(rawValue: UInt32(info.st_mode)),
             modificationTime: FileTime(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec)),
             accessTime: FileTime(seconds: Int64(info.st_atim.tv_sec), nanoseconds: Int64(info.st_atim.tv_nsec)),
             statusChangeTime: FileTime(seconds: Int64(info.st_ctim.tv_sec), nanoseconds: Int64(info.st_ctim.tv_nsec)),

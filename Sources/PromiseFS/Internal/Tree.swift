@@ -188,11 +188,11 @@ enum Tree {
                 },
                 leave: { _, _ in
                     let info = directories.removeLast()
-                    try At.fchmod(target.fd, info.permissions, path: target.path)
+                    try At.fchmod(target.fd, info.permissions.rawValue, path: target.path)
                     if keepingTimes { try At.setTimes(target.fd, from: info, path: target.path) }
                     try target.pop()
                 })
-            try At.fchmod(target.fd, rootInfo.permissions, path: to)
+            try At.fchmod(target.fd, rootInfo.permissions.rawValue, path: to)
             if keepingTimes { try At.setTimes(target.fd, from: rootInfo, path: to) }
         } catch {
             // Only the directory this copy made at `to` is removed: a `to` that already
@@ -250,7 +250,7 @@ enum Tree {
             if chunk.isEmpty { break }
             try Sys.write(target, chunk, offset: nil, path: to.description)
         }
-        try At.fchmod(target, info.permissions, path: to)
+        try At.fchmod(target, info.permissions.rawValue, path: to)
         if keepingTimes { try At.setTimes(target, from: info, path: to) }
         finished = true
     }
