@@ -112,7 +112,7 @@ public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Resul
 /// - Returns: A promise resolved like the winner.
 public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value> {
     if promises.isEmpty {
-        return Promise(PromiseError(.invalidArgument, "race needs at least one promise; an empty race never settles"))
+        return Promise(PromiseError(.invalidArgument, message: "race needs at least one promise; an empty race never settles"))
     }
     let result = Promise<Value>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)

@@ -163,7 +163,7 @@ private func settle<Value: Sendable>(
 /// - Returns: A promise for the first value.
 public func race<Value: Sendable>(fulfilled promises: [Promise<Value>]) -> Promise<Value> {
     if promises.isEmpty {
-        return Promise(PromiseError(.invalidArgument, "race(fulfilled:) needs at least one promise; an empty race never settles"))
+        return Promise(PromiseError(.invalidArgument, message: "race(fulfilled:) needs at least one promise; an empty race never settles"))
     }
     let result = Promise<Value>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)

@@ -38,7 +38,7 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
         )
         if drive(wait) {
             if let result = promise.currentResult { return try result.get() }
-            throw PromiseError(.timedOut, "awaitPromise: still pending after \(timeout ?? .zero)")
+            throw PromiseError(.timedOut, message: "awaitPromise: still pending after \(timeout ?? .zero)")
         }
     }
     let semaphore = DispatchSemaphore(value: 0)
@@ -49,7 +49,7 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
     }
     if let timeout {
         if semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
-            throw PromiseError(.timedOut, "awaitPromise: still pending after \(timeout)")
+            throw PromiseError(.timedOut, message: "awaitPromise: still pending after \(timeout)")
         }
     } else {
         semaphore.wait()
@@ -115,7 +115,7 @@ private func checkBlockingWait<Value>(
             if id == current {
                 throw PromiseError(
                     .deadlock,
-                    "awaitPromise was called on \(contextName(id)), which has to run a step of the awaited promise's chain, "
+                    message: "awaitPromise was called on \(contextName(id)), which has to run a step of the awaited promise's chain, "
                         + "so it would wait forever; chain with then(…) instead, or call awaitPromise from another thread"
                 )
             }
@@ -124,7 +124,7 @@ private func checkBlockingWait<Value>(
                 case .block:
                     break
                 case .deadlock(let reason):
-                    throw PromiseError(.deadlock, "awaitPromise would wait forever for \(advisor.contextName): \(reason)")
+                    throw PromiseError(.deadlock, message: "awaitPromise would wait forever for \(advisor.contextName): \(reason)")
                 case .drive(let run):
                     if drive == nil { drive = run }
                 }

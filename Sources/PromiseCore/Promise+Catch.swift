@@ -106,7 +106,7 @@ extension Promise {
     ) -> Promise<Value> {
         then(on: context) { (value: Value) throws -> Value in
             guard try predicate(value) else {
-                throw PromiseError(.validationFailure, "validate: the predicate rejected the \(Value.self) value")
+                throw PromiseError(.validationFailure, message: "validate: the predicate rejected the \(Value.self) value")
             }
             return value
         }

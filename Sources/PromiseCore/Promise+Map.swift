@@ -23,7 +23,7 @@ extension Promise {
         _ transform: @escaping @Sendable (Item) throws -> Promise<Value>
     ) -> Promise<[Value]> {
         guard concurrency >= 1 else {
-            return Promise<[Value]>(PromiseError(.invalidArgument, "map: concurrency must be at least 1, got \(concurrency)"))
+            return Promise<[Value]>(PromiseError(.invalidArgument, message: "map: concurrency must be at least 1, got \(concurrency)"))
         }
         let items = Array(items)
         if items.isEmpty { return Promise<[Value]>([]) }

@@ -84,7 +84,7 @@ extension Promise {
     func adopt(_ inner: Promise<Value>) {
         if inner === self {
             resolve(
-                .failure(PromiseError(.chainingCycle, "a promise was resolved with itself, so it could never settle")),
+                .failure(PromiseError(.chainingCycle, message: "a promise was resolved with itself, so it could never settle")),
                 fromUpstream: true
             )
             return
@@ -143,7 +143,7 @@ extension Promise: PromiseNode {
     @usableFromInline
     func abandon() {
         resolve(
-            .failure(PromiseError(.contextInvalidated, "the context that was to run this promise's callback was invalidated and dropped it")),
+            .failure(PromiseError(.contextInvalidated, message: "the context that was to run this promise's callback was invalidated and dropped it")),
             fromUpstream: false
         )
     }

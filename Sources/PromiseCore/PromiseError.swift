@@ -59,16 +59,26 @@ public struct PromiseError: PromiseLibraryError {
     /// The error that caused this one, if any.
     public let underlying: (any Error)?
 
-    /// Creates an error.
+    /// Creates an error, with the labels every product's error takes.
     ///
     /// - Parameters:
     ///   - code: What went wrong.
     ///   - message: What happened and what to do about it.
     ///   - underlying: The error that caused this one, if any.
-    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
+    public init(_ code: Code, message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying
+    }
+
+    /// Creates an error; the message without its label.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - message: What happened and what to do about it.
+    @available(*, deprecated, renamed: "init(_:message:underlying:)", message: "every product's error labels its message")
+    public init(_ code: Code, _ message: String) {
+        self.init(code, message: message)
     }
 
     /// Equal code, message and underlying error (by its type and description).
@@ -88,13 +98,13 @@ public struct PromiseError: PromiseLibraryError {
 
     static func timedOut(after interval: Duration, label: String?) -> PromiseError {
         let what = label.map { "\($0): still pending" } ?? "still pending"
-        return PromiseError(.timedOut, "\(what) after \(interval); the work behind it was told to stop")
+        return PromiseError(.timedOut, message: "\(what) after \(interval); the work behind it was told to stop")
     }
 
     static func broken(_ valueType: Any.Type) -> PromiseError {
         PromiseError(
             .brokenPromise,
-            "a Promise<\(valueType)> was deallocated while pending, so it can never be resolved; "
+            message: "a Promise<\(valueType)> was deallocated while pending, so it can never be resolved; "
                 + "keep the promise (or the fulfill/reject closures) alive until the work finishes"
         )
     }

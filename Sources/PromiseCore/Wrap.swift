@@ -55,7 +55,7 @@ public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value?, (any Err
             } else if let value {
                 promise.fulfill(value)
             } else {
-                promise.reject(PromiseError(.invalidArgument, "wrap: the completion handler got neither a value nor an error"))
+                promise.reject(PromiseError(.invalidArgument, message: "wrap: the completion handler got neither a value nor an error"))
             }
         }
     } catch {
@@ -121,7 +121,7 @@ public func wrap<First: Sendable, Second: Sendable>(
             if let error {
                 promise.reject(error)
             } else if first == nil && second == nil {
-                promise.reject(PromiseError(.invalidArgument, "wrap: the completion handler got neither a value nor an error"))
+                promise.reject(PromiseError(.invalidArgument, message: "wrap: the completion handler got neither a value nor an error"))
             } else {
                 promise.fulfill((first, second))
             }

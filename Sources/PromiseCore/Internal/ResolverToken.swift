@@ -12,7 +12,7 @@ final class ResolverToken<Value: Sendable>: Sendable {
         guard promise.isPending else { return }
         let error = PromiseError(
             .brokenPromise,
-            "the fulfill and reject closures of a Promise<\(Value.self)> were released without either being called, "
+            message: "the fulfill and reject closures of a Promise<\(Value.self)> were released without either being called, "
                 + "so it can never be resolved; call one of them on every path of the work"
         )
         Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))

@@ -13,7 +13,7 @@ extension SignalWatches {
         var unique: [Int32] = []
         for signal in signals where !unique.contains(signal) { unique.append(signal) }
         if let problem = SignalWatches.problem(with: unique) {
-            return Promise<Int32>(PromiseError(.invalidArgument, problem))
+            return Promise<Int32>(PromiseError(.invalidArgument, message: problem))
         }
         let channel: SignalChannel
         switch SignalChannel.shared {
@@ -79,7 +79,7 @@ struct SignalWatches: ~Copyable {
                 return .failure(
                     PromiseError(
                         .invalidArgument,
-                        "signal \(signal) cannot be watched: sigaction failed with errno \(code) "
+                        message: "signal \(signal) cannot be watched: sigaction failed with errno \(code) "
                             + "(\(String(cString: strerror(code)))); the C library reserves some numbers "
                             + "for itself: watch another signal"
                     )
@@ -225,7 +225,7 @@ final class SignalChannel: Sendable {
             return .failure(
                 PromiseError(
                     .invalidArgument,
-                    "cannot watch signals: creating a pipe failed with errno \(code) "
+                    message: "cannot watch signals: creating a pipe failed with errno \(code) "
                         + "(\(String(cString: strerror(code)))); close some file descriptors and try again"
                 )
             )
