@@ -57,7 +57,8 @@ public struct PromiseError: PromiseLibraryError {
     /// A sentence that says what happened and what to do about it.
     public let message: String
     /// The error that caused this one, if any.
-    public let underlying: (any Error)?
+    public var underlying: (any Error)? { cause.error }
+    private let cause: UnderlyingCause
 
     /// Creates an error, with the labels every product's error takes.
     ///
@@ -68,7 +69,7 @@ public struct PromiseError: PromiseLibraryError {
     public init(_ code: Code, message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
-        self.underlying = underlying
+        self.cause = UnderlyingCause(underlying)
     }
 
     /// Creates an error; the message without its label.
@@ -79,18 +80,6 @@ public struct PromiseError: PromiseLibraryError {
     @available(*, deprecated, renamed: "init(_:message:underlying:)", message: "every product's error labels its message")
     public init(_ code: Code, _ message: String) {
         self.init(code, message: message)
-    }
-
-    /// Equal code, message and underlying error (by its type and description).
-    public static func == (lhs: PromiseError, rhs: PromiseError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message && UnderlyingError.same(lhs.underlying, rhs.underlying)
-    }
-
-    /// Hashes the code, the message and the underlying error's description.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
-        UnderlyingError.hash(underlying, into: &hasher)
     }
 
     /// `PromiseError (timed out): <message>`.

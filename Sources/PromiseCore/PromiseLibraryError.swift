@@ -32,21 +32,29 @@ public protocol PromiseLibraryError: LogFieldsProviding, Hashable, CustomStringC
     var underlying: (any Error)? { get }
 }
 
-/// Equality and hashing of an ``PromiseLibraryError/underlying`` error, which is not
-/// `Hashable` itself: by its type and description.
-package enum UnderlyingError {
-    /// Whether `a` and `b` are the same underlying error, as far as their types and
-    /// descriptions tell.
-    package static func same(_ a: (any Error)?, _ b: (any Error)?) -> Bool {
-        switch (a, b) {
+/// An error's ``PromiseLibraryError/underlying`` error as a stored value that is `Hashable`
+/// (equal by the underlying error's type and description), so that each product's error
+/// gets its `==` and `hash(into:)` synthesized.
+package struct UnderlyingCause: Hashable, Sendable {
+    /// The error, if any.
+    package let error: (any Error)?
+
+    /// Wraps `error`.
+    package init(_ error: (any Error)?) {
+        self.error = error
+    }
+
+    /// The same type and description, or both absent.
+    package static func == (lhs: UnderlyingCause, rhs: UnderlyingCause) -> Bool {
+        switch (lhs.error, rhs.error) {
         case (nil, nil): true
         case (let a?, let b?): type(of: a) == type(of: b) && String(describing: a) == String(describing: b)
         default: false
         }
     }
 
-    /// Feeds `error`'s type and description to `hasher`.
-    package static func hash(_ error: (any Error)?, into hasher: inout Hasher) {
+    /// Feeds the error's type and description to `hasher`.
+    package func hash(into hasher: inout Hasher) {
         guard let error else { return hasher.combine(0) }
         hasher.combine(ObjectIdentifier(type(of: error)))
         hasher.combine(String(describing: error))

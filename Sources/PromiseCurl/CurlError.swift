@@ -29,7 +29,8 @@ public struct CurlError: PromiseLibraryError {
     /// The response, when the failure came after one arrived (a status ``CurlResponse/validate()`` refused).
     public let response: CurlResponse?
     /// The error that caused this one, if any.
-    public let underlying: (any Error)?
+    public var underlying: (any Error)? { cause.error }
+    private let cause: UnderlyingCause
 
     /// Creates an error; PromiseCurl makes these, and tests may too.
     ///
@@ -48,14 +49,14 @@ public struct CurlError: PromiseLibraryError {
         self.method = method
         self.url = redactingUserInfo(url)
         self.response = response
-        self.underlying = underlying
+        self.cause = UnderlyingCause(underlying)
     }
 
     /// Equal code, message, request, response status and underlying error (by its type and
     /// description).
     public static func == (lhs: CurlError, rhs: CurlError) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message && lhs.method == rhs.method && lhs.url == rhs.url
-            && lhs.response?.status.code == rhs.response?.status.code && UnderlyingError.same(lhs.underlying, rhs.underlying)
+            && lhs.response?.status.code == rhs.response?.status.code && lhs.cause == rhs.cause
     }
 
     /// Hashes the fields `==` compares.
@@ -65,7 +66,7 @@ public struct CurlError: PromiseLibraryError {
         hasher.combine(method)
         hasher.combine(url)
         hasher.combine(response?.status.code)
-        UnderlyingError.hash(underlying, into: &hasher)
+        hasher.combine(cause)
     }
 
     /// One line: the message, the request, and the code, e.g.

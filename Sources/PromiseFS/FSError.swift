@@ -115,7 +115,8 @@ public struct FSError: PromiseLibraryError {
     /// What was being done, with the path, such as `opening /etc/shadow for reading`.
     public let activity: String
     /// The error that caused this one, if any.
-    public let underlying: (any Error)?
+    public var underlying: (any Error)? { cause.error }
+    private let cause: UnderlyingCause
 
     /// Creates an error.
     ///
@@ -130,7 +131,7 @@ public struct FSError: PromiseLibraryError {
         self.operation = operation
         self.path = path
         self.activity = activity ?? "\(operation) \(path)"
-        self.underlying = underlying
+        self.cause = UnderlyingCause(underlying)
     }
 
     /// The sentence a person can act on: what went wrong, then what was being done, such as
@@ -139,20 +140,4 @@ public struct FSError: PromiseLibraryError {
 
     /// The ``message``.
     public var description: String { message }
-
-    /// Equal code, operation, path, activity and underlying error (by its type and
-    /// description).
-    public static func == (lhs: FSError, rhs: FSError) -> Bool {
-        lhs.code == rhs.code && lhs.operation == rhs.operation && lhs.path == rhs.path && lhs.activity == rhs.activity
-            && UnderlyingError.same(lhs.underlying, rhs.underlying)
-    }
-
-    /// Hashes the fields `==` compares.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(operation)
-        hasher.combine(path)
-        hasher.combine(activity)
-        UnderlyingError.hash(underlying, into: &hasher)
-    }
 }

@@ -19,7 +19,8 @@ public struct SQLiteError: PromiseLibraryError {
     /// The SQL text of the statement that failed, when there was one.
     public let sql: String?
     /// The error that caused this one, if any.
-    public let underlying: (any Error)?
+    public var underlying: (any Error)? { cause.error }
+    private let cause: UnderlyingCause
 
     /// Creates an error.
     ///
@@ -32,20 +33,7 @@ public struct SQLiteError: PromiseLibraryError {
         self.code = code
         self.message = message
         self.sql = sql
-        self.underlying = underlying
-    }
-
-    /// Equal code, message, SQL and underlying error (by its type and description).
-    public static func == (lhs: SQLiteError, rhs: SQLiteError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message && lhs.sql == rhs.sql && UnderlyingError.same(lhs.underlying, rhs.underlying)
-    }
-
-    /// Hashes the fields `==` compares.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
-        hasher.combine(sql)
-        UnderlyingError.hash(underlying, into: &hasher)
+        self.cause = UnderlyingCause(underlying)
     }
 
     /// One line: `SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT INTO users …`.

@@ -87,7 +87,8 @@ public struct UVError: PromiseLibraryError {
     /// What the program can do about it, or what was going on; may be empty.
     public let detail: String
     /// The error that caused this one, if any.
-    public let underlying: (any Error)?
+    public var underlying: (any Error)? { cause.error }
+    private let cause: UnderlyingCause
 
     /// Creates an error.
     ///
@@ -100,7 +101,7 @@ public struct UVError: PromiseLibraryError {
         self.code = code
         self.operation = operation
         self.detail = detail
-        self.underlying = underlying
+        self.cause = UnderlyingCause(underlying)
     }
 
     /// libuv's name for the code (`uv_err_name`), such as `EBUSY`.
@@ -116,17 +117,4 @@ public struct UVError: PromiseLibraryError {
 
     /// The ``message``.
     public var description: String { message }
-
-    /// Equal code, operation, detail and underlying error (by its type and description).
-    public static func == (lhs: UVError, rhs: UVError) -> Bool {
-        lhs.code == rhs.code && lhs.operation == rhs.operation && lhs.detail == rhs.detail && UnderlyingError.same(lhs.underlying, rhs.underlying)
-    }
-
-    /// Hashes the fields `==` compares.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(operation)
-        hasher.combine(detail)
-        UnderlyingError.hash(underlying, into: &hasher)
-    }
 }
