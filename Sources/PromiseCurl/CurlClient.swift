@@ -33,12 +33,13 @@ public final class CurlClient: Sendable {
     private let isShared: Bool
 
     /// The process-wide client with the default ``CurlConfiguration``. It is never shut down;
-    /// its thread starts on first use.
+    /// its thread starts on first use. Should it fail to start (libcurl cannot be set up, no
+    /// thread can be created), every request on it rejects with that reason.
     public static let shared: CurlClient = {
-        do {
+        do throws(CurlError) {
             return try CurlClient(configuration: CurlConfiguration(), isShared: true)
         } catch {
-            fatalError("PromiseCurl could not start the shared client: \(error)")
+            return CurlClient(refusingWith: CurlError(error.code, message: "the shared CurlClient could not start: \(error.message)"), isShared: true)
         }
     }()
 
@@ -54,6 +55,12 @@ public final class CurlClient: Sendable {
 
     private init(configuration: CurlConfiguration, isShared: Bool) throws(CurlError) {
         driver = try Driver(configuration: configuration)
+        self.isShared = isShared
+    }
+
+    /// A client that could not start: every request rejects with `refusal`.
+    init(refusingWith refusal: CurlError, isShared: Bool) {
+        driver = Driver(refusing: refusal, configuration: CurlConfiguration())
         self.isShared = isShared
     }
 
@@ -142,7 +149,7 @@ public final class CurlClient: Sendable {
         )
         let promise = transfer.promise
         guard driver.submit(transfer) else {
-            return Promise(CurlError(.shutdown, message: "the client was shut down; make a new CurlClient", method: method, url: request.url))
+            return Promise(driver.refusal.attaching(method: method, url: request.url))
         }
         promise.onCancelFromLibrary { [weak driver, weak transfer] in
             guard let driver, let transfer else { return }

@@ -1,5 +1,5 @@
 import PromiseCore
-import PromiseCurl
+@testable import PromiseCurl
 import PromiseTestSupport
 import Testing
 
@@ -35,5 +35,26 @@ import Testing
         let failure = await #expect(throws: CurlError.self) { try await request.get() }
         #expect(failure?.code == .shutdown, "the request in flight is failed, not left pending")
         #expect(NotShutDownRecorder.reports(mentioning: busy.threadName).count == 1)
+    }
+}
+
+/// A client that could not start (what `CurlClient.shared` becomes when libcurl or its thread
+/// cannot be set up) rejects every request with the reason instead of stopping the process.
+@Suite struct CurlClientThatCouldNotStartTests {
+    @Test func everyRequestRejectsWithTheReason() async throws {
+        let client = CurlClient(refusingWith: CurlError(.internalError, message: "curl_global_init failed"), isShared: false)
+        let url = TestServer.httpbin.url("/get")
+        let failure = await #expect(throws: CurlError.self) { try await client.get(url).get() }
+        #expect(failure?.code == .internalError && failure?.message == "curl_global_init failed", "\(String(describing: failure))")
+        #expect(failure?.method == "GET" && failure?.url == url)
+        try await client.shutdown().get()
+        #expect(client.pendingRequests == 0)
+    }
+
+    @Test func aShutDownClientSaysSo() async throws {
+        let client = try CurlClient()
+        try await client.shutdown().get()
+        let failure = await #expect(throws: CurlError.self) { try await client.get(TestServer.httpbin.url("/get")).get() }
+        #expect(failure?.code == .shutdown && failure?.message == "the client was shut down; make a new CurlClient")
     }
 }

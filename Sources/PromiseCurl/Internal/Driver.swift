@@ -25,7 +25,7 @@ final class Driver: Sendable {
 
     private struct State {
         var mailbox = Mailbox<Message>()
-        var lifecycle = Lifecycle<Promise<Void>, CurlError>(refusal: CurlError(.shutdown, message: "the client was shut down"))
+        var lifecycle = Lifecycle<Promise<Void>, CurlError>(refusal: CurlError(.shutdown, message: "the client was shut down; make a new CurlClient"))
     }
 
     /// The multi handle, shared only for `curl_multi_wakeup`.
@@ -34,7 +34,10 @@ final class Driver: Sendable {
     /// libcurl documents as thread-safe, and only before the driver cleans it up (the
     /// lifecycle is closed under the lock first, and nothing posts to a closed driver).
     private struct MultiHandle: @unchecked Sendable {
-        let pointer: UnsafeMutableRawPointer
+        /// `nil` only in a driver that never started (``init(refusing:configuration:)``), which
+        /// is closed from the outset: nothing posts to it and no thread runs it.
+        let handle: UnsafeMutableRawPointer?
+        var pointer: UnsafeMutableRawPointer { handle! }
     }
 
     private let state = Lock(State())
@@ -50,7 +53,7 @@ final class Driver: Sendable {
         guard let multi = curl_multi_init() else {
             throw CurlError(.internalError, message: "curl_multi_init failed (out of memory?)")
         }
-        self.multi = MultiHandle(pointer: multi)
+        self.multi = MultiHandle(handle: multi)
         do throws(CurlError) {
             try curlMultiCheck(
                 ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxConnections)), "CURLMOPT_MAX_TOTAL_CONNECTIONS")
@@ -69,6 +72,17 @@ final class Driver: Sendable {
         }
         ContextRegistry.register(self, for: contextID)
     }
+
+    /// A driver that could not start: closed from the outset, it refuses every request with
+    /// `refusal` and has no thread and no multi handle.
+    init(refusing refusal: CurlError, configuration: CurlConfiguration) {
+        self.configuration = configuration
+        multi = MultiHandle(handle: nil)
+        state.withLock { $0.lifecycle.failedToStart(refusal) }
+    }
+
+    /// Why requests are refused: the shutdown, or why the driver could not start.
+    var refusal: CurlError { state.withLock { $0.lifecycle.refusal } }
 
     /// The identity of the driver thread's turns: requests are resolved in them, so
     /// `awaitPromise` for a request from a callback running there (an `InlineContext`
