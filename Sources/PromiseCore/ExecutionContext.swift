@@ -83,13 +83,3 @@ extension ExecutionContext {
 
 /// The queue whose timers back ``ExecutionContext/executeAfter(_:_:)`` for contexts without a clock.
 private let timerQueue = DispatchQueue(label: "swift-promise.timers")
-
-extension Duration {
-    /// This duration as a dispatch interval: whole nanoseconds rounded up, 0 for a negative
-    /// duration, `.never` past what dispatch can represent.
-    var dispatchInterval: DispatchTimeInterval {
-        let cap = Int64.max / 2
-        let nanoseconds = nanosecondsRoundedUp(cappedAt: cap)
-        return nanoseconds == cap ? .never : .nanoseconds(Int(nanoseconds))
-    }
-}

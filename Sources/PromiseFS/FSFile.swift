@@ -1,4 +1,3 @@
-internal import Glibc
 internal import PromiseSystem
 
 /// An open file: positional and sequential reads and writes, each a job on a ``FileIOPool``.
@@ -41,10 +40,10 @@ public final class FSFile: Sendable {
         // Only reachable when no operation is queued (each holds the file), so no pool
         // thread uses the descriptor: give it back, and report what that loses (an error of
         // close(2), such as EIO for data a network file system could not write back).
-        if let fd = state.withLock({ $0.fd }), Glibc.close(fd) != 0, errno != EINTR {
+        if let fd = state.withLock({ $0.fd }), let code = Sys.closeReportingError(fd) {
             Promises.reportNotShutDown(
                 FSError(
-                    FSError.Code(rawValue: errno), operation: "close", path: path,
+                    FSError.Code(rawValue: code), operation: "close", path: path,
                     activity: "closing \(path), an FSFile deallocated without close(); call close() and handle its result"))
         }
     }

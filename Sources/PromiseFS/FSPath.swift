@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 /// A file system path as the kernel sees it: a sequence of bytes, not necessarily UTF-8.
 ///
 /// Linux file names are bytes; any byte but `/` and NUL may appear in a name, and nothing
@@ -110,11 +112,8 @@ public struct FSPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStri
     /// The directory part (`.` when there is none, `/` for a path directly under the root)
     /// and the last component, trailing slashes aside.
     var split: (directory: FSPath, name: FSPath) {
-        var trimmed = bytes[...]
-        while trimmed.count > 1, trimmed.last == Self.slash { trimmed = trimmed.dropLast() }
-        guard let last = trimmed.lastIndex(of: Self.slash) else { return (".", FSPath(bytes: trimmed)) }
-        let directory = trimmed[..<last]
-        return (directory.isEmpty ? "/" : FSPath(bytes: directory), FSPath(bytes: trimmed[(last + 1)...]))
+        let (directory, name) = AdapterPaths.split(bytes)
+        return (FSPath(bytes: directory), FSPath(bytes: name))
     }
 
     /// Calls `body` with the path as a NUL-terminated C string.

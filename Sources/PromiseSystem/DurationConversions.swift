@@ -1,3 +1,5 @@
+package import Dispatch
+
 extension Duration {
     // One rule for every conversion to a coarser unit: a wait is never shorter than asked, so
     // the conversion rounds up; zero and negative durations become 0; a duration past `cap`
@@ -25,6 +27,14 @@ extension Duration {
     /// - Returns: The nanoseconds.
     package func nanosecondsRoundedUp(cappedAt cap: Int64) -> Int64 {
         roundedUp(unitsPerSecond: 1_000_000_000, cappedAt: cap)
+    }
+
+    /// This duration as a dispatch interval: whole nanoseconds rounded up, 0 for a negative
+    /// duration, `.never` past what dispatch can represent.
+    package var dispatchInterval: DispatchTimeInterval {
+        let cap = Int64.max / 2
+        let nanoseconds = nanosecondsRoundedUp(cappedAt: cap)
+        return nanoseconds == cap ? .never : .nanoseconds(Int(nanoseconds))
     }
 
     /// The duration in seconds as a `Double` (to the nearest representable value), for

@@ -35,9 +35,7 @@ public func startTrackingPromises() {
 /// - Returns: `true` if everything finished, `false` if `timeout` passed first.
 public func waitForPromises(timeout: Duration) -> Bool {
     startTrackingPromises()
-    // Rounded up, like every wait in the package; a timeout past what dispatch can represent never ends.
-    let nanoseconds = timeout.nanosecondsRoundedUp(cappedAt: Int64.max / 2)
-    let deadline = nanoseconds == Int64.max / 2 ? DispatchTime.distantFuture : DispatchTime.now() + .nanoseconds(Int(nanoseconds))
+    let deadline = DispatchTime.now() + timeout.dispatchInterval
     let drained = DispatchSemaphore(value: 0)
     Promises.defaultQueue.async { drained.signal() }
     guard drained.wait(timeout: deadline) == .success else { return false }

@@ -59,6 +59,13 @@ enum Sys {
         _ = Glibc.close(fd)
     }
 
+    /// Closes `fd` like ``close(_:)`` and returns the `errno` of a failure that may have lost
+    /// data (`EIO`, `ENOSPC` on a network file system), or `nil`; `EINTR` is not one.
+    static func closeReportingError(_ fd: Int32) -> Int32? {
+        guard Glibc.close(fd) != 0, errno != EINTR else { return nil }
+        return errno
+    }
+
     /// Reads the rest of `fd`, failing with ``FSError/Code-swift.struct/tooLarge`` past
     /// `maxSize` bytes (it reads at most one byte more to tell).
     static func readToEnd(_ fd: Int32, path: String, maxSize: Int, sizeHint: Int) throws(FSError) -> [UInt8] {
