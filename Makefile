@@ -67,7 +67,7 @@ test-asan:
 	  $(SWIFT) test -j $(JOBS) --sanitize=address --scratch-path .build-asan --skip-build \
 	  --filter '$(ADAPTER_SUITES)',swift test --sanitize=address)
 
-## test-examples: the demo's tests (Examples/Tests/MirrorKitTests): whole mirror runs against httpbin and the sample site, SIGINT to the real program
+## test-examples: the Examples package's tests: MirrorKitTests (whole mirror runs against httpbin and the sample site, SIGINT to the real programs) and NIOFileSystemCoexistenceTests (PromiseFS beside swift-nio's file system module)
 test-examples:
 	cd Examples && $(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
 	@$(call run_bounded,sh -c 'cd Examples && exec $(SWIFT) test -j $(JOBS) --skip-build',swift test in Examples)

@@ -23,6 +23,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // NIOFileSystem, for NIOFileSystemCoexistenceTests only: the programs above do not use it.
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         // The mirroring pipeline: all four adapters working together on one UVLoop.
@@ -68,6 +70,17 @@ let package = Package(
                 "promise-wait",
                 .product(name: "PromiseSQLite", package: root),
                 .product(name: "PromiseUV", package: root),
+            ],
+            swiftSettings: settings
+        ),
+        // PromiseFS and swift-nio's NIOFileSystem imported into one file, as a SwiftNIO server would:
+        // it compiles only while no PromiseFS name collides with theirs.
+        .testTarget(
+            name: "NIOFileSystemCoexistenceTests",
+            dependencies: [
+                .product(name: "PromiseFS", package: root),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             swiftSettings: settings
         ),

@@ -175,7 +175,7 @@ struct LineSplitter: Sendable {
     }
 }
 
-extension FileSystem {
+extension PromiseFileSystem {
     /// The lines of the file at `path`, read in chunks on demand; the file is opened when
     /// iteration starts and closed when it ends (or when the iterator is dropped early).
     ///
@@ -211,12 +211,12 @@ extension FileSystem {
 }
 
 /// The lines of a file that the sequence opens and closes itself; see
-/// ``FileSystem/lines(_:maxLength:)-(FSPath,_)``.
+/// ``PromiseFileSystem/lines(_:maxLength:)-(FSPath,_)``.
 public struct FileLines: AsyncSequence, Sendable {
     /// One line, without its ending.
     public typealias Element = String
 
-    let fileSystem: FileSystem
+    let fileSystem: PromiseFileSystem
     let path: FSPath
     let maxLength: Int
 

@@ -135,7 +135,7 @@ public final class FSFile: Sendable {
     /// - Returns: A promise for them.
     ///
     /// Corresponds to `fstat(2)`.
-    public func info() -> Promise<FileInfo> {
+    public func info() -> Promise<FSFileInfo> {
         submit("fstat") { [path] fd, _ in try Sys.fstat(fd, path: path) }
     }
 

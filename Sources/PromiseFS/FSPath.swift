@@ -8,7 +8,7 @@ internal import PromiseSystem
 /// from a directory listing or a symbolic link opens the file it came from.
 ///
 /// ```swift
-/// let fs = FileSystem()
+/// let fs = PromiseFileSystem()
 /// let entries = try await fs.listDirectory(FSPath("downloads")).get()
 /// for entry in entries {
 ///     print(entry.path)   // "caf\xE9.txt" for a Latin-1 name
@@ -84,7 +84,7 @@ public struct FSPath: Sendable, Hashable, ExpressibleByStringLiteral, CustomStri
     /// This path followed by `/` and `other` (no `/` is added when this path is empty or
     /// already ends with one).
     ///
-    /// - Parameter other: A relative path, such as a ``DirectoryEntry/path``.
+    /// - Parameter other: A relative path, such as a ``FSDirectoryEntry/path``.
     /// - Returns: The joined path.
     public func appending(_ other: FSPath) -> FSPath {
         if bytes.isEmpty { return other }

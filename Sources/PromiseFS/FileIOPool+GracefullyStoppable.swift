@@ -1,7 +1,7 @@
 public import PromiseCore
 
 extension FileIOPool: GracefullyStoppable {
-    /// ``shutdown()``; for ``shared``, which every `FileSystem()` without a pool of its own
+    /// ``shutdown()``; for ``shared``, which every `PromiseFileSystem()` without a pool of its own
     /// uses and which is never shut down, a fulfilled promise.
     public func stopGracefully() -> Promise<Void> {
         self === FileIOPool.shared ? Promise(()) : shutdown()

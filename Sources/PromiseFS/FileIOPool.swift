@@ -4,7 +4,7 @@ internal import PromiseSystem
 
 /// The threads that run PromiseFS's blocking system calls, with a bounded queue.
 ///
-/// Every ``FileSystem`` operation is one job on a pool: `readFile` opens, reads and closes in
+/// Every ``PromiseFileSystem`` operation is one job on a pool: `readFile` opens, reads and closes in
 /// one job, so 10 000 concurrent reads hold at most ``threadCount`` descriptors open at once.
 /// Jobs run in the order they were submitted, on threads of the pool's own, never on Swift's
 /// cooperative pool (a blocked cooperative thread stalls every task in the process).
@@ -13,7 +13,7 @@ internal import PromiseSystem
 /// to isolate slow storage (a network mount) from fast, or to size it:
 ///
 /// ```swift
-/// let archive = FileSystem(pool: try FileIOPool(threads: 2, queueLimit: 1_000))
+/// let archive = PromiseFileSystem(pool: try FileIOPool(threads: 2, queueLimit: 1_000))
 /// ```
 ///
 /// A pool's threads keep it alive until ``shutdown()``: shut down the pools you create once
@@ -101,7 +101,7 @@ public final class FileIOPool: Sendable {
             return Promise(
                 FSError(
                     .poolUnavailable, operation: "shutdown", path: "",
-                    activity: "shutting down FileIOPool.shared, which every FileSystem() without a pool uses; shut down a pool of your own instead"
+                    activity: "shutting down FileIOPool.shared, which every PromiseFileSystem() without a pool uses; shut down a pool of your own instead"
                 ))
         }
         let waiter = Promise<Void>.pending()

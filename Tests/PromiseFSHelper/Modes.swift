@@ -9,7 +9,7 @@ func umaskModes(in dir: String) {
     umask(0o077)
     let steps: [(String, () throws -> Void)] = [
         ("atomic", { try awaitPromise(fs.writeText("\(dir)/atomic", "a")) }),
-        ("atomic-0644", { try awaitPromise(fs.writeText("\(dir)/atomic-0644", "a", options: WriteOptions(mode: 0o644))) }),
+        ("atomic-0644", { try awaitPromise(fs.writeText("\(dir)/atomic-0644", "a", options: FSWriteOptions(mode: 0o644))) }),
         ("in-place", { try awaitPromise(fs.writeText("\(dir)/in-place", "a", options: .inPlace)) }),
         ("append", { try awaitPromise(fs.appendFile("\(dir)/append", Array("a".utf8))) }),
         ("open", { try awaitPromise(awaitPromise(fs.open("\(dir)/open", options: .write)).close()) }),

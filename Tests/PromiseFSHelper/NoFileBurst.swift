@@ -86,7 +86,7 @@ func plainBytes(_ path: String) -> [UInt8]? {
 /// `lost` fulfilled writes whose target is not new, `applied` rejected writes whose target is
 /// new; `debris` temporary files left behind; `held` files the burst opened and kept.
 func noFileBurst(in dir: String) {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
     let inputs = 50
     let operations = 1_000
     for k in 0..<inputs { _ = try? awaitPromise(fs.writeFile("\(dir)/in-\(k)", inputBytes(k), options: .inPlace)) }

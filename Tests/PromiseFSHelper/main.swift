@@ -33,7 +33,7 @@ import PromiseFS
 import Synchronization
 
 let arguments = CommandLine.arguments
-let fs = FileSystem()
+let fs = PromiseFileSystem()
 
 func say(_ line: String) {
     print(line)

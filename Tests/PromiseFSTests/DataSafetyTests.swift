@@ -49,7 +49,7 @@ struct Helper {
 }
 
 @Suite struct DataSafetyTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     @Test func anAtomicWriteKilledWithSIGKILLLeavesTheOldOrTheNewContentNeverAMix() async throws {
         let dir = try TemporaryDirectory()
@@ -180,7 +180,7 @@ struct Helper {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let size: Int64 = 1 << 30
-        let file = try await fs.open(dir("huge"), options: OpenOptions(write: true, create: true)).get()
+        let file = try await fs.open(dir("huge"), options: FSOpenOptions(write: true, create: true)).get()
         try await file.truncate(to: size).get()  // sparse: no disk space, real reads
         try await file.close().get()
         // The read runs in a helper process, so the resident memory measured is its own: in

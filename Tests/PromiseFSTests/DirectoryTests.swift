@@ -4,7 +4,7 @@ import PromiseTestSupport
 import Testing
 
 @Suite struct DirectoryTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     @Test func createsNestedDirectoriesAndListsThemWithKinds() async throws {
         let dir = try TemporaryDirectory()
@@ -18,7 +18,7 @@ import Testing
         #expect(await fsError(fs.createDirectory(dir("a/b/file.txt/d"), recursive: true))?.code == .notADirectory)
 
         let flat = try await fs.listDirectory(dir("a")).get()
-        #expect(flat == [DirectoryEntry(relativePath: "b", kind: .directory), DirectoryEntry(relativePath: "link", kind: .symbolicLink)])
+        #expect(flat == [FSDirectoryEntry(relativePath: "b", kind: .directory), FSDirectoryEntry(relativePath: "link", kind: .symbolicLink)])
         let deep = try await fs.listDirectory(dir("a"), recursive: true).get()
         #expect(deep.map(\.relativePath) == ["b", "b/c", "b/file.txt", "link"])
         #expect(deep.map(\.kind) == [.directory, .directory, .regular, .symbolicLink])
@@ -192,7 +192,7 @@ import Testing
         try await fs.symlink(dir("made"), to: "f").get()
         #expect(try await fs.readLink(dir("made")).get() == "f")
         #expect(await fsError(fs.readLink(dir("f")))?.code == .invalidArgument)
-        let now = FileTime(seconds: Int64(time(nil)) + 5, nanoseconds: 0)
+        let now = FSFileTime(seconds: Int64(time(nil)) + 5, nanoseconds: 0)
         #expect(info.modificationTime < now)
     }
 

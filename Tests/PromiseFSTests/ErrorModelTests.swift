@@ -21,7 +21,7 @@ import Testing
         NotShutDownRecorder.install
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let fs = FileSystem()
+        let fs = PromiseFileSystem()
         try await fs.writeText(dir("dropped.txt"), "x").get()
         // Descriptors are counted by what they point to: other tests open files at the same time.
         let target = dir("dropped.txt")

@@ -4,12 +4,12 @@ import PromiseFS
 import Testing
 
 @Suite struct FSFileTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     @Test func positionalAndSequentialReadsAndWrites() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let file = try await fs.open(dir("f"), options: OpenOptions(write: true, create: true)).get()
+        let file = try await fs.open(dir("f"), options: FSOpenOptions(write: true, create: true)).get()
         try await file.write(Array("hello world".utf8)).get()
         try await file.write(Array("W".utf8), at: 6).get()
         #expect(try await file.read(at: 0, count: 100).get() == Array("hello World".utf8))
@@ -47,7 +47,7 @@ import Testing
         let missing = await fsError(fs.open(dir("nope")))
         #expect(missing?.description == "no such file or directory opening \(dir("nope")) for reading")
         plainWrite(dir("f"), "x")
-        let exists = await fsError(fs.open(dir("f"), options: OpenOptions(write: true, create: true, exclusive: true)))
+        let exists = await fsError(fs.open(dir("f"), options: FSOpenOptions(write: true, create: true, exclusive: true)))
         #expect(exists?.code == .fileExists)
         let readOnly = try await fs.open(dir("f")).get()
         #expect(await fsError(readOnly.write(Array("y".utf8)))?.code == .badFileDescriptor)
@@ -115,7 +115,7 @@ final class Counter: Sendable {
 }
 
 @Suite struct DescriptorTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     @Test func descriptorsAreCloseOnExec() async throws {
         let dir = try TemporaryDirectory()

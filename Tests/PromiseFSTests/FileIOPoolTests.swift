@@ -33,7 +33,7 @@ import Testing
     @Test func tenThousandConcurrentReadsHoldOnlyAFewDescriptors() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
-        let fs = FileSystem()
+        let fs = PromiseFileSystem()
         let names = (0..<100).map { dir("file-\($0)") }
         for (index, name) in names.enumerated() { plainWrite(name, String(repeating: "\(index % 10)", count: 4096)) }
         // Only descriptors open on this test's files count: other suites run in parallel and
@@ -65,7 +65,7 @@ import Testing
 
     @Test func aFullQueueAndAShutDownPoolRejectAtOnceWithAClearError() async throws {
         let pool = try FileIOPool(threads: 1, queueLimit: 2)
-        let fs = FileSystem(pool: pool)
+        let fs = PromiseFileSystem(pool: pool)
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         // Occupy the only thread: a read of a FIFO that is open for writing (by the file
@@ -92,12 +92,12 @@ import Testing
     @Test func theSharedPoolRefusesToShutDown() async throws {
         let error = await fsError(FileIOPool.shared.shutdown())
         #expect(error?.code == .poolUnavailable)
-        #expect(try await FileSystem().exists("/").get())
+        #expect(try await PromiseFileSystem().exists("/").get())
     }
 
     @Test func aJobCancelledBeforeItStartsNeverRuns() async throws {
         let pool = try FileIOPool(threads: 1, queueLimit: 10)
-        let fs = FileSystem(pool: pool)
+        let fs = PromiseFileSystem(pool: pool)
         let dir = try TemporaryDirectory()
         defer {
             dir.cleanUp()
@@ -146,7 +146,7 @@ func descriptors(under root: String) -> Int {
         try await first.get()
         try await second.get()
         try await pool.shutdown().get()
-        let refused = await #expect(throws: FSError.self) { try await FileSystem(pool: pool).readFile("/etc/hostname").get() }
+        let refused = await #expect(throws: FSError.self) { try await PromiseFileSystem(pool: pool).readFile("/etc/hostname").get() }
         #expect(refused?.code == .poolUnavailable)
         #expect(refused?.activity.hasSuffix("the FileIOPool was shut down") == true, "\(String(describing: refused))")
     }

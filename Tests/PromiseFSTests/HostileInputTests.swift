@@ -31,7 +31,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
 }
 
 @Suite struct HostileInputTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     @Test func hugeAndNegativeSizesAreCheckedAndBuffersGrowWithTheData() async throws {
         let dir = try TemporaryDirectory()
@@ -73,7 +73,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         plainWrite(dir("regular"), "still works")
         let pool = try FileIOPool(threads: 4)
         defer { _ = pool.shutdown() }
-        let fs = FileSystem(pool: pool)
+        let fs = PromiseFileSystem(pool: pool)
 
         let reads = (0..<8).map { index in
             index % 2 == 0 ? fs.readFile(pipe) : fs.readText(pipe).then(on: .inline) { Array($0.utf8) }
@@ -86,7 +86,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
             #expect(error?.code == .invalidArgument)
             #expect(
                 error?.description == "invalid argument reading \(pipe) (a FIFO (named pipe), not a regular file: "
-                    + "a whole-file read needs an end; read it as a stream with FileSystem.open(_:options:))")
+                    + "a whole-file read needs an end; read it as a stream with PromiseFileSystem.open(_:options:))")
         }
         #expect(try await fs.readText(dir("regular")).get() == "still works")
         #expect(await fsError(fs.readFile("/dev/null"))?.description.contains("a character device, not a regular file") == true)
@@ -103,7 +103,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         #expect(mkfifo(pipe, 0o600) == 0)
         let pool = try FileIOPool(threads: 2)
         defer { _ = pool.shutdown() }
-        let fs = FileSystem(pool: pool)
+        let fs = PromiseFileSystem(pool: pool)
 
         // One at a time: while one of them has the FIFO open for reading, a write end opens.
         let forWriting = fs.open(pipe, options: .write).then(on: .inline) { file in file.close().then(on: .inline) { [UInt8]() } }
@@ -160,7 +160,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         #expect(error?.code == .invalidArgument)
         #expect(
             error?.description == "invalid argument writing \(pipe) (a FIFO (named pipe), not a regular file: "
-                + "an atomic write would replace it with one; pass WriteOptions.inPlace to write into it)")
+                + "an atomic write would replace it with one; pass FSWriteOptions.inPlace to write into it)")
         #expect(plainIsKind(pipe, S_IFIFO), "the FIFO must still be a FIFO")
         #expect(plainList(dir.path) == ["pipe"], "no temporary file may be left")
 
@@ -205,7 +205,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
             let expected = fd >= 0 ? 0 : errno
             if fd >= 0 { close(fd) }
             #expect(expected != 0, "test setup: open \(name) succeeded")
-            for options in [WriteOptions.atomic, .inPlace] {
+            for options in [FSWriteOptions.atomic, .inPlace] {
                 let error = await fsError(fs.writeText(dir(name), "x", options: options))
                 #expect(error?.code.rawValue == expected, "writeText(\(name), atomic: \(options.atomic)): \(String(describing: error)), open gives \(expected)")
             }
@@ -302,8 +302,8 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         for (index, name) in names.enumerated() {
             let info = try await fs.lstat("\(shm)/\(name)").get()
             let expected = times(index)
-            #expect(info.accessTime == FileTime(seconds: Int64(expected[0].tv_sec), nanoseconds: Int64(expected[0].tv_nsec)), "\(name)")
-            #expect(info.modificationTime == FileTime(seconds: Int64(expected[1].tv_sec), nanoseconds: Int64(expected[1].tv_nsec)), "\(name)")
+            #expect(info.accessTime == FSFileTime(seconds: Int64(expected[0].tv_sec), nanoseconds: Int64(expected[0].tv_nsec)), "\(name)")
+            #expect(info.modificationTime == FSFileTime(seconds: Int64(expected[1].tv_sec), nanoseconds: Int64(expected[1].tv_nsec)), "\(name)")
         }
         #expect(plainMode("\(shm)/tree/sub") == 0o750)
     }

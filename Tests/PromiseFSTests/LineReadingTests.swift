@@ -2,9 +2,9 @@ import Glibc
 import PromiseFS
 import Testing
 
-/// `FSFile.lines`, `FileSystem.lines` and the on-demand reading of `chunks`.
+/// `FSFile.lines`, `PromiseFileSystem.lines` and the on-demand reading of `chunks`.
 @Suite struct LineReadingTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     /// Writes raw bytes with plain libc.
     private func plainWrite(_ path: String, bytes: [UInt8]) {

@@ -27,7 +27,7 @@ private func makeTree(at tree: String) {
 /// A tree holding names that are not UTF-8 can be copied and removed through the `String`
 /// forms too: the walk below the given path never decodes a name.
 @Suite struct NonUTF8NamesThroughStringsTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     @Test func aTreeWithNamesThatAreNotUTF8IsCopiedAndRemovedThroughStringPaths() async throws {
         let dir = try TemporaryDirectory()
@@ -49,16 +49,16 @@ private func makeTree(at tree: String) {
 /// Names and link targets that are not UTF-8 (`FF FE`), made with raw C calls, through
 /// every PromiseFS operation on ``FSPath``.
 @Suite struct NonUTF8PathTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
     let bad = FSPath(bytes: [0xFF, 0xFE])
 
     /// Sorted by bytes: `u` (0x75) before `FF`.
-    private var expectedEntries: [DirectoryEntry] {
+    private var expectedEntries: [FSDirectoryEntry] {
         [
-            DirectoryEntry(path: "link", kind: .symbolicLink),
-            DirectoryEntry(path: bad, kind: .directory),
-            DirectoryEntry(path: bad.appending("up"), kind: .symbolicLink),
-            DirectoryEntry(path: bad.appending(FSPath(bytes: bad.bytes + Array(".txt".utf8))), kind: .regular),
+            FSDirectoryEntry(path: "link", kind: .symbolicLink),
+            FSDirectoryEntry(path: bad, kind: .directory),
+            FSDirectoryEntry(path: bad.appending("up"), kind: .symbolicLink),
+            FSDirectoryEntry(path: bad.appending(FSPath(bytes: bad.bytes + Array(".txt".utf8))), kind: .regular),
         ]
     }
 

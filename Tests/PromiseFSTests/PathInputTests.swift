@@ -5,7 +5,7 @@ import Testing
 /// Paths that once slipped through: found by the `paths` fuzz target (Fuzz/), kept here as
 /// plain tests so they run in every `make test` build, sanitizers included.
 @Suite struct PathInputTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     private func fsError(_ promise: Promise<some Sendable>) async -> FSError? {
         do {

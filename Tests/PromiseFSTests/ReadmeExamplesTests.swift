@@ -11,7 +11,7 @@ import Testing
         let dir = temporary.path
 
         // README: begin
-        let fs = FileSystem()                                    // jobs run on FileIOPool.shared
+        let fs = PromiseFileSystem()                             // jobs run on FileIOPool.shared
         let report = "\(dir)/report.txt"
 
         let lines = fs.writeText(report, "total: 42\nok\n")     // atomic and durable by default

@@ -5,7 +5,7 @@ import Testing
 /// Recursive operations against hostile trees: a copy into itself, a directory swapped for
 /// a symbolic link mid-walk, trees deeper than the descriptor limit.
 @Suite struct TreeWalkTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     /// A destination inside the source, reached by any route, is refused before anything is
     /// created; a destination beside it, or inside it but not inside the copied directory,

@@ -3,7 +3,7 @@ import PromiseFS
 import Testing
 
 @Suite struct WholeFileTests {
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
 
     @Test func writesAndReadsBackBytesAndText() async throws {
         let dir = try TemporaryDirectory()
@@ -21,7 +21,7 @@ import Testing
         defer { dir.cleanUp() }
         try await fs.writeText(dir("new.txt"), "a").get()
         #expect(plainMode(dir("new.txt")) == 0o644)
-        try await fs.writeText(dir("given.txt"), "a", options: WriteOptions(mode: 0o600)).get()
+        try await fs.writeText(dir("given.txt"), "a", options: FSWriteOptions(mode: 0o600)).get()
         #expect(plainMode(dir("given.txt")) == 0o600)
         plainWrite(dir("script.sh"), "old", mode: 0o755)
         chmod(dir("script.sh"), 0o750)
@@ -59,7 +59,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         plainWrite(dir("f"), "keep")
-        for options in [WriteOptions(exclusive: true), WriteOptions(atomic: false, exclusive: true)] {
+        for options in [FSWriteOptions(exclusive: true), FSWriteOptions(atomic: false, exclusive: true)] {
             let error = await fsError(fs.writeText(dir("f"), "lost", options: options))
             #expect(error?.code == .fileExists)
         }

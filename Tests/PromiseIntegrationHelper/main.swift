@@ -3,7 +3,7 @@
 // stays out of the test process.
 //
 //   promise-integration-helper curl URL        an HTTP GET on CurlClient.shared
-//   promise-integration-helper fs PATH         FileSystem().readText on the shared pool
+//   promise-integration-helper fs PATH         PromiseFileSystem().readText on the shared pool
 //   promise-integration-helper sql             a query on an in-memory SQLiteDatabase
 //   promise-integration-helper all URL PATH    all three at once, as a new user writes it
 //   promise-integration-helper await PATH      awaitPromise on the main thread before run()
@@ -39,7 +39,7 @@ case "curl":
         checkOnLoop(); say("http", $0.status.code)
     }
 case "fs":
-    FileSystem().readText(arguments[1]).then {
+    PromiseFileSystem().readText(arguments[1]).then {
         checkOnLoop(); say("fs", $0.utf8.count)
     }
 case "sql":
@@ -48,12 +48,12 @@ case "sql":
     }
 case "all":
     let http = CurlClient.shared.get(arguments[1]).then { say("http", $0.status.code) }
-    let text = FileSystem().readText(arguments[2]).then { say("fs", $0.utf8.count) }
+    let text = PromiseFileSystem().readText(arguments[2]).then { say("fs", $0.utf8.count) }
     let sql = SQLiteDatabase(path: ":memory:").scalar(Int.self, "SELECT 6 * 7").then { say("sql", $0 ?? -1) }
     _ = (http, text, sql)
 case "await":
     let count = try awaitPromise(
-        FileSystem().readText(arguments[1]).then { text in
+        PromiseFileSystem().readText(arguments[1]).then { text in
             checkOnLoop(); return text.count
         })
     say("awaited", count)
@@ -61,7 +61,7 @@ case "await-inside":
     let path = arguments[1]
     _ = Promise<Void>(on: loop) { () -> Void in
         do {
-            _ = try awaitPromise(FileSystem().readText(path).then { $0.count })
+            _ = try awaitPromise(PromiseFileSystem().readText(path).then { $0.count })
             say("awaited inside a loop callback")
         } catch let error as PromiseError where error.code == .deadlock {
             say("deadlock:", error.message)

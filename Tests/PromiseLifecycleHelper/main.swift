@@ -127,7 +127,7 @@ func round(_ round: Int, signalled: Bool, report: Bool, listenerPort: UInt16) as
     let loop = try UVLoop()
     try loop.startThread(named: "lc-loop")
     let pool = try FileIOPool(threads: 2)
-    let files = FileSystem(pool: pool)
+    let files = PromiseFileSystem(pool: pool)
     var sqliteConfiguration = SQLiteConfiguration()
     sqliteConfiguration.threadName = "lc-sqlite"
     let db = SQLiteDatabase(path: prefix + "/app.sqlite", configuration: sqliteConfiguration)

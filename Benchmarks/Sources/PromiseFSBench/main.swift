@@ -25,7 +25,7 @@ guard arguments.count >= 2 else {
 let dir = arguments[1]
 let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3
 let largeMiB = arguments.count > 3 ? Int(arguments[3]) ?? 1024 : 1024
-let fs = FileSystem()
+let fs = PromiseFileSystem()
 
 func now() -> Double {
     var ts = timespec()
@@ -153,7 +153,7 @@ for round in 1...rounds {
     try pair(
         "large-write-in-place", round: round,
         promiseFS: {
-            try awaitPromise(fs.writeFile(large + ".inplace", largeBytes, options: WriteOptions(atomic: false)))
+            try awaitPromise(fs.writeFile(large + ".inplace", largeBytes, options: FSWriteOptions(atomic: false)))
         },
         raw: {
             rawWrite(large + ".raw", largeBytes, sync: true)
@@ -193,7 +193,7 @@ for round in 1...rounds {
     try pair(
         "small-write", round: round,
         promiseFS: {
-            let options = WriteOptions(durable: false)
+            let options = FSWriteOptions(durable: false)
             let writes = (0..<smallCount).map { fs.writeFile("\(dir)/pfs/\($0)", small, options: options) }
             _ = try awaitPromise(all(writes))
         },

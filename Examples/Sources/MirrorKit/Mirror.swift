@@ -67,7 +67,7 @@ public final class Mirror: Sendable {
     let loop: UVLoop
     let console: Console
     let client: CurlClient
-    let fs = FileSystem()
+    let fs = PromiseFileSystem()
     private let clock = ContinuousClock()
     private let bound: UVLoopBound<State>
 

@@ -65,7 +65,7 @@ struct MirrorCommand: ParsableCommand {
         var lines = urls
         if let file {
             do {
-                lines += try loop.run(until: FileSystem().readText(file, maxSize: 16 << 20)).split(whereSeparator: \.isNewline).map(String.init)
+                lines += try loop.run(until: PromiseFileSystem().readText(file, maxSize: 16 << 20)).split(whereSeparator: \.isNewline).map(String.init)
             } catch {
                 console.line("promise-demo: cannot read the URL list: \(error)")
                 throw ExitCode.failure

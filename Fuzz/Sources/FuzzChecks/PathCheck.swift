@@ -56,7 +56,7 @@ enum PathCheck {
 
     // MARK: Real files
 
-    private static let fs = FileSystem()
+    private static let fs = PromiseFileSystem()
     /// A new scratch directory for one input. Replay tests check inputs in parallel, so no two
     /// inputs may share one: each would see, or empty, the other's files.
     private static func makeScratch() throws(FuzzFailure) -> String {
@@ -119,7 +119,7 @@ enum PathCheck {
         }
 
         let before = tree(scratch)
-        let written = settled(fs.writeFile(path, contents, options: WriteOptions(atomic: true, durable: false)))
+        let written = settled(fs.writeFile(path, contents, options: FSWriteOptions(atomic: true, durable: false)))
         if hasNUL {
             try require(written.error != nil, "writeFile(\(printable(path))) accepted a path with NUL")
             try require(tree(scratch) == before, "a refused path with NUL still created \(Set(tree(scratch)).subtracting(before).sorted())")

@@ -37,16 +37,16 @@ enum At {
     }
 
     /// The attributes of `name` in `dirFD`, not following a symbolic link unless `followingLinks`.
-    static func stat(_ dirFD: Int32, _ name: FSPath, followingLinks: Bool = false, path: FSPath) throws(FSError) -> FileInfo {
+    static func stat(_ dirFD: Int32, _ name: FSPath, followingLinks: Bool = false, path: FSPath) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
         let flags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
         let status = name.withCString { name in Sys.retrying { Glibc.fstatat(dirFD, name, &info, flags) } }
         guard status == 0 else { throw failure(followingLinks ? "stat" : "lstat", path, "reading the attributes of \(path)") }
-        return FileInfo(info)
+        return FSFileInfo(info)
     }
 
     /// `stat` that reports a missing path as `nil` instead of an error.
-    static func statIfPresent(_ dirFD: Int32, _ name: FSPath, path: FSPath) throws(FSError) -> FileInfo? {
+    static func statIfPresent(_ dirFD: Int32, _ name: FSPath, path: FSPath) throws(FSError) -> FSFileInfo? {
         do {
             return try stat(dirFD, name, path: path)
         } catch  where error.code == .noSuchFileOrDirectory {
@@ -54,12 +54,12 @@ enum At {
         }
     }
 
-    static func fstat(_ fd: Int32, path: FSPath) throws(FSError) -> FileInfo {
+    static func fstat(_ fd: Int32, path: FSPath) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
         guard Sys.retrying({ Glibc.fstat(fd, &info) }) == 0 else {
             throw failure("fstat", path, "reading the attributes of \(path)")
         }
-        return FileInfo(info)
+        return FSFileInfo(info)
     }
 
     static func fchmod(_ fd: Int32, _ mode: UInt32, path: FSPath) throws(FSError) {
@@ -117,7 +117,7 @@ enum At {
 
     /// The entries of the directory open as `fd` (left open), without `.` and `..`, with
     /// their kinds where the file system reports them. Names are kept byte for byte.
-    static func entries(ofDirectoryFD fd: Int32, path: FSPath) throws(FSError) -> [(name: FSPath, kind: FileKind?)] {
+    static func entries(ofDirectoryFD fd: Int32, path: FSPath) throws(FSError) -> [(name: FSPath, kind: FSFileKind?)] {
         let copy = Glibc.fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { throw failure("dup", path, "listing \(path)") }
         guard let dir = Glibc.fdopendir(copy) else {
@@ -127,7 +127,7 @@ enum At {
         }
         defer { Glibc.closedir(dir) }
         Glibc.rewinddir(dir)
-        var result: [(name: FSPath, kind: FileKind?)] = []
+        var result: [(name: FSPath, kind: FSFileKind?)] = []
         while true {
             errno = 0
             guard let entry = Glibc.readdir(dir) else {
@@ -138,14 +138,14 @@ enum At {
                 FSPath(bytes: raw.prefix(while: { $0 != 0 }))
             }
             if name.bytes == [0x2E] || name.bytes == [0x2E, 0x2E] { continue }
-            result.append((name, FileKind(directoryEntryType: entry.pointee.d_type)))
+            result.append((name, FSFileKind(directoryEntryType: entry.pointee.d_type)))
         }
     }
 }
 
 /// The calls whose path only names the file in messages, for an ``FSPath``.
 extension Sys {
-    static func fstat(_ fd: Int32, path: FSPath) throws(FSError) -> FileInfo {
+    static func fstat(_ fd: Int32, path: FSPath) throws(FSError) -> FSFileInfo {
         try fstat(fd, path: path.description)
     }
 

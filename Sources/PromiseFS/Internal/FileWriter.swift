@@ -5,7 +5,7 @@ enum FileWriter {
     /// Through ``AtomicFileReplacement``: a temporary file in the target's directory, written
     /// whole, given the old owner and mode, flushed, renamed, the directory flushed. The target
     /// holds the old contents or the new, never a mix.
-    static func replaceAtomically(_ path: FSPath, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
+    static func replaceAtomically(_ path: FSPath, _ bytes: some Collection<UInt8>, options: FSWriteOptions) throws {
         try refuseTrailingSlash(path)
         let existing = try Sys.lstatIfPresent(path)
         if let existing {
@@ -58,7 +58,7 @@ enum FileWriter {
     }
 
     /// Truncates (or creates) the file and writes into it.
-    static func writeInPlace(_ path: FSPath, _ bytes: some Collection<UInt8>, options: WriteOptions) throws {
+    static func writeInPlace(_ path: FSPath, _ bytes: some Collection<UInt8>, options: FSWriteOptions) throws {
         let flags = Sys.writeTruncateFlags | (options.exclusive ? Sys.exclusiveCreate : 0)
         let fd = try Sys.open(path, flags, mode: (options.mode ?? 0o644).rawValue, activity: "opening \(path) for writing")
         defer { Sys.close(fd) }

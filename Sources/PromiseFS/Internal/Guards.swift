@@ -9,7 +9,7 @@ extension Sys {
     static let readChunk = 1 << 20
 
     /// The name of a kind of file, for messages.
-    static func phrase(_ kind: FileKind) -> String {
+    static func phrase(_ kind: FSFileKind) -> String {
         switch kind {
         case .regular: "a regular file"
         case .directory: "a directory"
@@ -58,14 +58,14 @@ extension Sys {
     /// Opens `path` for a whole-file read and checks it: `maxSize` must be 0 or more, and the
     /// file must be a regular file. A FIFO, a device or a socket has no end a whole-file read
     /// could wait for; a FIFO without a writer would otherwise hold the thread for good.
-    static func openRegularFile(_ path: FSPath, maxSize: Int) throws(FSError) -> (fd: Int32, info: FileInfo) {
+    static func openRegularFile(_ path: FSPath, maxSize: Int) throws(FSError) -> (fd: Int32, info: FSFileInfo) {
         guard maxSize >= 0 else {
             throw FSError(
                 .invalidArgument, operation: "read", path: path,
                 activity: "reading \(path) with a size cap of \(maxSize) bytes (the cap must be 0 or more)")
         }
         let fd = try open(path, readOnly, activity: "opening \(path) for reading")
-        let info: FileInfo
+        let info: FSFileInfo
         do {
             info = try fstat(fd, path: path)
         } catch {
@@ -80,7 +80,7 @@ extension Sys {
             throw FSError(
                 .invalidArgument, operation: "read", path: path,
                 activity: "reading \(path) (\(phrase(info.kind)), not a regular file: a whole-file read "
-                    + "needs an end; read it as a stream with FileSystem.open(_:options:))")
+                    + "needs an end; read it as a stream with PromiseFileSystem.open(_:options:))")
         }
         return (fd, info)
     }
@@ -111,7 +111,7 @@ extension FileWriter {
     /// Refuses an atomic write over what is neither a regular file nor a symbolic link: the
     /// rename would put a regular file in place of a FIFO or a device (as root, in place of
     /// `/dev/null`). An in-place write opens it and writes into it instead.
-    static func refuseToReplace(_ existing: FileInfo, at path: FSPath) throws(FSError) {
+    static func refuseToReplace(_ existing: FSFileInfo, at path: FSPath) throws(FSError) {
         switch existing.kind {
         case .regular, .symbolicLink:
             return
@@ -121,7 +121,7 @@ extension FileWriter {
             throw FSError(
                 .invalidArgument, operation: "write", path: path,
                 activity: "writing \(path) (\(Sys.phrase(existing.kind)), not a regular file: an atomic write "
-                    + "would replace it with one; pass WriteOptions.inPlace to write into it)")
+                    + "would replace it with one; pass FSWriteOptions.inPlace to write into it)")
         }
     }
 
@@ -145,7 +145,7 @@ extension Tree {
     /// `path`, `ENOTDIR` through a file, `ENOENT` through a dangling link). Should that `mkdir`
     /// succeed (the component became a directory meanwhile), the directory exists and nothing
     /// is thrown.
-    static func mkdirThroughNonDirectory(_ path: FSPath, prefix: FSPath, info: FileInfo, mode: UInt32) throws(FSError) {
+    static func mkdirThroughNonDirectory(_ path: FSPath, prefix: FSPath, info: FSFileInfo, mode: UInt32) throws(FSError) {
         guard path.withCString({ path in Sys.retrying { Glibc.mkdir(path, mode_t(mode)) } }) != 0 else { return }
         let code = errno
         if code == EEXIST, (try? Sys.stat(path, followingLinks: true))?.kind == .directory { return }
@@ -159,7 +159,7 @@ extension Tree {
 extension At {
     /// Gives the file open as `fd` the access and modification times of `info`, to the
     /// nanosecond.
-    static func setTimes(_ fd: Int32, from info: FileInfo, path: FSPath) throws(FSError) {
+    static func setTimes(_ fd: Int32, from info: FSFileInfo, path: FSPath) throws(FSError) {
         guard Sys.retrying({ Glibc.futimens(fd, timespecs(info)) }) == 0 else {
             throw failure("futimens", path, "setting the times of \(path)")
         }
@@ -167,13 +167,13 @@ extension At {
 
     /// Gives `name` in `dirFD` the access and modification times of `info`, to the
     /// nanosecond; a symbolic link gets them itself, never what it points to.
-    static func setTimes(_ dirFD: Int32, _ name: FSPath, from info: FileInfo, path: FSPath) throws(FSError) {
+    static func setTimes(_ dirFD: Int32, _ name: FSPath, from info: FSFileInfo, path: FSPath) throws(FSError) {
         let times = timespecs(info)
         let status = name.withCString { name in Sys.retrying { Glibc.utimensat(dirFD, name, times, AT_SYMLINK_NOFOLLOW) } }
         guard status == 0 else { throw failure("utimensat", path, "setting the times of \(path)") }
     }
 
-    private static func timespecs(_ info: FileInfo) -> [timespec] {
+    private static func timespecs(_ info: FSFileInfo) -> [timespec] {
         [
             timespec(tv_sec: Int(info.accessTime.seconds), tv_nsec: Int(info.accessTime.nanoseconds)),
             timespec(tv_sec: Int(info.modificationTime.seconds), tv_nsec: Int(info.modificationTime.nanoseconds)),

@@ -176,24 +176,24 @@ enum Sys {
 
     // MARK: Metadata
 
-    static func stat(_ path: FSPath, followingLinks: Bool) throws(FSError) -> FileInfo {
+    static func stat(_ path: FSPath, followingLinks: Bool) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
         let flags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
         let status = path.withCString { path in retrying { Glibc.fstatat(AT_FDCWD, path, &info, flags) } }
         guard status == 0 else { throw failure(followingLinks ? "stat" : "lstat", path, "reading the attributes of \(path)") }
-        return FileInfo(info)
+        return FSFileInfo(info)
     }
 
-    static func fstat(_ fd: Int32, path: String) throws(FSError) -> FileInfo {
+    static func fstat(_ fd: Int32, path: String) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
         guard retrying({ Glibc.fstat(fd, &info) }) == 0 else { throw failure("fstat", path, "reading the attributes of \(path)") }
-        return FileInfo(info)
+        return FSFileInfo(info)
     }
 
     /// `lstat` that reports a missing path as `nil` instead of an error.
-    static func lstatIfPresent(_ path: FSPath) throws(FSError) -> FileInfo? {
+    static func lstatIfPresent(_ path: FSPath) throws(FSError) -> FSFileInfo? {
         var info = Glibc.stat()
-        if path.withCString({ path in retrying { Glibc.lstat(path, &info) } }) == 0 { return FileInfo(info) }
+        if path.withCString({ path in retrying { Glibc.lstat(path, &info) } }) == 0 { return FSFileInfo(info) }
         if errno == ENOENT { return nil }
         throw failure("lstat", path, "reading the attributes of \(path)")
     }
@@ -277,15 +277,15 @@ enum Sys {
     }
 }
 
-extension FileInfo {
+extension FSFileInfo {
     init(_ info: Glibc.stat) {
         self.init(
             size: Int64(info.st_size),
-            kind: FileKind(mode: UInt32(info.st_mode)),
-            permissions: FilePermissions(rawValue: UInt32(info.st_mode)),
-            modificationTime: FileTime(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec)),
-            accessTime: FileTime(seconds: Int64(info.st_atim.tv_sec), nanoseconds: Int64(info.st_atim.tv_nsec)),
-            statusChangeTime: FileTime(seconds: Int64(info.st_ctim.tv_sec), nanoseconds: Int64(info.st_ctim.tv_nsec)),
+            kind: FSFileKind(mode: UInt32(info.st_mode)),
+            permissions: FSPermissions(rawValue: UInt32(info.st_mode)),
+            modificationTime: FSFileTime(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec)),
+            accessTime: FSFileTime(seconds: Int64(info.st_atim.tv_sec), nanoseconds: Int64(info.st_atim.tv_nsec)),
+            statusChangeTime: FSFileTime(seconds: Int64(info.st_ctim.tv_sec), nanoseconds: Int64(info.st_ctim.tv_nsec)),
             inode: UInt64(info.st_ino),
             device: UInt64(info.st_dev),
             linkCount: UInt64(info.st_nlink),
@@ -295,7 +295,7 @@ extension FileInfo {
     }
 }
 
-extension FileKind {
+extension FSFileKind {
     init(mode: UInt32) {
         switch mode & 0o170000 {
         case 0o100000: self = .regular

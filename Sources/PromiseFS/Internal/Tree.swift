@@ -5,15 +5,15 @@ internal import PromiseSystem
 /// copied as a link and never followed out of the tree, and a tree of any depth is walked
 /// with a bounded number of descriptors. Names are bytes (``FSPath``), never decoded.
 enum Tree {
-    static func list(_ path: FSPath, recursive: Bool, cancelled: CancelFlag) throws -> [DirectoryEntry] {
+    static func list(_ path: FSPath, recursive: Bool, cancelled: CancelFlag) throws -> [FSDirectoryEntry] {
         let fd = try At.open(At.cwd, path, Sys.directoryFlags, path: path, activity: "opening the directory \(path)")
         let stack = try DirectoryStack(rootFD: fd, path: path)
-        var result: [DirectoryEntry] = []
+        var result: [FSDirectoryEntry] = []
         var prefixes: [FSPath] = [FSPath(bytes: [])]
         try walk(
             stack, cancelled: cancelled,
             visit: { name, _, kind in
-                result.append(DirectoryEntry(path: prefixes[prefixes.count - 1].appending(name), kind: kind))
+                result.append(FSDirectoryEntry(path: prefixes[prefixes.count - 1].appending(name), kind: kind))
                 return recursive
             },
             enter: {
@@ -33,11 +33,11 @@ enum Tree {
     /// `leave` once its entries are done and the stack is back in its parent.
     private static func walk(
         _ stack: DirectoryStack, cancelled: CancelFlag,
-        visit: (_ name: FSPath, _ path: FSPath, _ kind: FileKind) throws -> Bool,
+        visit: (_ name: FSPath, _ path: FSPath, _ kind: FSFileKind) throws -> Bool,
         enter: () throws -> Void = {},
         leave: (_ name: FSPath, _ path: FSPath) throws -> Void = { _, _ in }
     ) throws {
-        var pending: [(entries: [(name: FSPath, kind: FileKind?)], next: Int)] = [
+        var pending: [(entries: [(name: FSPath, kind: FSFileKind?)], next: Int)] = [
             (try At.entries(ofDirectoryFD: stack.fd, path: stack.path), 0)
         ]
         while let last = pending.indices.last {
@@ -146,7 +146,7 @@ enum Tree {
         }
     }
 
-    private static func notCopyable(_ path: FSPath, _ kind: FileKind) -> FSError {
+    private static func notCopyable(_ path: FSPath, _ kind: FSFileKind) -> FSError {
         FSError(
             .invalidArgument, operation: "copy", path: path.description,
             activity: "copying \(path) (a \(kind), which only regular files, links and directories can be)")
@@ -159,7 +159,7 @@ enum Tree {
         try At.mkdir(At.cwd, to, 0o700, path: to)
         do {
             let target = try DirectoryStack(rootFD: At.openDirectory(At.cwd, to, path: to), path: to)
-            var directories: [FileInfo] = []  // of the source directories the walk is in, below the root
+            var directories: [FSFileInfo] = []  // of the source directories the walk is in, below the root
             try walk(
                 source, cancelled: cancelled,
                 visit: { name, path, kind in
@@ -207,7 +207,7 @@ enum Tree {
     /// Compares device and inode up the parent's chain of `..`, so every route to it counts
     /// (`a/../a/x`, a symbolic link to `a`). A parent that cannot be opened is left for the
     /// `mkdir` to report.
-    private static func refuseDestination(_ to: FSPath, inside source: FileInfo, from: FSPath) throws {
+    private static func refuseDestination(_ to: FSPath, inside source: FSFileInfo, from: FSPath) throws {
         let parent = to.split.directory
         guard var current = try? At.open(At.cwd, parent, Sys.directoryFlags, path: parent, activity: "") else { return }
         defer { Sys.close(current) }

@@ -1,5 +1,5 @@
-/// How ``FileSystem/open(_:options:)-(String,_)`` opens a file.
-public struct OpenOptions: Sendable, Hashable {
+/// How ``PromiseFileSystem/open(_:options:)-(String,_)`` opens a file.
+public struct FSOpenOptions: Sendable, Hashable {
     /// Allow reading.
     public var read: Bool
     /// Allow writing.
@@ -13,14 +13,14 @@ public struct OpenOptions: Sendable, Hashable {
     /// With `create`: fail with ``FSError/Code-swift.struct/fileExists`` if the file exists.
     public var exclusive: Bool
     /// Permission bits for a created file (the process umask applies).
-    public var mode: FilePermissions
+    public var mode: FSPermissions
 
     /// Creates options.
     ///
     /// - Parameters: See the properties of the same names; `mode` defaults to 0644.
     public init(
         read: Bool = true, write: Bool = false, create: Bool = false, truncate: Bool = false,
-        append: Bool = false, exclusive: Bool = false, mode: FilePermissions = 0o644
+        append: Bool = false, exclusive: Bool = false, mode: FSPermissions = 0o644
     ) {
         self.read = read
         self.write = write
@@ -32,11 +32,11 @@ public struct OpenOptions: Sendable, Hashable {
     }
 
     /// Read an existing file.
-    public static let read = OpenOptions()
+    public static let read = FSOpenOptions()
     /// Read and write an existing file.
-    public static let readWrite = OpenOptions(write: true)
+    public static let readWrite = FSOpenOptions(write: true)
     /// Write a file, creating it if needed and emptying it if not.
-    public static let write = OpenOptions(read: false, write: true, create: true, truncate: true)
+    public static let write = FSOpenOptions(read: false, write: true, create: true, truncate: true)
     /// Append to a file, creating it if needed.
-    public static let append = OpenOptions(read: false, write: true, create: true, append: true)
+    public static let append = FSOpenOptions(read: false, write: true, create: true, append: true)
 }

@@ -1,5 +1,5 @@
-/// How ``FileSystem/writeFile(_:_:options:)-(String,_,_)`` writes a whole file.
-public struct WriteOptions: Sendable, Hashable {
+/// How ``PromiseFileSystem/writeFile(_:_:options:)-(String,_,_)`` writes a whole file.
+public struct FSWriteOptions: Sendable, Hashable {
     /// Replace the file atomically: write a temporary file in the same directory, flush it,
     /// rename it over the target and flush the directory. Readers see the old contents or the
     /// new, never a mix, and a crash leaves one or the other. On by default.
@@ -10,7 +10,7 @@ public struct WriteOptions: Sendable, Hashable {
     public var durable: Bool
     /// Permission bits for a new file; `nil` means 0644. The process umask applies. An atomic
     /// replace keeps the replaced file's bits instead.
-    public var mode: FilePermissions?
+    public var mode: FSPermissions?
     /// Fail with ``FSError/Code-swift.struct/fileExists`` if the target exists.
     public var exclusive: Bool
 
@@ -21,7 +21,7 @@ public struct WriteOptions: Sendable, Hashable {
     ///   - durable: Flush to disk before returning (default `true`).
     ///   - mode: Permission bits for a new file (default 0644; the umask applies).
     ///   - exclusive: Fail if the file exists (default `false`).
-    public init(atomic: Bool = true, durable: Bool = true, mode: FilePermissions? = nil, exclusive: Bool = false) {
+    public init(atomic: Bool = true, durable: Bool = true, mode: FSPermissions? = nil, exclusive: Bool = false) {
         self.atomic = atomic
         self.durable = durable
         self.mode = mode
@@ -29,7 +29,7 @@ public struct WriteOptions: Sendable, Hashable {
     }
 
     /// Atomic and durable: the default.
-    public static let atomic = WriteOptions()
+    public static let atomic = FSWriteOptions()
     /// Truncate and write in place (Node's `writeFile`): a crash can leave a partial file.
-    public static let inPlace = WriteOptions(atomic: false, durable: false)
+    public static let inPlace = FSWriteOptions(atomic: false, durable: false)
 }

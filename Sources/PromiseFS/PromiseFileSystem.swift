@@ -1,7 +1,7 @@
 /// Promise-returning file operations, each one job on a ``FileIOPool``.
 ///
 /// ```swift
-/// let fs = FileSystem()
+/// let fs = PromiseFileSystem()
 /// fs.readText("config.json")
 ///     .then { text in try parse(text) }
 ///     .then { config in fs.writeFile("config.json", render(config)) }   // atomic by default
@@ -17,7 +17,7 @@
 /// whole-file reads take a size cap, whole-file writes are atomic unless you ask otherwise,
 /// no open waits for the other end of a FIFO, and a path holding a NUL
 /// byte (which the C calls would cut short) is refused with ``FSError/Code-swift.struct/invalidArgument``.
-public struct FileSystem: Sendable {
+public struct PromiseFileSystem: Sendable {
     /// The pool whose threads run the operations.
     public let pool: FileIOPool
 
@@ -50,7 +50,7 @@ public struct FileSystem: Sendable {
     ///
     /// Corresponds to `open(2)` (non-blocking, then `fstat(2)` to refuse what is not a regular
     /// file), `read(2)` and `close(2)`.
-    public func readFile(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
+    public func readFile(_ path: String, maxSize: Int = PromiseFileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
         readFile(FSPath(path), maxSize: maxSize)
     }
 
@@ -64,7 +64,7 @@ public struct FileSystem: Sendable {
     /// - Returns: A promise for the text.
     ///
     /// Corresponds to `open(2)`, `fstat(2)`, `read(2)` and `close(2)`, then a UTF-8 check.
-    public func readText(_ path: String, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<String> {
+    public func readText(_ path: String, maxSize: Int = PromiseFileSystem.defaultMaxReadSize) -> Promise<String> {
         readText(FSPath(path), maxSize: maxSize)
     }
 
@@ -79,13 +79,13 @@ public struct FileSystem: Sendable {
     /// file, not written through: pass the link's target to update that.
     ///
     /// An atomic write refuses, with ``FSError/Code-swift.struct/invalidArgument``, to replace
-    /// a FIFO, a device or a socket with a regular file; ``WriteOptions/inPlace`` writes into
+    /// a FIFO, a device or a socket with a regular file; ``FSWriteOptions/inPlace`` writes into
     /// one. A path ending in `/` rejects as `open(2)` does (``FSError/Code-swift.struct/isADirectory``).
     ///
     /// - Parameters:
     ///   - path: The file.
     ///   - bytes: The new contents.
-    ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
+    ///   - options: How to write; ``FSWriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
     ///
     /// Corresponds to an atomic write: `open(2)` of a temporary file with `O_EXCL`, `write(2)`,
@@ -94,7 +94,7 @@ public struct FileSystem: Sendable {
     public func writeFile(
         _ path: String,
         _ bytes: some Collection<UInt8> & Sendable,
-        options: WriteOptions = .atomic
+        options: FSWriteOptions = .atomic
     ) -> Promise<Void> {
         writeFile(FSPath(path), bytes, options: options)
     }
@@ -104,11 +104,11 @@ public struct FileSystem: Sendable {
     /// - Parameters:
     ///   - path: The file.
     ///   - text: The new contents.
-    ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
+    ///   - options: How to write; ``FSWriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
     ///
     /// Corresponds to what `writeFile` does for its bytes.
-    public func writeText(_ path: String, _ text: String, options: WriteOptions = .atomic) -> Promise<Void> {
+    public func writeText(_ path: String, _ text: String, options: FSWriteOptions = .atomic) -> Promise<Void> {
         writeText(FSPath(path), text, options: options)
     }
 
@@ -131,7 +131,7 @@ public struct FileSystem: Sendable {
     public func appendFile(
         _ path: String,
         _ bytes: some Collection<UInt8> & Sendable,
-        mode: FilePermissions = 0o644,
+        mode: FSPermissions = 0o644,
         durable: Bool = false
     ) -> Promise<Void> {
         appendFile(FSPath(path), bytes, mode: mode, durable: durable)
@@ -145,7 +145,7 @@ public struct FileSystem: Sendable {
     /// - Returns: A promise for the attributes.
     ///
     /// Corresponds to `stat(2)`.
-    public func stat(_ path: String) -> Promise<FileInfo> {
+    public func stat(_ path: String) -> Promise<FSFileInfo> {
         stat(FSPath(path))
     }
 
@@ -155,7 +155,7 @@ public struct FileSystem: Sendable {
     /// - Returns: A promise for the attributes.
     ///
     /// Corresponds to `lstat(2)`.
-    public func lstat(_ path: String) -> Promise<FileInfo> {
+    public func lstat(_ path: String) -> Promise<FSFileInfo> {
         lstat(FSPath(path))
     }
 
@@ -177,7 +177,7 @@ public struct FileSystem: Sendable {
     /// - Returns: A promise fulfilled once they are set.
     ///
     /// Corresponds to `chmod(2)`.
-    public func setPermissions(_ path: String, _ permissions: FilePermissions) -> Promise<Void> {
+    public func setPermissions(_ path: String, _ permissions: FSPermissions) -> Promise<Void> {
         setPermissions(FSPath(path), permissions)
     }
 
@@ -207,7 +207,7 @@ public struct FileSystem: Sendable {
     }
 }
 
-extension FileSystem {
+extension PromiseFileSystem {
     /// Opens a file for positional, sequential or chunked I/O.
     ///
     /// Opening never waits for the other end of a FIFO: one opened for reading opens at once
@@ -217,11 +217,11 @@ extension FileSystem {
     ///
     /// - Parameters:
     ///   - path: The file.
-    ///   - options: How to open it; ``OpenOptions/read-swift.type.property`` by default.
+    ///   - options: How to open it; ``FSOpenOptions/read-swift.type.property`` by default.
     /// - Returns: A promise for the open file. Close it with ``FSFile/close()``.
     ///
     /// Corresponds to `open(2)`.
-    public func open(_ path: String, options: OpenOptions = .read) -> Promise<FSFile> {
+    public func open(_ path: String, options: FSOpenOptions = .read) -> Promise<FSFile> {
         open(FSPath(path), options: options)
     }
 }

@@ -1,11 +1,11 @@
 /// One entry of a directory listing.
-public struct DirectoryEntry: Sendable, Hashable {
+public struct FSDirectoryEntry: Sendable, Hashable {
     /// The entry's path relative to the listed directory (`sub/file.txt` in a recursive
     /// listing), byte for byte: `listed.appending(entry.path)` opens the entry even when its
     /// name is not UTF-8.
     public var path: FSPath
     /// What kind of file it is. Symbolic links are reported as links, never followed.
-    public var kind: FileKind
+    public var kind: FSFileKind
 
     /// The entry's path relative to the listed directory, for display: ``FSPath/description``
     /// of ``path``, so a byte that is not UTF-8 shows as `\xFF`. Such a string does not name
@@ -20,7 +20,7 @@ public struct DirectoryEntry: Sendable, Hashable {
     /// - Parameters:
     ///   - relativePath: The path relative to the listed directory.
     ///   - kind: The kind of file.
-    public init(relativePath: String, kind: FileKind) {
+    public init(relativePath: String, kind: FSFileKind) {
         self.init(path: FSPath(relativePath), kind: kind)
     }
 
@@ -29,7 +29,7 @@ public struct DirectoryEntry: Sendable, Hashable {
     /// - Parameters:
     ///   - path: The path relative to the listed directory.
     ///   - kind: The kind of file.
-    public init(path: FSPath, kind: FileKind) {
+    public init(path: FSPath, kind: FSFileKind) {
         self.path = path
         self.kind = kind
     }

@@ -1,17 +1,17 @@
 /// The attributes of a file, as `stat(2)` reports them.
-public struct FileInfo: Sendable, Hashable {
+public struct FSFileInfo: Sendable, Hashable {
     /// Size in bytes.
     public var size: Int64
     /// What kind of file it is.
-    public var kind: FileKind
+    public var kind: FSFileKind
     /// Permission bits, including set-user-ID, set-group-ID and sticky (`mode & 0o7777`).
-    public var permissions: FilePermissions
+    public var permissions: FSPermissions
     /// Last change of the contents.
-    public var modificationTime: FileTime
+    public var modificationTime: FSFileTime
     /// Last access (as the mount options let the kernel record it).
-    public var accessTime: FileTime
+    public var accessTime: FSFileTime
     /// Last change of the contents or the attributes.
-    public var statusChangeTime: FileTime
+    public var statusChangeTime: FSFileTime
     /// The inode number.
     public var inode: UInt64
     /// The device holding the file.
@@ -27,8 +27,8 @@ public struct FileInfo: Sendable, Hashable {
     ///
     /// - Parameters: See the properties of the same names.
     public init(
-        size: Int64, kind: FileKind, permissions: FilePermissions, modificationTime: FileTime, accessTime: FileTime,
-        statusChangeTime: FileTime, inode: UInt64, device: UInt64, linkCount: UInt64, ownerID: UInt32, groupID: UInt32
+        size: Int64, kind: FSFileKind, permissions: FSPermissions, modificationTime: FSFileTime, accessTime: FSFileTime,
+        statusChangeTime: FSFileTime, inode: UInt64, device: UInt64, linkCount: UInt64, ownerID: UInt32, groupID: UInt32
     ) {
         self.size = size
         self.kind = kind

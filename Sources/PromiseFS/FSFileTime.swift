@@ -1,5 +1,5 @@
 /// A point in time as the file system records it: seconds and nanoseconds since 1970-01-01 UTC.
-public struct FileTime: Sendable, Hashable, Comparable {
+public struct FSFileTime: Sendable, Hashable, Comparable {
     /// Whole seconds since the epoch.
     public var seconds: Int64
     /// Nanoseconds past `seconds` (0 ..< 1 000 000 000).
@@ -16,7 +16,7 @@ public struct FileTime: Sendable, Hashable, Comparable {
     }
 
     /// Orders times chronologically.
-    public static func < (lhs: FileTime, rhs: FileTime) -> Bool {
+    public static func < (lhs: FSFileTime, rhs: FSFileTime) -> Bool {
         (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
     }
 }

@@ -1,10 +1,10 @@
 /// What kind of file a path names.
-public enum FileKind: Sendable, Hashable {
+public enum FSFileKind: Sendable, Hashable {
     /// A regular file.
     case regular
     /// A directory.
     case directory
-    /// A symbolic link (seen by ``FileSystem/lstat(_:)-(String)``, never by ``FileSystem/stat(_:)-(String)``).
+    /// A symbolic link (seen by ``PromiseFileSystem/lstat(_:)-(String)``, never by ``PromiseFileSystem/stat(_:)-(String)``).
     case symbolicLink
     /// A character device, such as `/dev/null`.
     case characterDevice

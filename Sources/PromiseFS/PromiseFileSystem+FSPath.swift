@@ -2,7 +2,7 @@ internal import PromiseSystem
 
 /// The operations on ``FSPath``: byte-exact paths, such as names that are not UTF-8. Each
 /// `String` form forwards here with `FSPath(string)`.
-extension FileSystem {
+extension PromiseFileSystem {
     /// Reads a whole file: open, read, close in one job.
     ///
     /// Only a regular file is read. A directory rejects with
@@ -19,7 +19,7 @@ extension FileSystem {
     ///
     /// Corresponds to `open(2)` (non-blocking, then `fstat(2)` to refuse what is not a regular
     /// file), `read(2)` and `close(2)`.
-    public func readFile(_ path: FSPath, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
+    public func readFile(_ path: FSPath, maxSize: Int = PromiseFileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
         pool.run("open", path: path) { _ in
             let (fd, info) = try Sys.openRegularFile(path, maxSize: maxSize)
             defer { Sys.close(fd) }
@@ -42,7 +42,7 @@ extension FileSystem {
     /// - Returns: A promise for the text.
     ///
     /// Corresponds to `open(2)`, `fstat(2)`, `read(2)` and `close(2)`, then a UTF-8 check.
-    public func readText(_ path: FSPath, maxSize: Int = FileSystem.defaultMaxReadSize) -> Promise<String> {
+    public func readText(_ path: FSPath, maxSize: Int = PromiseFileSystem.defaultMaxReadSize) -> Promise<String> {
         readFile(path, maxSize: maxSize).then(on: .inline) { bytes in
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw FSError(.invalidUTF8, operation: "read", path: path, activity: "decoding \(path) as UTF-8")
@@ -53,13 +53,13 @@ extension FileSystem {
 
     /// Writes a whole file; atomically and durably unless `options` says otherwise. See the
     /// `String` form for the steps of an atomic write, the owner, group and mode it keeps, and
-    /// what it refuses to replace (a FIFO, a device or a socket; ``WriteOptions/inPlace``
+    /// what it refuses to replace (a FIFO, a device or a socket; ``FSWriteOptions/inPlace``
     /// writes into one).
     ///
     /// - Parameters:
     ///   - path: The file.
     ///   - bytes: The new contents.
-    ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
+    ///   - options: How to write; ``FSWriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
     ///
     /// Corresponds to an atomic write: `open(2)` of a temporary file with `O_EXCL`, `write(2)`,
@@ -68,7 +68,7 @@ extension FileSystem {
     public func writeFile(
         _ path: FSPath,
         _ bytes: some Collection<UInt8> & Sendable,
-        options: WriteOptions = .atomic
+        options: FSWriteOptions = .atomic
     ) -> Promise<Void> {
         pool.run("write", path: path) { _ in
             if options.atomic {
@@ -84,11 +84,11 @@ extension FileSystem {
     /// - Parameters:
     ///   - path: The file.
     ///   - text: The new contents.
-    ///   - options: How to write; ``WriteOptions/atomic-swift.type.property`` by default.
+    ///   - options: How to write; ``FSWriteOptions/atomic-swift.type.property`` by default.
     /// - Returns: A promise fulfilled once the file is written.
     ///
     /// Corresponds to what `writeFile` does for its bytes.
-    public func writeText(_ path: FSPath, _ text: String, options: WriteOptions = .atomic) -> Promise<Void> {
+    public func writeText(_ path: FSPath, _ text: String, options: FSWriteOptions = .atomic) -> Promise<Void> {
         writeFile(path, Array(text.utf8), options: options)
     }
 
@@ -106,7 +106,7 @@ extension FileSystem {
     public func appendFile(
         _ path: FSPath,
         _ bytes: some Collection<UInt8> & Sendable,
-        mode: FilePermissions = 0o644,
+        mode: FSPermissions = 0o644,
         durable: Bool = false
     ) -> Promise<Void> {
         pool.run("append", path: path) { _ in
@@ -123,7 +123,7 @@ extension FileSystem {
     /// - Returns: A promise for the attributes.
     ///
     /// Corresponds to `stat(2)`.
-    public func stat(_ path: FSPath) -> Promise<FileInfo> {
+    public func stat(_ path: FSPath) -> Promise<FSFileInfo> {
         pool.run("stat", path: path) { _ in try Sys.stat(path, followingLinks: true) }
     }
 
@@ -133,7 +133,7 @@ extension FileSystem {
     /// - Returns: A promise for the attributes.
     ///
     /// Corresponds to `lstat(2)`.
-    public func lstat(_ path: FSPath) -> Promise<FileInfo> {
+    public func lstat(_ path: FSPath) -> Promise<FSFileInfo> {
         pool.run("lstat", path: path) { _ in try Sys.stat(path, followingLinks: false) }
     }
 
@@ -155,7 +155,7 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once they are set.
     ///
     /// Corresponds to `chmod(2)`.
-    public func setPermissions(_ path: FSPath, _ permissions: FilePermissions) -> Promise<Void> {
+    public func setPermissions(_ path: FSPath, _ permissions: FSPermissions) -> Promise<Void> {
         pool.run("chmod", path: path) { _ in try Sys.chmod(path, permissions.rawValue) }
     }
 
@@ -189,11 +189,11 @@ extension FileSystem {
     ///
     /// - Parameters:
     ///   - path: The file.
-    ///   - options: How to open it; ``OpenOptions/read-swift.type.property`` by default.
+    ///   - options: How to open it; ``FSOpenOptions/read-swift.type.property`` by default.
     /// - Returns: A promise for the open file. Close it with ``FSFile/close()``.
     ///
     /// Corresponds to `open(2)`.
-    public func open(_ path: FSPath, options: OpenOptions = .read) -> Promise<FSFile> {
+    public func open(_ path: FSPath, options: FSOpenOptions = .read) -> Promise<FSFile> {
         let pool = pool
         return pool.run("open", path: path) { _ in
             let flags = Sys.flags(
@@ -229,20 +229,20 @@ extension FileIOPool {
     }
 }
 
-extension FileSystem {
+extension PromiseFileSystem {
     /// The entries of a directory, sorted by path bytes, without `.` and `..`.
     ///
     /// - Parameters:
     ///   - path: The directory.
     ///   - recursive: Also list subdirectories' entries (as `sub/name`). Symbolic links are
     ///     listed, never followed.
-    /// - Returns: A promise for the entries; each ``DirectoryEntry/path`` holds the name's
+    /// - Returns: A promise for the entries; each ``FSDirectoryEntry/path`` holds the name's
     ///   bytes, so `path.appending(entry.path)` opens it. Cancelling stops a recursive walk
     ///   between entries.
     ///
     /// Corresponds to `openat(2)` with `O_DIRECTORY`, `fdopendir(3)` and `readdir(3)`, descending
     /// by descriptor when recursive.
-    public func listDirectory(_ path: FSPath, recursive: Bool = false) -> Promise<[DirectoryEntry]> {
+    public func listDirectory(_ path: FSPath, recursive: Bool = false) -> Promise<[FSDirectoryEntry]> {
         pool.run("list", path: path) { cancelled in try Tree.list(path, recursive: recursive, cancelled: cancelled) }
     }
 
@@ -258,7 +258,7 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once the directory exists.
     ///
     /// Corresponds to `mkdir(2)`, once per missing component when recursive.
-    public func createDirectory(_ path: FSPath, recursive: Bool = false, mode: FilePermissions = 0o755) -> Promise<Void> {
+    public func createDirectory(_ path: FSPath, recursive: Bool = false, mode: FSPermissions = 0o755) -> Promise<Void> {
         pool.run("mkdir", path: path) { _ in try Tree.createDirectory(path, recursive: recursive, mode: mode.rawValue) }
     }
 

@@ -1,6 +1,6 @@
-extension FileSystem {
+extension PromiseFileSystem {
     /// The entries of a directory, sorted by path bytes, without `.` and `..`. Each entry's
-    /// ``DirectoryEntry/path`` holds its name byte for byte, even one that is not UTF-8.
+    /// ``FSDirectoryEntry/path`` holds its name byte for byte, even one that is not UTF-8.
     ///
     /// - Parameters:
     ///   - path: The directory.
@@ -10,7 +10,7 @@ extension FileSystem {
     ///
     /// Corresponds to `openat(2)` with `O_DIRECTORY`, `fdopendir(3)` and `readdir(3)`, descending
     /// by descriptor when recursive.
-    public func listDirectory(_ path: String, recursive: Bool = false) -> Promise<[DirectoryEntry]> {
+    public func listDirectory(_ path: String, recursive: Bool = false) -> Promise<[FSDirectoryEntry]> {
         listDirectory(FSPath(path), recursive: recursive)
     }
 
@@ -26,7 +26,7 @@ extension FileSystem {
     /// - Returns: A promise fulfilled once the directory exists.
     ///
     /// Corresponds to `mkdir(2)`, once per missing component when recursive.
-    public func createDirectory(_ path: String, recursive: Bool = false, mode: FilePermissions = 0o755) -> Promise<Void> {
+    public func createDirectory(_ path: String, recursive: Bool = false, mode: FSPermissions = 0o755) -> Promise<Void> {
         createDirectory(FSPath(path), recursive: recursive, mode: mode)
     }
 
