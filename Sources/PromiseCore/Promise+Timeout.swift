@@ -7,7 +7,7 @@ extension Promise {
     ///
     /// ```swift
     /// client.get(url).timeout(.seconds(5), label: "GET \(url)")
-    /// // PromiseError (timed out): GET https://…: still pending after 5.0 seconds; …
+    /// // PromiseError.timedOut: GET https://…: still pending after 5.0 seconds; …
     /// ```
     ///
     /// - Parameters:

@@ -12,7 +12,7 @@
 public struct PromiseError: PromiseLibraryError {
     /// What went wrong. New codes may be added; switch with a `default` case.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Raw: Hashable, Sendable {
+        private enum Raw: String, Hashable, Sendable {
             case timedOut, validationFailure, brokenPromise, deadlock, chainingCycle, invalidArgument, contextInvalidated
         }
         private let raw: Raw
@@ -33,18 +33,8 @@ public struct PromiseError: PromiseLibraryError {
         /// An operator was called with arguments it cannot work with (for example `race([])`).
         public static let invalidArgument = Code(.invalidArgument)
 
-        /// A short name for the code, such as `timed out`.
-        public var description: String {
-            switch raw {
-            case .timedOut: "timed out"
-            case .validationFailure: "validation failure"
-            case .brokenPromise: "broken promise"
-            case .deadlock: "deadlock"
-            case .chainingCycle: "chaining cycle"
-            case .invalidArgument: "invalid argument"
-            case .contextInvalidated: "context invalidated"
-            }
-        }
+        /// The code's name, as written after `PromiseError.Code.`: `timedOut`.
+        public var description: String { raw.rawValue }
 
         /// Lets `catch PromiseError.Code.timedOut` match a thrown ``PromiseError``.
         public static func ~= (code: Code, error: any Error) -> Bool {
@@ -82,8 +72,8 @@ public struct PromiseError: PromiseLibraryError {
         self.init(code, message: message)
     }
 
-    /// `PromiseError (timed out): <message>`.
-    public var description: String { "PromiseError (\(code)): \(message)" }
+    /// One line in the format every product's error shares: `PromiseError.timedOut: <message>`.
+    public var description: String { libraryErrorDescription(cCode: nil) }
 
     static func timedOut(after interval: Duration, label: String?) -> PromiseError {
         let what = label.map { "\($0): still pending" } ?? "still pending"

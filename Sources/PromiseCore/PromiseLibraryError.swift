@@ -7,6 +7,11 @@
 /// - ``message``: the whole sentence a person can act on.
 /// - Context fields of each product, named for what they hold (`operation`, `path`, `sql`,
 ///   `url`), and ``LogFieldsProviding/logFields`` for structured logs.
+/// - `description`, one line in one format for every product:
+///   `Type.code (C code): message — context`, such as
+///   `CurlError.couldNotConnect (curl 7): Failed to connect to 127.0.0.1 port 9 — GET http://127.0.0.1:9/`
+///   or `PromiseError.timedOut: still pending after 5 seconds; …`. The C code is left out
+///   where there is none; the context where the message already names it.
 /// - ``underlying``: the error that caused this one, when there was one.
 /// - `Hashable`: two errors are equal when code, message, context and underlying error (by
 ///   its description) are.
@@ -30,6 +35,41 @@ public protocol PromiseLibraryError: LogFieldsProviding, Hashable, CustomStringC
     var message: String { get }
     /// The error that caused this one, if any.
     var underlying: (any Error)? { get }
+}
+
+extension PromiseLibraryError {
+    /// The one `description` format of every product's error, written here once:
+    /// `Type.code (C code): message — context`, such as
+    /// `SQLiteError.constraintUnique (SQLite 2067): UNIQUE constraint failed: users.email — INSERT INTO users …`.
+    ///
+    /// - Parameters:
+    ///   - cCode: The C library's code in words (`curl 7`, `SQLite 2067`, `errno 13`,
+    ///     `libuv EBUSY -16`), or `nil` for a condition the product detects itself.
+    ///   - context: What the error was about, when the message does not already say it (a
+    ///     request, a statement), or `nil`.
+    /// - Returns: The line.
+    package func libraryErrorDescription(cCode: String?, context: String? = nil) -> String {
+        var line = "\(Self.self).\(code)"
+        if let cCode { line += " (\(cCode))" }
+        line += ": " + message
+        if let context, !context.isEmpty { line += " — " + context }
+        return line
+    }
+}
+
+/// What a product error's `Code` holds: the C library's code, or one of the conditions the
+/// product detects itself (`Own`, a private enum of each product). Each `Code` keeps one of
+/// these privately, so its public face is the named constants, the optional C code and `~=`.
+package enum WrappedErrorCode<Own: Hashable & Sendable>: Hashable, Sendable {
+    /// A code of the C library (`CURLcode`, an SQLite result code, `errno`, a libuv error).
+    case c(Int32)
+    /// A condition the product detects itself.
+    case own(Own)
+
+    /// The C library's code, or `nil` for one of the product's own conditions.
+    package var cCode: Int32? {
+        if case .c(let value) = self { value } else { nil }
+    }
 }
 
 /// An error's ``PromiseLibraryError/underlying`` error as a stored value that is `Hashable`

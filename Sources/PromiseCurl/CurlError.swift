@@ -69,13 +69,11 @@ public struct CurlError: PromiseLibraryError {
         hasher.combine(cause)
     }
 
-    /// One line: the message, the request, and the code, e.g.
-    /// `connection refused by 127.0.0.1:9 — GET http://127.0.0.1:9/ (curl error 7, couldNotConnect)`.
+    /// One line in the format every product's error shares, e.g.
+    /// `CurlError.couldNotConnect (curl 7): Failed to connect to 127.0.0.1 port 9 — GET http://127.0.0.1:9/`.
     public var description: String {
-        var line = message
-        if !url.isEmpty { line += " — \(method.isEmpty ? "" : method + " ")\(url)" }
-        line += code.rawValue < Code.libraryBase ? " (curl error \(code.rawValue), \(code.name))" : " (\(code.name))"
-        return line
+        libraryErrorDescription(
+            cCode: code.curlCode.map { "curl \($0)" }, context: url.isEmpty ? nil : (method.isEmpty ? url : "\(method) \(url)"))
     }
 }
 

@@ -1,7 +1,9 @@
 extension FSError {
-    /// `fs.code` (the errno value, negative for PromiseFS's own codes), `fs.code_name`,
-    /// `fs.operation` and `fs.path`.
+    /// `fs.code_name` (``Code-swift.struct/name``), `fs.code` (the `errno` value, absent for
+    /// PromiseFS's own codes), `fs.operation` and `fs.path`.
     public var logFields: [String: String] {
-        ["fs.code": String(code.rawValue), "fs.code_name": code.description, "fs.operation": operation, "fs.path": path]
+        var fields = ["fs.code_name": code.name, "fs.operation": operation, "fs.path": path]
+        if let errno = code.errno { fields["fs.code"] = String(errno) }
+        return fields
     }
 }

@@ -1,97 +1,129 @@
+internal import PromiseSystem
+
 /// The error of every PromiseFS operation: what failed, on which path, and why.
 ///
 /// ```swift
 /// do {
 ///     _ = try await fs.readFile("/etc/shadow").get()
 /// } catch let error as FSError where error.code == .permissionDenied {
-///     print(error)   // permission denied opening /etc/shadow for reading
+///     print(error.message)   // permission denied opening /etc/shadow for reading
 /// }
 /// ```
 ///
 /// Match a code directly in a `catch` clause with ``Code-swift.struct/~=(_:_:)``:
 /// `catch FSError.Code.noSuchFileOrDirectory { … }`.
 public struct FSError: PromiseLibraryError {
-    /// What went wrong: an `errno` value with a Swift name, or a condition PromiseFS detects.
+    /// What went wrong: an `errno` value, or a condition PromiseFS detects itself.
+    ///
+    /// A struct, so codes can be added without breaking a `switch`; compare with `==` or
+    /// match with `~=`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The `errno` value, or a negative number for conditions PromiseFS detects itself.
-        public let rawValue: Int32
-
-        /// Creates a code from an `errno` value (or one of PromiseFS's negative codes).
-        ///
-        /// - Parameter rawValue: The value.
-        public init(rawValue: Int32) {
-            self.rawValue = rawValue
+        private enum Own: String, Hashable, Sendable {
+            case tooLarge, invalidUTF8, poolUnavailable, closed
         }
 
+        private let value: WrappedErrorCode<Own>
+
+        private init(_ own: Own) { value = .own(own) }
+
+        /// Wraps an `errno` value.
+        ///
+        /// - Parameter errno: The value, such as `EACCES`.
+        public init(errno: Int32) { value = .c(errno) }
+
+        /// The `errno` value, or `nil` for one of PromiseFS's own conditions (``tooLarge``,
+        /// ``invalidUTF8``, ``poolUnavailable``, ``closed``).
+        public var errno: Int32? { value.cCode }
+
         /// `ENOENT`.
-        public static let noSuchFileOrDirectory = Code(rawValue: 2)
+        public static let noSuchFileOrDirectory = Code(errno: 2)
         /// `EPERM`.
-        public static let notPermitted = Code(rawValue: 1)
+        public static let notPermitted = Code(errno: 1)
         /// `EIO`.
-        public static let ioError = Code(rawValue: 5)
+        public static let ioError = Code(errno: 5)
+        /// `ENXIO`: for example a FIFO opened for writing that no process has open for reading.
+        public static let noSuchDeviceOrAddress = Code(errno: 6)
         /// `EBADF`.
-        public static let badFileDescriptor = Code(rawValue: 9)
+        public static let badFileDescriptor = Code(errno: 9)
         /// `EACCES`.
-        public static let permissionDenied = Code(rawValue: 13)
+        public static let permissionDenied = Code(errno: 13)
         /// `EEXIST`.
-        public static let fileExists = Code(rawValue: 17)
+        public static let fileExists = Code(errno: 17)
         /// `EXDEV`.
-        public static let crossDeviceLink = Code(rawValue: 18)
+        public static let crossDeviceLink = Code(errno: 18)
         /// `ENOTDIR`.
-        public static let notADirectory = Code(rawValue: 20)
+        public static let notADirectory = Code(errno: 20)
         /// `EISDIR`.
-        public static let isADirectory = Code(rawValue: 21)
+        public static let isADirectory = Code(errno: 21)
         /// `EINVAL`.
-        public static let invalidArgument = Code(rawValue: 22)
+        public static let invalidArgument = Code(errno: 22)
         /// `ENFILE`.
-        public static let tooManyOpenFilesInSystem = Code(rawValue: 23)
+        public static let tooManyOpenFilesInSystem = Code(errno: 23)
         /// `EMFILE`.
-        public static let tooManyOpenFiles = Code(rawValue: 24)
+        public static let tooManyOpenFiles = Code(errno: 24)
         /// `EFBIG`.
-        public static let fileTooLarge = Code(rawValue: 27)
+        public static let fileTooLarge = Code(errno: 27)
         /// `ENOSPC`.
-        public static let noSpaceLeft = Code(rawValue: 28)
+        public static let noSpaceLeft = Code(errno: 28)
         /// `EROFS`.
-        public static let readOnlyFileSystem = Code(rawValue: 30)
+        public static let readOnlyFileSystem = Code(errno: 30)
         /// `ENAMETOOLONG`.
-        public static let nameTooLong = Code(rawValue: 36)
+        public static let nameTooLong = Code(errno: 36)
         /// `ENOTEMPTY`.
-        public static let directoryNotEmpty = Code(rawValue: 39)
+        public static let directoryNotEmpty = Code(errno: 39)
         /// `ELOOP`.
-        public static let tooManySymbolicLinks = Code(rawValue: 40)
+        public static let tooManySymbolicLinks = Code(errno: 40)
         /// `EDQUOT`.
-        public static let diskQuotaExceeded = Code(rawValue: 122)
+        public static let diskQuotaExceeded = Code(errno: 122)
 
         /// The file is larger than the size cap the read was given.
-        public static let tooLarge = Code(rawValue: -1)
+        public static let tooLarge = Code(.tooLarge)
         /// The file's bytes are not valid UTF-8.
-        public static let invalidUTF8 = Code(rawValue: -2)
+        public static let invalidUTF8 = Code(.invalidUTF8)
         /// The I/O pool was shut down, or its queue is full.
-        public static let poolUnavailable = Code(rawValue: -3)
+        public static let poolUnavailable = Code(.poolUnavailable)
         /// The file handle was closed.
-        public static let closed = Code(rawValue: -4)
+        public static let closed = Code(.closed)
         /// ``poolUnavailable`` by the name every product uses for "its owner was shut down"
         /// (`CurlError.Code.shutdown`, `UVError.Code.shutdown`); equal to it, so it also
         /// matches a full queue: the ``FSError/activity`` says which.
         public static let shutdown = poolUnavailable
 
-        /// A short phrase, such as `permission denied`.
-        public var description: String {
-            if let phrase = Self.phrases[rawValue] { return phrase }
-            return rawValue >= 0 ? "errno \(rawValue)" : "error \(rawValue)"
+        /// The code's name, as written after `FSError.Code.` (`permissionDenied`), or
+        /// `errno N` for an `errno` value without a constant here.
+        public var name: String {
+            switch value {
+            case .own(let own): own.rawValue
+            case .c(let errno): Self.errnoNames[errno]?.name ?? "errno \(errno)"
+            }
         }
 
-        private static let phrases: [Int32: String] = [
-            1: "operation not permitted", 2: "no such file or directory", 5: "input/output error",
-            6: "no such device or address",
-            9: "bad file descriptor", 13: "permission denied", 17: "file exists",
-            18: "cross-device link", 20: "not a directory", 21: "is a directory",
-            22: "invalid argument", 23: "too many open files in the system",
-            24: "too many open files", 27: "file too large", 28: "no space left on device",
-            30: "read-only file system", 36: "file name too long", 39: "directory not empty",
-            40: "too many levels of symbolic links", 122: "disk quota exceeded",
-            -1: "file larger than the size cap", -2: "invalid UTF-8",
-            -3: "I/O pool unavailable", -4: "file handle closed",
+        /// The same as ``name``.
+        public var description: String { name }
+
+        /// A short phrase for messages, such as `permission denied`.
+        public var phrase: String {
+            switch value {
+            case .own(.tooLarge): "file larger than the size cap"
+            case .own(.invalidUTF8): "invalid UTF-8"
+            case .own(.poolUnavailable): "I/O pool unavailable"
+            case .own(.closed): "file handle closed"
+            case .c(let errno): Self.errnoNames[errno]?.phrase ?? ErrnoText.sentence(errno)
+            }
+        }
+
+        private static let errnoNames: [Int32: (name: String, phrase: String)] = [
+            1: ("notPermitted", "operation not permitted"), 2: ("noSuchFileOrDirectory", "no such file or directory"),
+            5: ("ioError", "input/output error"), 6: ("noSuchDeviceOrAddress", "no such device or address"), 9: ("badFileDescriptor", "bad file descriptor"),
+            13: ("permissionDenied", "permission denied"), 17: ("fileExists", "file exists"),
+            18: ("crossDeviceLink", "cross-device link"), 20: ("notADirectory", "not a directory"),
+            21: ("isADirectory", "is a directory"), 22: ("invalidArgument", "invalid argument"),
+            23: ("tooManyOpenFilesInSystem", "too many open files in the system"),
+            24: ("tooManyOpenFiles", "too many open files"), 27: ("fileTooLarge", "file too large"),
+            28: ("noSpaceLeft", "no space left on device"), 30: ("readOnlyFileSystem", "read-only file system"),
+            36: ("nameTooLong", "file name too long"), 39: ("directoryNotEmpty", "directory not empty"),
+            40: ("tooManySymbolicLinks", "too many levels of symbolic links"),
+            122: ("diskQuotaExceeded", "disk quota exceeded"),
         ]
 
         /// Matches an error that is an ``FSError`` with this code, so that
@@ -103,6 +135,29 @@ public struct FSError: PromiseLibraryError {
         /// - Returns: Whether `error` is an ``FSError`` with `code`.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? FSError)?.code == code
+        }
+
+        /// Wraps an `errno` value, or one of the negative numbers PromiseFS's own codes had
+        /// (-1 ``tooLarge``, -2 ``invalidUTF8``, -3 ``poolUnavailable``, -4 ``closed``).
+        ///
+        /// - Parameter rawValue: The value.
+        @available(*, deprecated, renamed: "init(errno:)", message: "PromiseFS's own codes are its static members")
+        public init(rawValue: Int32) {
+            let own: [Int32: Own] = [-1: .tooLarge, -2: .invalidUTF8, -3: .poolUnavailable, -4: .closed]
+            value = own[rawValue].map { .own($0) } ?? .c(rawValue)
+        }
+
+        /// The `errno` value, or the negative number PromiseFS's own codes had (see
+        /// ``init(rawValue:)``).
+        @available(*, deprecated, renamed: "errno", message: "errno is nil for PromiseFS's own codes")
+        public var rawValue: Int32 {
+            switch value {
+            case .c(let errno): errno
+            case .own(.tooLarge): -1
+            case .own(.invalidUTF8): -2
+            case .own(.poolUnavailable): -3
+            case .own(.closed): -4
+            }
         }
     }
 
@@ -136,8 +191,9 @@ public struct FSError: PromiseLibraryError {
 
     /// The sentence a person can act on: what went wrong, then what was being done, such as
     /// `permission denied opening /etc/shadow for reading`.
-    public var message: String { "\(code) \(activity)" }
+    public var message: String { "\(code.phrase) \(activity)" }
 
-    /// The ``message``.
-    public var description: String { message }
+    /// One line in the format every product's error shares:
+    /// `FSError.permissionDenied (errno 13): permission denied opening /etc/shadow for reading`.
+    public var description: String { libraryErrorDescription(cCode: code.errno.map { "errno \($0)" }) }
 }

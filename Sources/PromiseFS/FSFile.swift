@@ -43,7 +43,7 @@ public final class FSFile: Sendable {
         if let fd = state.withLock({ $0.fd }), let code = Sys.closeReportingError(fd) {
             Promises.reportNotShutDown(
                 FSError(
-                    FSError.Code(rawValue: code), operation: "close", path: path,
+                    FSError.Code(errno: code), operation: "close", path: path,
                     activity: "closing \(path), an FSFile deallocated without close(); call close() and handle its result"))
         }
     }

@@ -80,7 +80,7 @@ public final class FileIOPool: Sendable {
             if started == 0 {
                 state.lifecycle.failedToStart(
                     FSError(
-                        FSError.Code(rawValue: lastError), operation: "pthread_create", path: "",
+                        FSError.Code(errno: lastError), operation: "pthread_create", path: "",
                         activity: "starting the FileIOPool's threads (none of \(threads) started)"))
             }
         }

@@ -5,7 +5,7 @@
 /// fs.readText("config.json")
 ///     .then { text in try parse(text) }
 ///     .then { config in fs.writeFile("config.json", render(config)) }   // atomic by default
-///     .catch { error in print(error) }   // e.g. "no such file or directory opening config.json for reading"
+///     .catch { error in print(error) }   // FSError.noSuchFileOrDirectory (errno 2): no such file or directory opening config.json for reading
 /// ```
 ///
 /// Every operation resolves its promise from a pool thread; chain with `then(on:)` to choose

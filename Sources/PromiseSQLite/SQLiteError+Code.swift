@@ -1,25 +1,32 @@
 extension SQLiteError {
-    /// An SQLite result code (`SQLITE_CONSTRAINT_UNIQUE` is 2067), or one of PromiseSQLite's
-    /// own negative codes.
+    /// What went wrong: an SQLite result code (`SQLITE_CONSTRAINT_UNIQUE` is 2067), or one of
+    /// the conditions PromiseSQLite detects itself.
     ///
     /// A primary code matches every extended code built on it, both with `~=` in a `catch`
     /// clause and with ``matches(_:)``: `SQLiteError.Code.constraint` matches
     /// ``constraintUnique`` and ``constraintForeignKey``. `==` compares exactly.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The extended result code, or a negative PromiseSQLite code.
-        public let rawValue: Int32
-
-        /// Creates a code from an SQLite result code.
-        ///
-        /// - Parameter rawValue: The (extended) result code.
-        public init(rawValue: Int32) {
-            self.rawValue = rawValue
+        private enum Own: String, Hashable, Sendable {
+            case closed, invalidBinding, invalidUse, invalidUTF8
         }
+
+        private let value: WrappedErrorCode<Own>
+
+        private init(_ own: Own) { value = .own(own) }
+
+        /// Wraps an SQLite result code.
+        ///
+        /// - Parameter resultCode: The (extended) result code, such as 2067.
+        public init(resultCode: Int32) { value = .c(resultCode) }
+
+        /// The (extended) result code, or `nil` for one of PromiseSQLite's own conditions
+        /// (``closed``, ``invalidBinding``, ``invalidUse``, ``invalidUTF8``).
+        public var resultCode: Int32? { value.cCode }
 
         /// The primary code: the low 8 bits of an extended code (`constraint` for
         /// `constraintUnique`). PromiseSQLite's own codes are their own primary code.
         public var primary: Code {
-            rawValue < 0 ? self : Code(rawValue: rawValue & 0xff)
+            resultCode.map { Code(resultCode: $0 & 0xff) } ?? self
         }
 
         /// Whether `other` is this code, or an extended code of this primary code.
@@ -27,7 +34,9 @@ extension SQLiteError {
         /// - Parameter other: The code of an error that was thrown.
         /// - Returns: `true` when `other` is this code or one of its extended codes.
         public func matches(_ other: Code) -> Bool {
-            other == self || (rawValue > 0 && rawValue <= 0xff && other.primary == self)
+            guard other != self else { return true }
+            guard let resultCode, resultCode > 0, resultCode <= 0xff else { return false }
+            return other.primary == self
         }
 
         /// Matches an error thrown by PromiseSQLite in a `catch` clause or `switch`.
@@ -44,81 +53,81 @@ extension SQLiteError {
         // Primary result codes (sqlite3.h).
 
         /// `SQLITE_ERROR`: a generic error, such as an SQL syntax error or a missing table.
-        public static let error = Code(rawValue: 1)
+        public static let error = Code(resultCode: 1)
         /// `SQLITE_INTERNAL`.
-        public static let `internal` = Code(rawValue: 2)
+        public static let `internal` = Code(resultCode: 2)
         /// `SQLITE_PERM`: access permission denied.
-        public static let permission = Code(rawValue: 3)
+        public static let permission = Code(resultCode: 3)
         /// `SQLITE_ABORT`: the operation was aborted (for example by a rollback).
-        public static let abort = Code(rawValue: 4)
+        public static let abort = Code(resultCode: 4)
         /// `SQLITE_BUSY`: another connection holds a lock longer than the busy timeout.
-        public static let busy = Code(rawValue: 5)
+        public static let busy = Code(resultCode: 5)
         /// `SQLITE_LOCKED`: a conflict inside this connection, such as a table in use.
-        public static let locked = Code(rawValue: 6)
+        public static let locked = Code(resultCode: 6)
         /// `SQLITE_NOMEM`.
-        public static let noMemory = Code(rawValue: 7)
+        public static let noMemory = Code(resultCode: 7)
         /// `SQLITE_READONLY`: a write to a database opened read-only, or a read-only file.
-        public static let readOnly = Code(rawValue: 8)
+        public static let readOnly = Code(resultCode: 8)
         /// `SQLITE_INTERRUPT`: the statement was interrupted.
-        public static let interrupt = Code(rawValue: 9)
+        public static let interrupt = Code(resultCode: 9)
         /// `SQLITE_IOERR`: the operating system reported an I/O error.
-        public static let ioError = Code(rawValue: 10)
+        public static let ioError = Code(resultCode: 10)
         /// `SQLITE_CORRUPT`: the database file is malformed.
-        public static let corrupt = Code(rawValue: 11)
+        public static let corrupt = Code(resultCode: 11)
         /// `SQLITE_FULL`: the disk or the database is full.
-        public static let full = Code(rawValue: 13)
+        public static let full = Code(resultCode: 13)
         /// `SQLITE_CANTOPEN`: the file could not be opened.
-        public static let cannotOpen = Code(rawValue: 14)
+        public static let cannotOpen = Code(resultCode: 14)
         /// `SQLITE_PROTOCOL`.
-        public static let `protocol` = Code(rawValue: 15)
+        public static let `protocol` = Code(resultCode: 15)
         /// `SQLITE_SCHEMA`: the schema changed.
-        public static let schema = Code(rawValue: 17)
+        public static let schema = Code(resultCode: 17)
         /// `SQLITE_TOOBIG`: a string or blob is larger than SQLite's limit.
-        public static let tooBig = Code(rawValue: 18)
+        public static let tooBig = Code(resultCode: 18)
         /// `SQLITE_CONSTRAINT`: a constraint failed; matches every `constraint…` code.
-        public static let constraint = Code(rawValue: 19)
+        public static let constraint = Code(resultCode: 19)
         /// `SQLITE_MISMATCH`: a data type mismatch.
-        public static let mismatch = Code(rawValue: 20)
+        public static let mismatch = Code(resultCode: 20)
         /// `SQLITE_MISUSE`: the library was used incorrectly.
-        public static let misuse = Code(rawValue: 21)
+        public static let misuse = Code(resultCode: 21)
         /// `SQLITE_AUTH`: the authorizer refused.
-        public static let authorization = Code(rawValue: 23)
+        public static let authorization = Code(resultCode: 23)
         /// `SQLITE_RANGE`: a parameter index out of range.
-        public static let range = Code(rawValue: 25)
+        public static let range = Code(resultCode: 25)
         /// `SQLITE_NOTADB`: the file is not a database.
-        public static let notADatabase = Code(rawValue: 26)
+        public static let notADatabase = Code(resultCode: 26)
 
         // Extended result codes seen most often.
 
         /// `SQLITE_CONSTRAINT_CHECK`.
-        public static let constraintCheck = Code(rawValue: 275)
+        public static let constraintCheck = Code(resultCode: 275)
         /// `SQLITE_CONSTRAINT_FOREIGNKEY`.
-        public static let constraintForeignKey = Code(rawValue: 787)
+        public static let constraintForeignKey = Code(resultCode: 787)
         /// `SQLITE_CONSTRAINT_NOTNULL`.
-        public static let constraintNotNull = Code(rawValue: 1299)
+        public static let constraintNotNull = Code(resultCode: 1299)
         /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
-        public static let constraintPrimaryKey = Code(rawValue: 1555)
+        public static let constraintPrimaryKey = Code(resultCode: 1555)
         /// `SQLITE_CONSTRAINT_UNIQUE`.
-        public static let constraintUnique = Code(rawValue: 2067)
+        public static let constraintUnique = Code(resultCode: 2067)
         /// `SQLITE_BUSY_SNAPSHOT`: a read transaction's snapshot is too old to write from.
-        public static let busySnapshot = Code(rawValue: 517)
+        public static let busySnapshot = Code(resultCode: 517)
         /// `SQLITE_READONLY_DBMOVED`: the database file was moved or deleted while open.
-        public static let readOnlyDatabaseMoved = Code(rawValue: 1032)
+        public static let readOnlyDatabaseMoved = Code(resultCode: 1032)
         /// `SQLITE_CANTOPEN_ISDIR`: the path is a directory.
-        public static let cannotOpenIsDirectory = Code(rawValue: 526)
+        public static let cannotOpenIsDirectory = Code(resultCode: 526)
 
         // PromiseSQLite's own codes.
 
         /// The database was closed, or could not be opened: no more work runs on it.
-        public static let closed = Code(rawValue: -1)
+        public static let closed = Code(.closed)
         /// The bindings do not fit the statement: a missing named value, a wrong count, a NaN.
-        public static let invalidBinding = Code(rawValue: -2)
+        public static let invalidBinding = Code(.invalidBinding)
         /// A ``SQLiteConnection`` was used outside the closure it was passed to, or a method
         /// that runs one statement was given several.
-        public static let invalidUse = Code(rawValue: -3)
+        public static let invalidUse = Code(.invalidUse)
         /// A text value is not valid UTF-8, so it does not read as `String`; read it as
         /// `[UInt8]` or `Data` for its bytes (``SQLiteValue/invalidText(_:)``).
-        public static let invalidUTF8 = Code(rawValue: -4)
+        public static let invalidUTF8 = Code(.invalidUTF8)
 
         // The names every product gives these conditions.
 
@@ -129,39 +138,60 @@ extension SQLiteError {
         /// (`PromiseError.Code.invalidArgument`, `CurlError.Code.invalidArgument`); equal to it.
         public static let invalidArgument = invalidUse
 
-        /// A short phrase, such as `constraint unique`.
-        public var description: String {
-            if let name = Self.names[rawValue] { return name }
-            if rawValue > 0xff, let primary = Self.names[rawValue & 0xff] {
-                return "\(primary), extended code \(rawValue >> 8)"
+        /// The code's name, as written after `SQLiteError.Code.` (`constraintUnique`), SQLite's
+        /// name in that style for a result code without a constant here (`ioErrorShortRead`),
+        /// or `SQLite code N`.
+        public var name: String {
+            switch value {
+            case .own(let own): own.rawValue
+            case .c(let code): Self.resultNames[code] ?? "SQLite code \(code)"
             }
-            return "code \(rawValue)"
         }
 
-        private static let names: [Int32: String] = [
-            1: "error", 2: "internal", 3: "permission", 4: "abort", 5: "busy", 6: "locked",
-            7: "no memory", 8: "read only", 9: "interrupt", 10: "I/O error", 11: "corrupt",
-            12: "not found", 13: "full", 14: "cannot open", 15: "protocol", 16: "empty",
-            17: "schema", 18: "too big", 19: "constraint", 20: "mismatch", 21: "misuse",
-            22: "no LFS", 23: "authorization", 24: "format", 25: "range", 26: "not a database",
-            275: "constraint check", 531: "constraint commit hook", 787: "constraint foreign key",
-            1043: "constraint function", 1299: "constraint not null", 1555: "constraint primary key",
-            1811: "constraint trigger", 2067: "constraint unique", 2323: "constraint virtual table",
-            2579: "constraint rowid", 2835: "constraint pinned", 3091: "constraint datatype",
-            261: "busy recovery", 517: "busy snapshot", 773: "busy timeout",
-            262: "locked shared cache", 264: "read only recovery", 520: "read only cannot lock",
-            776: "read only rollback", 1032: "read only database moved", 1288: "read only cannot init",
-            1544: "read only directory", 266: "I/O error read", 522: "I/O error short read",
-            778: "I/O error write", 1034: "I/O error fsync", 1290: "I/O error directory fsync",
-            1546: "I/O error truncate", 1802: "I/O error fstat", 2570: "I/O error delete",
-            3850: "I/O error lock", 4874: "I/O error shared memory open", 3338: "I/O error access",
-            6410: "I/O error get temp path", 267: "corrupt virtual table",
-            523: "corrupt sequence", 779: "corrupt index", 270: "cannot open no temp dir",
-            526: "cannot open is directory", 782: "cannot open full path",
-            1038: "cannot open convert path", 513: "error retry", 769: "error snapshot",
-            516: "abort rollback", 283: "notice recover WAL", 539: "notice recover rollback",
-            284: "warning autoindex",
-            -1: "database closed", -2: "invalid binding", -3: "invalid use", -4: "invalid UTF-8",
+        /// The same as ``name``.
+        public var description: String { name }
+
+        private static let resultNames: [Int32: String] = [
+            1: "error", 2: "internal", 3: "permission", 4: "abort", 5: "busy", 6: "locked", 7: "noMemory",
+            8: "readOnly", 9: "interrupt", 10: "ioError", 11: "corrupt", 12: "notFound", 13: "full", 14: "cannotOpen",
+            15: "protocol", 16: "empty", 17: "schema", 18: "tooBig", 19: "constraint", 20: "mismatch", 21: "misuse",
+            22: "noLFS", 23: "authorization", 24: "format", 25: "range", 26: "notADatabase", 275: "constraintCheck",
+            531: "constraintCommitHook", 787: "constraintForeignKey", 1043: "constraintFunction",
+            1299: "constraintNotNull", 1555: "constraintPrimaryKey", 1811: "constraintTrigger",
+            2067: "constraintUnique", 2323: "constraintVirtualTable", 2579: "constraintRowid",
+            2835: "constraintPinned", 3091: "constraintDatatype", 261: "busyRecovery", 517: "busySnapshot",
+            773: "busyTimeout", 262: "lockedSharedCache", 264: "readOnlyRecovery", 520: "readOnlyCannotLock",
+            776: "readOnlyRollback", 1032: "readOnlyDatabaseMoved", 1288: "readOnlyCannotInit",
+            1544: "readOnlyDirectory", 266: "ioErrorRead", 522: "ioErrorShortRead", 778: "ioErrorWrite",
+            1034: "ioErrorFsync", 1290: "ioErrorDirectoryFsync", 1546: "ioErrorTruncate", 1802: "ioErrorFstat",
+            2570: "ioErrorDelete", 3850: "ioErrorLock", 4874: "ioErrorSharedMemoryOpen", 3338: "ioErrorAccess",
+            6410: "ioErrorGetTempPath", 267: "corruptVirtualTable", 523: "corruptSequence", 779: "corruptIndex",
+            270: "cannotOpenNoTempDir", 526: "cannotOpenIsDirectory", 782: "cannotOpenFullPath",
+            1038: "cannotOpenConvertPath", 513: "errorRetry", 769: "errorSnapshot", 516: "abortRollback",
+            283: "noticeRecoverWAL", 539: "noticeRecoverRollback", 284: "warningAutoindex",
         ]
+
+        /// Wraps a result code, or one of the negative numbers PromiseSQLite's own codes had
+        /// (-1 ``closed``, -2 ``invalidBinding``, -3 ``invalidUse``, -4 ``invalidUTF8``).
+        ///
+        /// - Parameter rawValue: The value.
+        @available(*, deprecated, renamed: "init(resultCode:)", message: "PromiseSQLite's own codes are its static members")
+        public init(rawValue: Int32) {
+            let own: [Int32: Own] = [-1: .closed, -2: .invalidBinding, -3: .invalidUse, -4: .invalidUTF8]
+            value = own[rawValue].map { .own($0) } ?? .c(rawValue)
+        }
+
+        /// The result code, or the negative number PromiseSQLite's own code had (see
+        /// ``init(rawValue:)``).
+        @available(*, deprecated, renamed: "resultCode", message: "resultCode is nil for PromiseSQLite's own codes")
+        public var rawValue: Int32 {
+            switch value {
+            case .c(let code): code
+            case .own(.closed): -1
+            case .own(.invalidBinding): -2
+            case .own(.invalidUse): -3
+            case .own(.invalidUTF8): -4
+            }
+        }
     }
 }

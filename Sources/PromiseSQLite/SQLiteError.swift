@@ -36,16 +36,14 @@ public struct SQLiteError: PromiseLibraryError {
         self.cause = UnderlyingCause(underlying)
     }
 
-    /// One line: `SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT INTO users …`.
+    /// One line in the format every product's error shares, with the statement flattened to
+    /// one line and cut at 200 characters:
+    /// `SQLiteError.constraintUnique (SQLite 2067): UNIQUE constraint failed: users.email — INSERT INTO users …`.
     public var description: String {
-        var line =
-            code.rawValue >= 0
-            ? "SQLite error \(code.rawValue) (\(code)): \(message)"
-            : "SQLite error (\(code)): \(message)"
-        if let sql {
+        let statement = sql.map { sql in
             let flat = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
-            line += " — " + (flat.count > 200 ? flat.prefix(200) + "…" : flat)
+            return flat.count > 200 ? flat.prefix(200) + "…" : flat
         }
-        return line
+        return libraryErrorDescription(cCode: code.resultCode.map { "SQLite \($0)" }, context: statement)
     }
 }

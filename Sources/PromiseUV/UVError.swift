@@ -11,61 +11,89 @@
 ///
 /// Match a code directly in a `catch` clause with ``Code-swift.struct/~=(_:_:)``.
 public struct UVError: PromiseLibraryError {
-    /// What went wrong: a libuv error code (negative, `UV_E…`) or a condition PromiseUV
-    /// detects itself (positive).
+    /// What went wrong: a libuv error code (`UV_EBUSY`), or a condition PromiseUV detects
+    /// itself (``loopClosed``).
+    ///
+    /// A struct, so codes can be added without breaking a `switch`; compare with `==` or
+    /// match with `~=`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The libuv error number (`UV_EBUSY` is -16 on Linux), or a positive PromiseUV code.
-        public let rawValue: Int32
-
-        /// Creates a code from a libuv error number or a PromiseUV code.
-        ///
-        /// - Parameter rawValue: The value.
-        public init(rawValue: Int32) {
-            self.rawValue = rawValue
+        private enum Own: String, Hashable, Sendable {
+            case loopClosed
         }
+
+        private let value: WrappedErrorCode<Own>
+
+        private init(_ own: Own) { value = .own(own) }
+
+        /// Wraps a libuv error code.
+        ///
+        /// - Parameter uvCode: The (negative) value, such as `UV_EBUSY` (-16 on Linux).
+        public init(uvCode: Int32) { value = .c(uvCode) }
+
+        /// The libuv error code, or `nil` for PromiseUV's own ``loopClosed``.
+        public var uvCode: Int32? { value.cCode }
 
         /// The loop was shut down (or is shutting down) and refuses new work, or shutdown
         /// ended work that had not started.
-        public static let loopClosed = Code(rawValue: 1)
+        public static let loopClosed = Code(.loopClosed)
         /// ``loopClosed`` by the name every product uses for "its owner was shut down"
         /// (`CurlError.Code.shutdown`, `SQLiteError.Code.shutdown`); equal to it.
         public static let shutdown = loopClosed
 
         /// `UV_EBUSY`: a resource is busy; `uv_loop_close` returns it while handles are open.
-        public static let busy = Code(rawValue: -16)
+        public static let busy = Code(uvCode: -16)
         /// `UV_ECANCELED`: the operation was cancelled.
-        public static let canceled = Code(rawValue: -125)
+        public static let canceled = Code(uvCode: -125)
         /// `UV_EINVAL`: an argument was invalid.
-        public static let invalidArgument = Code(rawValue: -22)
+        public static let invalidArgument = Code(uvCode: -22)
         /// `UV_ENOMEM`: out of memory.
-        public static let outOfMemory = Code(rawValue: -12)
+        public static let outOfMemory = Code(uvCode: -12)
         /// `UV_EMFILE`: the process has too many open files (a loop needs descriptors).
-        public static let tooManyOpenFiles = Code(rawValue: -24)
+        public static let tooManyOpenFiles = Code(uvCode: -24)
         /// `UV_EAGAIN`: a resource is temporarily unavailable (no thread could be started).
-        public static let tryAgain = Code(rawValue: -11)
+        public static let tryAgain = Code(uvCode: -11)
 
-        /// libuv's name for the code (`uv_err_name`), such as `EBUSY`, or PromiseUV's name
-        /// for its own codes, such as `loop closed`.
+        private static let constantNames: [Int32: String] = [
+            -16: "busy", -125: "canceled", -22: "invalidArgument", -12: "outOfMemory", -24: "tooManyOpenFiles",
+            -11: "tryAgain",
+        ]
+
+        /// The code's name, as written after `UVError.Code.` (`busy`), or libuv's name
+        /// (``libuvName``) for a libuv code without a constant here, such as `ENOENT`.
         public var name: String {
-            rawValue > 0 ? ownName : libuvName(rawValue)
+            switch value {
+            case .own(let own): own.rawValue
+            case .c(let code): Self.constantNames[code] ?? PromiseUV.libuvName(code)
+            }
         }
+
+        /// libuv's name for the code (`uv_err_name`), such as `EBUSY`, or `nil` for
+        /// PromiseUV's own ``loopClosed``.
+        public var libuvName: String? { uvCode.map(PromiseUV.libuvName) }
 
         /// A short phrase: libuv's message (`uv_strerror`), such as
         /// `resource busy or locked`, or PromiseUV's for its own codes.
         public var message: String {
-            rawValue > 0 ? ownMessage : libuvMessage(rawValue)
+            switch value {
+            case .own(.loopClosed): "the UVLoop is shut down"
+            case .c(let code): libuvMessage(code)
+            }
         }
 
-        /// The name, such as `EBUSY`.
+        /// The same as ``name``.
         public var description: String { name }
 
-        private var ownName: String {
-            rawValue == 1 ? "loop closed" : "PromiseUV error \(rawValue)"
+        /// Wraps a libuv error code, or PromiseUV's own ``loopClosed`` for 1, the number it had.
+        ///
+        /// - Parameter rawValue: The value.
+        @available(*, deprecated, renamed: "init(uvCode:)", message: "PromiseUV's own code is loopClosed")
+        public init(rawValue: Int32) {
+            value = rawValue == 1 ? .own(.loopClosed) : .c(rawValue)
         }
 
-        private var ownMessage: String {
-            rawValue == 1 ? "the UVLoop is shut down" : "unknown PromiseUV error"
-        }
+        /// The libuv error code, or 1 for ``loopClosed`` (see ``init(rawValue:)``).
+        @available(*, deprecated, renamed: "uvCode", message: "uvCode is nil for PromiseUV's own code")
+        public var rawValue: Int32 { uvCode ?? 1 }
 
         /// Matches an error that is a ``UVError`` with this code, so that
         /// `catch UVError.Code.loopClosed` works.
@@ -104,8 +132,9 @@ public struct UVError: PromiseLibraryError {
         self.cause = UnderlyingCause(underlying)
     }
 
-    /// libuv's name for the code (`uv_err_name`), such as `EBUSY`.
-    public var name: String { code.name }
+    /// libuv's name for the code (`uv_err_name`), such as `EBUSY`, or the code's
+    /// ``Code-swift.struct/name`` for PromiseUV's own (`loopClosed`).
+    public var name: String { code.libuvName ?? code.name }
 
     /// The sentence a person can act on:
     /// `uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open`. libuv's
@@ -115,6 +144,7 @@ public struct UVError: PromiseLibraryError {
         return detail.isEmpty ? head : "\(head) — \(detail)"
     }
 
-    /// The ``message``.
-    public var description: String { message }
+    /// One line in the format every product's error shares:
+    /// `UVError.busy (libuv -16): uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open`.
+    public var description: String { libraryErrorDescription(cCode: code.uvCode.map { "libuv \($0)" }) }
 }

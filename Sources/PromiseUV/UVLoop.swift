@@ -126,7 +126,7 @@ public final class UVLoop: ExecutionContext, Sendable {
         let status = LoopThread.start(name: name) { core.drive() }
         if status != 0 {
             core.unclaim()
-            throw UVError(UVError.Code(rawValue: -status), operation: "pthread_create", detail: "starting the UVLoop thread \(name)")
+            throw UVError(UVError.Code(uvCode: -status), operation: "pthread_create", detail: "starting the UVLoop thread \(name)")
         }
     }
 

@@ -65,11 +65,11 @@ extension CommonPatternsTests {
 
     @Test func labelledTimeout() throws {
         let user = search("slow query").timeout(.milliseconds(20), label: "search for slow query")
-        // PromiseError (timed out): search for slow query: still pending after 0.02 seconds; …
+        // PromiseError.timedOut: search for slow query: still pending after 0.02 seconds; …
 
         let error = try #require(outcome(of: user).failureValue as? PromiseError)
         #expect(error.code == .timedOut)
-        #expect(error.description.hasPrefix("PromiseError (timed out): search for slow query: still pending after 0.02 seconds; "))
+        #expect(error.description.hasPrefix("PromiseError.timedOut: search for slow query: still pending after 0.02 seconds; "))
         #expect(pollUntil { searchesStopped.value == 1 }, "the time-out cancelled the search")
     }
 

@@ -27,7 +27,7 @@ import Testing
         let port = refusedPort()
         let error = await #expect(throws: CurlError.self) { try await client.get("http://127.0.0.1:\(port)/").get() }
         #expect(error?.code == .couldNotConnect)
-        #expect(error?.description.hasPrefix("connection refused by 127.0.0.1:\(port)") == true, "\(String(describing: error))")
+        #expect(error?.message.hasPrefix("connection refused by 127.0.0.1:\(port)") == true, "\(String(describing: error))")
         #expect(error?.description.contains("\n") == false)
     }
 

@@ -78,10 +78,11 @@ import Testing
 
     @Test func errorDescriptionsAreOneLine() {
         let error = CurlError(.couldNotConnect, message: "connection refused by 127.0.0.1:9", method: "GET", url: "http://127.0.0.1:9/")
-        #expect(error.description == "connection refused by 127.0.0.1:9 — GET http://127.0.0.1:9/ (curl error 7, couldNotConnect)")
+        #expect(error.description == "CurlError.couldNotConnect (curl 7): connection refused by 127.0.0.1:9 — GET http://127.0.0.1:9/")
         let own = CurlError(.invalidRequest, message: "bad")
-        #expect(own.description == "bad (invalidRequest)")
-        #expect(CurlError.Code(rawValue: 99).name == "code 99")
+        #expect(own.description == "CurlError.invalidRequest: bad")
+        #expect(CurlError.Code(curlCode: 99).name == "CURLcode 99")
+        #expect(own.code.curlCode == nil && error.code.curlCode == 7)
     }
 }
 

@@ -37,7 +37,7 @@ struct Helper {
         defer { (argv + envp).forEach { free($0) } }
         var pid = pid_t()
         let status = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
-        guard status == 0 else { throw FSError(FSError.Code(rawValue: status), operation: "spawn", path: command[0]) }
+        guard status == 0 else { throw FSError(FSError.Code(errno: status), operation: "spawn", path: command[0]) }
         self.pid = pid
     }
 
@@ -84,7 +84,7 @@ struct Helper {
         plainWrite(dir("config"), "old and intact")
         let helper = try Helper(["fsize", dir("config"), "65536", "1000000"], outputPath: dir("out"))
         #expect(try await helper.wait() == 0)
-        #expect(helper.output.hasPrefix("file too large writing \(dir(".config.tmp-"))"), "\(helper.output)")
+        #expect(helper.output.hasPrefix("FSError.fileTooLarge (errno 27): file too large writing \(dir(".config.tmp-"))"), "\(helper.output)")
         #expect(plainRead(dir("config")) == "old and intact")
         #expect(plainList(dir.path) == ["config", "out"], "no temporary file may be left behind")
     }
@@ -106,14 +106,14 @@ struct Helper {
 
         // An atomic rewrite that cannot fit: a clear error naming the temporary file, the old
         // contents untouched.
-        #expect(fact("atomic").hasPrefix("no space left on device writing \(mountPoint)/.config.tmp-"), "\(fact("atomic"))")
+        #expect(fact("atomic").hasPrefix("FSError.noSpaceLeft (errno 28): no space left on device writing \(mountPoint)/.config.tmp-"), "\(fact("atomic"))")
         #expect(fact("config-after-atomic") == "\(256 * kib) uniform 1")
         // A recursive copy that runs out of room part-way leaves no partial tree.
-        #expect(fact("copy").hasPrefix("no space left on device writing \(mountPoint)/tree2/"), "\(fact("copy"))")
+        #expect(fact("copy").hasPrefix("FSError.noSpaceLeft (errno 28): no space left on device writing \(mountPoint)/tree2/"), "\(fact("copy"))")
         #expect(fact("tree2-after-copy") == "absent")
         // An append is not all-or-nothing: the error says how much of it is in the file.
         let append = fact("append")
-        #expect(append.hasPrefix("no space left on device appending to \(mountPoint)/log ("), "\(append)")
+        #expect(append.hasPrefix("FSError.noSpaceLeft (errno 28): no space left on device appending to \(mountPoint)/log ("), "\(append)")
         let appended = append.split(separator: "(").last?.split(separator: " ").first.flatMap { Int($0) }
         #expect(appended.map { $0 > 0 && $0 < 512 * kib } == true, "\(append)")
         #expect(fact("log-after-append") == "\(appended ?? -1) uniform 9", "the file holds exactly what the error says")
@@ -173,7 +173,7 @@ struct Helper {
         let helper = try Helper(["nobody-read", dir("secret")], outputPath: "/tmp/promisefs-nobody-\(getpid())")
         defer { unlink(helper.outputPath) }
         #expect(try await helper.wait() == 0)
-        #expect(helper.output == "permission denied opening \(dir("secret")) for reading\n")
+        #expect(helper.output == "FSError.permissionDenied (errno 13): permission denied opening \(dir("secret")) for reading\n")
     }
 
     @Test func aOneGibibyteFileReadInChunksKeepsMemoryFlat() async throws {

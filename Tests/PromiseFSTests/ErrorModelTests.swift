@@ -9,7 +9,11 @@ import Testing
         expectTheErrorModel { FSError(.permissionDenied, operation: "open", path: "/etc/shadow", activity: "opening /etc/shadow for reading", underlying: $0) }
         let error = FSError(.permissionDenied, operation: "open", path: "/etc/shadow", activity: "opening /etc/shadow for reading")
         #expect(error.message == "permission denied opening /etc/shadow for reading")
-        #expect(error.description == error.message)
+        #expect(error.description == "FSError.permissionDenied (errno 13): permission denied opening /etc/shadow for reading")
+        let own = FSError(.tooLarge, operation: "read", path: "/a", activity: "reading /a")
+        #expect(own.description == "FSError.tooLarge: file larger than the size cap reading /a")
+        #expect(own.code.errno == nil && error.code.errno == EACCES)
+        #expect(own.logFields["fs.code"] == nil && error.logFields["fs.code"] == "13")
         #expect(FSError.Code.shutdown == .poolUnavailable)
     }
 }

@@ -4,8 +4,10 @@ import Testing
 @Suite struct FSErrorTests {
     @Test func describesWhatFailedInOneLine() {
         let error = FSError(.permissionDenied, operation: "open", path: "/etc/shadow", activity: "opening /etc/shadow for reading")
-        #expect(error.description == "permission denied opening /etc/shadow for reading")
-        #expect(FSError(.init(rawValue: 9999), operation: "open", path: "/x").description == "errno 9999 open /x")
+        #expect(error.message == "permission denied opening /etc/shadow for reading")
+        let unnamed = FSError(.init(errno: 9999), operation: "open", path: "/x")
+        #expect(unnamed.code.name == "errno 9999")
+        #expect(unnamed.description == "FSError.errno 9999 (errno 9999): unknown error 9999 open /x")
     }
 
     @Test func codesMatchInCatchClauses() {

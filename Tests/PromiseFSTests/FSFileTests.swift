@@ -45,7 +45,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let missing = await fsError(fs.open(dir("nope")))
-        #expect(missing?.description == "no such file or directory opening \(dir("nope")) for reading")
+        #expect(missing?.message == "no such file or directory opening \(dir("nope")) for reading")
         plainWrite(dir("f"), "x")
         let exists = await fsError(fs.open(dir("f"), options: FSOpenOptions(write: true, create: true, exclusive: true)))
         #expect(exists?.code == .fileExists)

@@ -132,7 +132,7 @@ private func makeTree(at tree: String) {
 
         // An error names the path with its bytes shown.
         let missing = await fsError(fs.readFile(sub.appending("missing")))
-        #expect(missing?.description == "no such file or directory opening \(dir.path)/\\xFF\\xFE/missing for reading")
+        #expect(missing?.message == "no such file or directory opening \(dir.path)/\\xFF\\xFE/missing for reading")
         // A NUL byte is still refused before anything happens.
         let nul = await fsError(fs.writeFile(sub.appending(FSPath(bytes: [0x61, 0, 0x62])), [1]))
         #expect(nul?.code == .invalidArgument)

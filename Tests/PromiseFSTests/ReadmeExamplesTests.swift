@@ -19,7 +19,7 @@ import Testing
             .then { text in text.split(separator: "\n").count }  // Promise<Int>
 
         let missing = fs.readFile("\(dir)/nope").recover { error in
-            print(error)   // no such file or directory opening /tmp/…/nope for reading
+            print(error)   // FSError.noSuchFileOrDirectory (errno 2): no such file or directory opening /tmp/…/nope for reading
             return []
         }
 

@@ -9,7 +9,7 @@ struct TemporaryDirectory {
     init() throws {
         var template = Array("/tmp/promisefs-test.XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        guard made else { throw FSError(FSError.Code(rawValue: errno), operation: "mkdtemp", path: "/tmp") }
+        guard made else { throw FSError(FSError.Code(errno: errno), operation: "mkdtemp", path: "/tmp") }
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

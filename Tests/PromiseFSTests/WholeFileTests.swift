@@ -109,7 +109,7 @@ import Testing
         plainWrite(dir("file"), "x")
         let missing = await fsError(fs.readFile(dir("missing")))
         #expect(missing?.code == .noSuchFileOrDirectory)
-        #expect(missing?.description == "no such file or directory opening \(dir("missing")) for reading")
+        #expect(missing?.message == "no such file or directory opening \(dir("missing")) for reading")
         #expect(await fsError(fs.readFile(dir.path))?.code == .isADirectory)
         #expect(await fsError(fs.readFile(dir("file/inside")))?.code == .notADirectory)
         symlink(dir("loop"), dir("loop"))

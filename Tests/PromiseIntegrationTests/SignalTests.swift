@@ -74,7 +74,7 @@ import Testing
         ]
         #expect(printed.count == expected.count, "\(result.output)")
         for (line, (list, says)) in zip(printed, expected) {
-            #expect(line.hasPrefix("rejected \(list): invalid argument: "), "\(line)")
+            #expect(line.hasPrefix("rejected \(list): invalidArgument: "), "\(line)")
             #expect(line.contains(says), "\(line)")
         }
     }

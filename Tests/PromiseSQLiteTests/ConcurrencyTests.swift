@@ -90,7 +90,7 @@ extension String {
         #expect(try await all(queued).get().count == 1_000)
         let refusal = await sqliteError(late)
         #expect(refusal?.code == .closed)
-        #expect(refusal?.description == "SQLite error (database closed): the database was closed; open a new SQLiteDatabase")
+        #expect(refusal?.description == "SQLiteError.closed: the database was closed; open a new SQLiteDatabase")
         let reopened = try await SQLiteDatabase.open(path: dir("db.sqlite")).get()
         defer { reopened.close() }
         #expect(try await reopened.scalar(Int.self, "SELECT count(*) FROM t").get() == 1_000)

@@ -91,7 +91,7 @@ enum Damage: String, CaseIterable, Sendable, CustomTestStringConvertible {
             } catch let error as SQLiteError {
                 failed += 1
                 #expect(isCorruption(error), "\(error)")
-                #expect(error.sql == sql && error.description.hasPrefix("SQLite error "), "\(error)")
+                #expect(error.sql == sql && error.description.hasPrefix("SQLiteError."), "\(error)")
             }
         }
         // One damaged page belongs to the table or to the index; the other damage hits both.

@@ -61,7 +61,7 @@ import Testing
 
         let committed = Int(fact("committed")) ?? -1
         #expect(committed > 5, "the disk filled before much was written: \(helper.output)")
-        #expect(fact("error").hasPrefix("SQLite error 13 (full): database or disk is full"), "\(fact("error"))")
+        #expect(fact("error").hasPrefix("SQLiteError.full (SQLite 13): database or disk is full"), "\(fact("error"))")
         // Exactly the committed batches, each whole, the running total matching, no damage:
         // on the connection that failed, on a fresh one, and after reopening.
         let rows = committed * 200

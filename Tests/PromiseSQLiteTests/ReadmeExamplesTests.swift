@@ -35,8 +35,8 @@ import Testing
 
         do {
             try await db.execute("INSERT INTO users(name, email) VALUES (?, ?)", ["Eve", "ada@example.com"]).get()
-        } catch SQLiteError.Code.constraint {                    // matches "constraint unique"
-            print("taken")   // SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT …
+        } catch SQLiteError.Code.constraint {                    // matches constraintUnique too
+            print("taken")   // SQLiteError.constraintUnique (SQLite 2067): UNIQUE constraint failed: users.email — INSERT …
         }
 
         let slow = db.scalar(Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")

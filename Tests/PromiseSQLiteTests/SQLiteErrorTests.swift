@@ -27,10 +27,10 @@ import Testing
         let sql = "INSERT INTO users(email) VALUES (?)"
         let error = try #require(await sqliteError(db.execute(sql, ["ada@example.com"])))
         #expect(error.code == .constraintUnique)
-        #expect(error.code.rawValue == 2067)
+        #expect(error.code.resultCode == 2067)
         #expect(error.message == "UNIQUE constraint failed: users.email")
         #expect(error.sql == sql)
-        #expect(error.description == "SQLite error 2067 (constraint unique): UNIQUE constraint failed: users.email — INSERT INTO users(email) VALUES (?)")
+        #expect(error.description == "SQLiteError.constraintUnique (SQLite 2067): UNIQUE constraint failed: users.email — INSERT INTO users(email) VALUES (?)")
         #expect(!error.description.contains("ada@example.com"), "bound values stay out of errors")
     }
 
@@ -58,7 +58,10 @@ import Testing
         #expect(SQLiteError.Code.constraint.matches(.constraintNotNull))
         #expect(!SQLiteError.Code.constraintUnique.matches(.constraintNotNull))
         #expect(!SQLiteError.Code.busy.matches(.constraintUnique))
-        #expect(SQLiteError.Code.constraintForeignKey.description == "constraint foreign key")
+        #expect(SQLiteError.Code.constraintForeignKey.description == "constraintForeignKey")
+        #expect(SQLiteError.Code(resultCode: 522).name == "ioErrorShortRead")
+        #expect(SQLiteError.Code(resultCode: 99_999).name == "SQLite code 99999")
+        #expect(SQLiteError.Code.closed.resultCode == nil && SQLiteError.Code.closed.name == "closed")
     }
 
     @Test func foreignKeysAreEnforcedByDefault() async throws {
@@ -75,7 +78,7 @@ import Testing
         let error = try #require(await sqliteError(db.query("SELEC 1 FROM nowhere")))
         #expect(error.code == .error)
         #expect(error.message == #"near "SELEC": syntax error"#)
-        #expect(error.description == #"SQLite error 1 (error): near "SELEC": syntax error — SELEC 1 FROM nowhere"#)
+        #expect(error.description == #"SQLiteError.error (SQLite 1): near "SELEC": syntax error — SELEC 1 FROM nowhere"#)
         let missing = try #require(await sqliteError(db.query("SELECT * FROM nowhere")))
         #expect(missing.message == "no such table: nowhere")
     }

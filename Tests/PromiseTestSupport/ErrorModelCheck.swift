@@ -21,6 +21,12 @@ package func expectTheErrorModel<E: PromiseLibraryError>(
     let caused = make(SampleCause("disk on fire"))
     #expect(!plain.message.isEmpty, "an empty message", sourceLocation: sourceLocation)
     #expect(plain.description.contains(plain.message), "the description leaves the message out: \(plain.description)", sourceLocation: sourceLocation)
+    // The one description format: `Type.code (C code): message — context`.
+    let head = "\(E.self).\(plain.code)"
+    #expect(
+        plain.description.hasPrefix(head + ": " + plain.message) || plain.description.hasPrefix(head + " ("),
+        "the description does not start with \(head): \(plain.description)", sourceLocation: sourceLocation)
+    #expect(!plain.description.contains("\n"), "the description is not one line", sourceLocation: sourceLocation)
     #expect(!plain.logFields.isEmpty, sourceLocation: sourceLocation)
     #expect(plain.underlying == nil, sourceLocation: sourceLocation)
     #expect((caused.underlying as? SampleCause)?.detail == "disk on fire", "the underlying error was not kept", sourceLocation: sourceLocation)

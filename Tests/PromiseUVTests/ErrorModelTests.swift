@@ -8,7 +8,10 @@ import Testing
         expectTheErrorModel { UVError(.busy, operation: "uv_loop_close", detail: "1 handle still open", underlying: $0) }
         let error = UVError(.busy, operation: "uv_loop_close", detail: "1 handle still open")
         #expect(error.message == "uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open")
-        #expect(error.description == error.message)
+        #expect(error.description == "UVError.busy (libuv -16): uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open")
+        let own = UVError(.loopClosed, operation: "after")
+        #expect(own.description == "UVError.loopClosed: after failed: loopClosed (the UVLoop is shut down)")
+        #expect(own.code.uvCode == nil && own.code.libuvName == nil && error.code.uvCode == -16)
         #expect(UVError.Code.shutdown == .loopClosed)
     }
 }

@@ -3,22 +3,27 @@ import Testing
 
 @Suite struct UVErrorTests {
     @Test func codesCarryLibuvsNamesAndMessages() {
-        #expect(UVError.Code.busy.name == "EBUSY")
+        #expect(UVError.Code.busy.name == "busy")
+        #expect(UVError.Code.busy.libuvName == "EBUSY")
         #expect(UVError.Code.busy.message == "resource busy or locked")
-        #expect(UVError.Code.canceled.name == "ECANCELED")
-        #expect(UVError.Code.invalidArgument.name == "EINVAL")
-        #expect(UVError.Code.outOfMemory.name == "ENOMEM")
-        #expect(UVError.Code.tooManyOpenFiles.name == "EMFILE")
-        #expect(UVError.Code.tryAgain.name == "EAGAIN")
-        #expect(UVError.Code.loopClosed.name == "loop closed")
-        #expect(UVError.Code(rawValue: -999_999).name.contains("999999"))
+        #expect(UVError.Code.canceled.libuvName == "ECANCELED")
+        #expect(UVError.Code.invalidArgument.libuvName == "EINVAL")
+        #expect(UVError.Code.outOfMemory.libuvName == "ENOMEM")
+        #expect(UVError.Code.tooManyOpenFiles.libuvName == "EMFILE")
+        #expect(UVError.Code.tryAgain.libuvName == "EAGAIN")
+        #expect(UVError.Code.tryAgain.name == "tryAgain")
+        #expect(UVError.Code.loopClosed.name == "loopClosed")
+        #expect(UVError.Code.loopClosed.libuvName == nil)
+        #expect(UVError.Code(uvCode: -2).name == "ENOENT")
+        #expect(UVError.Code(uvCode: -999_999).name.contains("999999"))
     }
 
     @Test func descriptionIsOneActionableLine() {
         let error = UVError(.busy, operation: "uv_loop_close", detail: "1 handle still open")
-        #expect(error.description == "uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open")
+        #expect(error.message == "uv_loop_close failed: EBUSY (resource busy or locked) — 1 handle still open")
+        #expect(error.description == "UVError.busy (libuv -16): " + error.message)
         #expect(!error.description.contains("\n"))
-        #expect(UVError(.loopClosed, operation: "after").description == "after failed: loop closed (the UVLoop is shut down)")
+        #expect(UVError(.loopClosed, operation: "after").message == "after failed: loopClosed (the UVLoop is shut down)")
     }
 
     @Test func codesMatchInCatchClauses() {

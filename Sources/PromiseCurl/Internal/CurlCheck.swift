@@ -12,7 +12,7 @@ let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 /// - Throws: ``CurlError`` unless `code` is `CURLE_OK`.
 func curlCheck(_ code: CURLcode, _ what: @autoclosure () -> String) throws(CurlError) {
     guard code != CURLE_OK else { return }
-    throw CurlError(CurlError.Code(rawValue: Int(code.rawValue)), message: "\(what()) failed: \(String(cString: curl_easy_strerror(code)))")
+    throw CurlError(CurlError.Code(curlCode: Int32(bitPattern: code.rawValue)), message: "\(what()) failed: \(String(cString: curl_easy_strerror(code)))")
 }
 
 /// The same for `curl_multi_*` codes.

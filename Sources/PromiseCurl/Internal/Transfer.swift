@@ -325,7 +325,7 @@ final class Transfer: @unchecked Sendable {
         } else if code == CURLE_UNSUPPORTED_PROTOCOL {
             message += "; only http and https are allowed unless the request lists more in allowedSchemes"
         }
-        return error(CurlError.Code(rawValue: Int(code.rawValue)), message)
+        return error(CurlError.Code(curlCode: Int32(bitPattern: code.rawValue)), message)
     }
 
     /// Whether a transfer to `url` could share a connection with others (HTTP/2): over TLS

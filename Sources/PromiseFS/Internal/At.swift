@@ -11,7 +11,7 @@ enum At {
     static let createFileFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
 
     static func failure(_ operation: String, _ path: FSPath, _ activity: String) -> FSError {
-        FSError(FSError.Code(rawValue: errno), operation: operation, path: path.description, activity: activity)
+        FSError(FSError.Code(errno: errno), operation: operation, path: path.description, activity: activity)
     }
 
     static func open(

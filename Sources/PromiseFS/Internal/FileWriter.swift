@@ -26,7 +26,7 @@ enum FileWriter {
         do {
             replacement = try AtomicFileReplacement(target: path.bytes, replacing: replaced, tag: ".tmp-", newFileMode: (options.mode ?? 0o644).rawValue)
         } catch {
-            throw FSError(FSError.Code(rawValue: error.code), operation: "open", path: path, activity: "creating a temporary file next to \(path)")
+            throw FSError(FSError.Code(errno: error.code), operation: "open", path: path, activity: "creating a temporary file next to \(path)")
         }
         let temporary = FSPath(bytes: replacement.temporaryPath)
         do {
@@ -38,7 +38,7 @@ enum FileWriter {
         do {
             try replacement.commit(durable: options.durable, exclusive: options.exclusive)
         } catch {
-            throw FSError(FSError.Code(rawValue: error.code), operation: error.call, path: path, activity: activity(error.step, path, temporary))
+            throw FSError(FSError.Code(errno: error.code), operation: error.call, path: path, activity: activity(error.step, path, temporary))
         }
     }
 

@@ -52,7 +52,7 @@ extension Sys {
         if code == ENXIO, flags & O_ACCMODE == O_WRONLY, (try? stat(path, followingLinks: true))?.kind == .fifo {
             activity += " (a FIFO that no process has open for reading; opening does not wait for a reader)"
         }
-        return FSError(FSError.Code(rawValue: code), operation: "open", path: path, activity: activity)
+        return FSError(FSError.Code(errno: code), operation: "open", path: path, activity: activity)
     }
 
     /// Opens `path` for a whole-file read and checks it: `maxSize` must be 0 or more, and the
@@ -134,7 +134,7 @@ extension FileWriter {
         let code = fd >= 0 ? EISDIR : errno
         if fd >= 0 { Sys.close(fd) }
         throw FSError(
-            FSError.Code(rawValue: code), operation: "write", path: path,
+            FSError.Code(errno: code), operation: "write", path: path,
             activity: "writing \(path)" + (code == EISDIR ? " (a name ending in / can only be a directory)" : ""))
     }
 }
@@ -151,7 +151,7 @@ extension Tree {
         if code == EEXIST, (try? Sys.stat(path, followingLinks: true))?.kind == .directory { return }
         let what = info.kind == .symbolicLink ? "a symbolic link that does not lead to a directory" : Sys.phrase(info.kind)
         throw FSError(
-            FSError.Code(rawValue: code), operation: "mkdir", path: path,
+            FSError.Code(errno: code), operation: "mkdir", path: path,
             activity: "creating the directory \(path) (\(prefix) is \(what))")
     }
 }

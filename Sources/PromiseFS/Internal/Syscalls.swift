@@ -8,7 +8,7 @@ internal import PromiseSystem
 enum Sys {
     /// The error for the `errno` the last call left.
     static func failure(_ operation: String, _ path: String, _ activity: String? = nil) -> FSError {
-        FSError(FSError.Code(rawValue: errno), operation: operation, path: path, activity: activity)
+        FSError(FSError.Code(errno: errno), operation: operation, path: path, activity: activity)
     }
 
     static func failure(_ operation: String, _ path: FSPath, _ activity: String? = nil) -> FSError {
@@ -109,7 +109,7 @@ enum Sys {
             }
         }
         if readError != 0 {
-            throw FSError(FSError.Code(rawValue: readError), operation: "read", path: path, activity: "reading \(path)")
+            throw FSError(FSError.Code(errno: readError), operation: "read", path: path, activity: "reading \(path)")
         }
         return (bytes, atEnd)
     }
@@ -133,7 +133,7 @@ enum Sys {
             if outcome.written > 0 {
                 activity += " (\(outcome.written) of \(outcome.count) bytes were written before the error)"
             }
-            throw FSError(FSError.Code(rawValue: outcome.error), operation: "write", path: path, activity: activity)
+            throw FSError(FSError.Code(errno: outcome.error), operation: "write", path: path, activity: activity)
         }
     }
 

@@ -25,5 +25,5 @@ func sqliteError(_ code: Int32, _ db: OpaquePointer?, sql: String?) -> SQLiteErr
             message = String(cString: sqlite3_errmsg(db))
         }
     }
-    return SQLiteError(SQLiteError.Code(rawValue: extended), message: message, sql: sql)
+    return SQLiteError(SQLiteError.Code(resultCode: extended), message: message, sql: sql)
 }

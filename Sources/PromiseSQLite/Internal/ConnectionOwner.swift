@@ -195,7 +195,7 @@ final class ConnectionOwner: Sendable {
         let result: Result<Void, SQLiteError> =
             status == SQLITE_OK
             ? .success(())
-            : .failure(SQLiteError(SQLiteError.Code(rawValue: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
+            : .failure(SQLiteError(SQLiteError.Code(resultCode: status), message: "closing '\(path)' failed: \(String(cString: sqlite3_errstr(status)))"))
         ContextRegistry.unregister(contextID)
         let waiters = state.withLock { $0.lifecycle.finish(result) }
         for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }

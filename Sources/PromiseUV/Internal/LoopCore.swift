@@ -437,7 +437,7 @@ final class LoopCore: @unchecked Sendable {
             ? .success(())
             : .failure(
                 UVError(
-                    UVError.Code(rawValue: status), operation: "uv_loop_close",
+                    UVError.Code(uvCode: status), operation: "uv_loop_close",
                     detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"))
         let waiters = remote.withLock { $0.lifecycle.finish(result) }
         for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }

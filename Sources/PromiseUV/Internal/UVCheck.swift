@@ -10,7 +10,7 @@ internal import CUV
 @discardableResult
 func uvCheck(_ status: Int32, _ operation: String, detail: String = "") throws(UVError) -> Int32 {
     if status < 0 {
-        throw UVError(UVError.Code(rawValue: status), operation: operation, detail: detail)
+        throw UVError(UVError.Code(uvCode: status), operation: operation, detail: detail)
     }
     return status
 }
