@@ -109,7 +109,7 @@ public final class CurlClient: Sendable {
     /// The body goes to a temporary file in the same directory, which replaces `path` only
     /// when the transfer succeeds (and, by default, the status is 2xx). A failure, a refused
     /// status or a cancellation leaves `path` as it was and no temporary file behind. A path
-    /// holding a NUL byte rejects with ``CurlError/Code/fileError`` before anything is sent
+    /// holding a NUL byte rejects with ``CurlError/Code/invalidArgument`` before anything is sent
     /// (C calls would cut it short and write elsewhere). ``CurlRequest/maxResponseBodySize``
     /// does not apply; the fulfilled response has an empty ``CurlResponse/body``.
     ///

@@ -191,18 +191,11 @@ public struct CurlRequest: Sendable {
         }
         if case .file(let path) = body?.storage, AdapterPaths.containsNUL(path) {
             return .failure(
-                CurlError(
-                    .invalidRequest,
-                    message: "body file '\(AdapterPaths.showingNUL(path))' contains a NUL byte, which would cut it short in the system call; refused"))
+                CurlError(.invalidArgument, message: AdapterPaths.nulRefusal("body file", path)))
         }
         if let downloadPath {
             if AdapterPaths.containsNUL(downloadPath) {
-                return .failure(
-                    CurlError(
-                        .fileError,
-                        message:
-                            "download path '\(AdapterPaths.showingNUL(downloadPath))' contains a NUL byte, which would cut it short in the system call; refused"
-                    ))
+                return .failure(CurlError(.invalidArgument, message: AdapterPaths.nulRefusal("download path", downloadPath)))
             }
             if downloadPath.utf8.last == UInt8(ascii: "/") || AdapterPaths.split(downloadPath.utf8).name.isEmpty {
                 return .failure(CurlError(.fileError, message: "download path '\(downloadPath)' names no file"))

@@ -171,7 +171,7 @@ public final class FileIOPool: Sendable {
             promise.reject(
                 FSError(
                     .invalidArgument, operation: operation, path: bad,
-                    activity: "\(operation) \(AdapterPaths.showingNUL(bad)): the path contains a NUL byte, which would cut it short in the system call; refused"
+                    activity: "\(operation): " + AdapterPaths.nulRefusal("the path", bad)
                 ))
             return promise
         }

@@ -9,6 +9,17 @@ package enum AdapterPaths {
         path.utf8.contains(0)
     }
 
+    /// The one sentence every adapter refuses a path holding a NUL byte with (each with its
+    /// `invalidArgument` code): `<subject> '<path, NUL shown as \0>' contains a NUL byte, …`.
+    ///
+    /// - Parameters:
+    ///   - subject: What the path is, such as `download path`.
+    ///   - path: The path.
+    /// - Returns: The sentence.
+    package static func nulRefusal(_ subject: String, _ path: String) -> String {
+        "\(subject) '\(showingNUL(path))' contains a NUL byte, which would cut it short in the system call; refused"
+    }
+
     /// `path` with each NUL shown as `\0`, for error messages.
     package static func showingNUL(_ path: String) -> String {
         var shown = ""

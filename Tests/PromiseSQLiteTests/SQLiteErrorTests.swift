@@ -156,6 +156,12 @@ import Testing
         let directory = try #require(await sqliteError(SQLiteDatabase.open(path: dir.path)))
         #expect(SQLiteError.Code.cannotOpen.matches(directory.code))
 
+        // A path with a NUL byte is refused as every product refuses one: C would cut it short.
+        let nul = try #require(await sqliteError(SQLiteDatabase.open(path: dir("a\u{0}b.sqlite"))))
+        #expect(nul.code == .invalidArgument)
+        #expect(nul.message == "the database path '\(dir("a"))\\0b.sqlite' contains a NUL byte, which would cut it short in the system call; refused")
+        #expect(access(dir("a"), F_OK) != 0, "nothing was created under the cut-short name")
+
         // Operations on a database that failed to open are rejected with the reason.
         let db = SQLiteDatabase(path: dir("missing.sqlite"), configuration: readOnly)
         let later = await sqliteError(db.query("SELECT 1"))

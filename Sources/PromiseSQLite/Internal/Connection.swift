@@ -22,7 +22,7 @@ final class Connection {
     /// Opens `path` (`":memory:"` for a private in-memory database) and applies `configuration`.
     static func open(path: String, configuration: SQLiteConfiguration) throws -> Connection {
         guard !path.utf8.contains(0) else {
-            throw SQLiteError(.cannotOpen, message: "the path contains a NUL byte, so it cannot name a file")
+            throw SQLiteError(.invalidArgument, message: AdapterPaths.nulRefusal("the database path", path))
         }
         // Debian builds SQLite with URI file names on: "file:x.db?nolock=1" would turn locking
         // off. A path is a path here, so a relative one that looks like a URI gets "./".
