@@ -63,9 +63,9 @@ extension Promise {
         passthrough: Callback<Value>.Passthrough = .none,
         _ makeCallback: (Promise<NewValue>) -> @Sendable (Result<Value, any Error>) -> Void
     ) -> Promise<NewValue> {
-        let context = context ?? Promises.defaultContext
-        let child = Promise<NewValue>(resolvingContextID: context.executionContextID)
-        if subscribe(on: context, passthrough: passthrough, owner: child, makeCallback(child)) {
+        let target = callbackTarget(context)
+        let child = Promise<NewValue>(resolvingContextID: target.resolvingContextID)
+        if subscribe(Callback(target, passthrough: passthrough, owner: child, makeCallback(child))) {
             child.link(to: self)
         }
         return child

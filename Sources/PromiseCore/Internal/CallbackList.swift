@@ -21,6 +21,21 @@ struct Callback<Value: Sendable>: Sendable {
     /// is delivered.
     @usableFromInline let announced: Bool
 
+    /// A callback running where `target` says; the target has announced it already.
+    @inlinable
+    init(
+        _ target: CallbackTarget,
+        passthrough: Passthrough = .none,
+        owner: (any PromiseNode)?,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        self.owner = owner
+        self.context = target.context
+        self.announced = target.announced
+        self.passthrough = passthrough
+        self.body = body
+    }
+
     @inlinable
     init(
         _ context: (any ExecutionContext)?,
@@ -180,6 +195,42 @@ func withdrawUpward(from node: (any PromiseNode)?) {
 @inlinable
 func isInline(_ context: any ExecutionContext) -> Bool {
     ObjectIdentifier(type(of: context)) == ObjectIdentifier(InlineContext.self)
+}
+
+/// Where a derived promise's callback runs, worked out once from the context an operator was
+/// given. Made by ``callbackTarget(_:)``, which is not inlined: the context arrives as an
+/// optional opaque existential, and every copy of one in specialized operator code went
+/// through `Optional`'s generic value witnesses (about 110 instructions a copy, three copies
+/// and five destroys per `then`). Here it is read once, in place.
+@usableFromInline
+struct CallbackTarget {
+    /// `nil` for the inline context; otherwise the context as a class reference.
+    @usableFromInline let context: (any ExecutionContext & AnyObject)?
+    /// The context's ``ExecutionContext/executionContextID``, for the derived promise.
+    @usableFromInline let resolvingContextID: ObjectIdentifier?
+    /// Whether the context was told that a callback waits for it.
+    @usableFromInline let announced: Bool
+
+    init<Context: ExecutionContext>(opening context: Context) {
+        resolvingContextID = context.executionContextID
+        if Context.self == InlineContext.self {
+            self.context = nil
+            announced = false
+        } else {
+            let bound = classBound(context)
+            self.context = bound
+            // Told before the callback is stored; a promise that turns out to be settled
+            // already ends this at once (``Callback/withdrawAnnouncement()``).
+            announced = beginWaiting(for: bound)
+        }
+    }
+}
+
+/// The target of a callback on `context`, ``Promises/defaultContext`` when it is `nil`.
+@usableFromInline
+func callbackTarget(_ context: (any ExecutionContext)?) -> CallbackTarget {
+    if let context { return CallbackTarget(opening: context) }
+    return CallbackTarget(opening: Promises.defaultContext)
 }
 
 /// Tells `context` that a callback waits for it, if it wants to know; returns whether it did.

@@ -39,7 +39,7 @@ package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
 
 /// ThreadSanitizer's annotation entry points, found at run time.
 @usableFromInline
-struct SanitizerHooks: Sendable {
+package struct SanitizerHooks: Sendable {
     @usableFromInline typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
     @usableFromInline typealias IgnoreHook = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
     @usableFromInline let acquire: Hook
@@ -50,8 +50,52 @@ struct SanitizerHooks: Sendable {
 }
 
 /// `nil` unless the process runs under ThreadSanitizer.
+///
+/// Read on every lock operation, so it is not a lazily initialized global (each read of one
+/// goes through `swift_once`, about 20 instructions): a constant-initialized atomic says
+/// whether the hooks were looked up and found, and the lookup runs on first use.
+@inlinable
+package var sanitizerHooks: SanitizerHooks? {
+    switch sanitizerHooksState.load(ordering: .acquiring) {
+    case SanitizerHooksState.absent: return nil
+    case SanitizerHooksState.present: return foundSanitizerHooks
+    default: return lookUpSanitizerHooks()
+    }
+}
+
+/// What ``sanitizerHooksState`` holds.
 @usableFromInline
-let sanitizerHooks: SanitizerHooks? = {
+enum SanitizerHooksState {
+    @usableFromInline static let unknown: UInt8 = 0
+    @usableFromInline static let absent: UInt8 = 1
+    @usableFromInline static let present: UInt8 = 2
+    @usableFromInline static let storing: UInt8 = 3
+}
+
+/// Whether ``foundSanitizerHooks`` is set (see ``SanitizerHooksState``).
+@usableFromInline
+let sanitizerHooksState = Atomic<UInt8>(0)
+
+/// The hooks, written once before ``sanitizerHooksState`` becomes `present` (a releasing
+/// store) and read only after an acquiring load saw `present`.
+@usableFromInline
+nonisolated(unsafe) var foundSanitizerHooks: SanitizerHooks? = nil
+
+/// Looks the hooks up; the first caller to finish records the answer for everyone.
+@usableFromInline
+@inline(never)
+func lookUpSanitizerHooks() -> SanitizerHooks? {
+    let hooks = sanitizerHooksIfPresent()
+    // One thread stores; any other that raced it has its own copy of the same answer.
+    guard sanitizerHooksState.compareExchange(expected: SanitizerHooksState.unknown, desired: SanitizerHooksState.storing, ordering: .relaxed).exchanged
+    else { return hooks }
+    foundSanitizerHooks = hooks
+    sanitizerHooksState.store(hooks == nil ? SanitizerHooksState.absent : SanitizerHooksState.present, ordering: .releasing)
+    return hooks
+}
+
+/// ThreadSanitizer's annotation functions, if this process has them.
+private func sanitizerHooksIfPresent() -> SanitizerHooks? {
     guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release"),
         let ignoreBegin = dlsym(nil, "AnnotateIgnoreWritesBegin"), let ignoreEnd = dlsym(nil, "AnnotateIgnoreWritesEnd")
     else {
@@ -63,4 +107,4 @@ let sanitizerHooks: SanitizerHooks? = {
         ignoreBegin: unsafeBitCast(ignoreBegin, to: SanitizerHooks.IgnoreHook.self),
         ignoreEnd: unsafeBitCast(ignoreEnd, to: SanitizerHooks.IgnoreHook.self)
     )
-}()
+}
