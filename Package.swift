@@ -40,11 +40,15 @@ let package = Package(
     ],
     targets: [
         // The POSIX and threading plumbing the adapters share (named threads, the atomic file
-        // replace, path rules, errno text, Duration conversions, a FIFO). Not a product, `package`
-        // access only, and it links no C library beyond the C runtime.
-        .target(name: "PromiseSystem", swiftSettings: strictSettings),
+        // replace, path rules, errno text, a FIFO, and PromiseBasics, which it re-exports). Not a
+        // product, `package` access only, and it links no C library beyond the C runtime.
+        // The two system helpers PromiseCore itself needs (Duration conversions, the standard
+        // error writer), apart from PromiseSystem so that a program using PromiseCore alone
+        // does not link the adapters' plumbing.
+        .target(name: "PromiseBasics", swiftSettings: strictSettings),
+        .target(name: "PromiseSystem", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
         .testTarget(name: "PromiseSystemTests", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
-        .target(name: "PromiseCore", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
+        .target(name: "PromiseCore", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         .target(name: "PromiseFS", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         // The system SQLite (Debian 12: 3.40.1): module.modulemap and shim.h only.

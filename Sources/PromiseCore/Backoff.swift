@@ -1,4 +1,4 @@
-internal import PromiseSystem
+internal import PromiseBasics
 /// How long ``retry(on:attempts:backoff:condition:_:)`` waits before each retry.
 ///
 /// ```swift

@@ -1,5 +1,5 @@
 import Dispatch
-internal import PromiseSystem
+internal import PromiseBasics
 
 /// Somewhere promise callbacks can run: a dispatch queue, an event loop, the calling thread.
 ///

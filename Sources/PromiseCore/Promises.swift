@@ -1,5 +1,5 @@
 public import Dispatch
-internal import PromiseSystem
+internal import PromiseBasics
 
 /// Process-wide settings and diagnostics for promises.
 ///
