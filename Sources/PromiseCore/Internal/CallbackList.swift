@@ -36,6 +36,7 @@ struct Callback<Value: Sendable>: Sendable {
         self.body = body
     }
 
+    /// A callback running on `context`, or in the resolving thread's drain when it is `nil`.
     @inlinable
     init(
         _ context: (any ExecutionContext)?,
@@ -43,18 +44,8 @@ struct Callback<Value: Sendable>: Sendable {
         owner: (any PromiseNode)?,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
-        self.owner = owner
-        if let context, !isInline(context) {
-            self.context = classBound(context)
-            // Told before the callback is stored; a promise that turns out to be settled
-            // already ends this at once (``withdrawAnnouncement()``).
-            self.announced = beginWaiting(for: context)
-        } else {
-            self.context = nil
-            self.announced = false
-        }
-        self.passthrough = passthrough
-        self.body = body
+        let target = context.map { CallbackTarget(opening: $0) } ?? .inDrain()
+        self.init(target, passthrough: passthrough, owner: owner, body)
     }
 
     /// Runs or submits the callback. Must be called from inside a drain on this thread.
@@ -211,6 +202,20 @@ struct CallbackTarget {
     /// Whether the context was told that a callback waits for it.
     @usableFromInline let announced: Bool
 
+    /// The resolving thread's drain: no context, nothing announced.
+    @usableFromInline
+    static func inDrain() -> CallbackTarget {
+        CallbackTarget(context: nil, resolvingContextID: nil, announced: false)
+    }
+
+    private init(context: (any ExecutionContext & AnyObject)?, resolvingContextID: ObjectIdentifier?, announced: Bool) {
+        self.context = context
+        self.resolvingContextID = resolvingContextID
+        self.announced = announced
+    }
+
+    /// Where callbacks on `context` run; a context that wants to know is told that one waits.
+    @usableFromInline
     init<Context: ExecutionContext>(opening context: Context) {
         resolvingContextID = context.executionContextID
         if Context.self == InlineContext.self {
