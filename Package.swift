@@ -48,7 +48,10 @@ let package = Package(
         .target(name: "PromiseBasics", swiftSettings: strictSettings),
         .target(name: "PromiseSystem", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
         .testTarget(name: "PromiseSystemTests", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
-        .target(name: "PromiseCore", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
+        // One Swift runtime entry point (swift_tryRetain) for PromiseCore's upstream links:
+        // a header only, linking nothing beyond the Swift runtime.
+        .systemLibrary(name: "CPromiseRuntime"),
+        .target(name: "PromiseCore", dependencies: ["PromiseBasics", "CPromiseRuntime"], swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         .target(name: "PromiseFS", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         // The system SQLite (Debian 12: 3.40.1): module.modulemap and shim.h only.

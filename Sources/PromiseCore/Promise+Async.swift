@@ -35,9 +35,7 @@ extension Promise {
             return try result.get()
         }
         let waiter = Promise<Value>(resolvingContextID: nil)
-        if subscribe(on: nil, { waiter.resolve($0, fromUpstream: true) }) {
-            waiter.link(to: self)
-        }
+        subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 waiter.subscribe(on: nil) { continuation.resume(with: $0) }

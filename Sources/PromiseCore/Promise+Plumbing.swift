@@ -10,6 +10,25 @@ extension Promise {
     @inlinable
     @discardableResult
     func subscribe(_ callback: Callback<Value>) -> Bool {
+        subscribe(callback) { _ in }
+    }
+
+    /// ``subscribe(_:)`` for a callback whose owner is `child`, which is linked to this
+    /// promise for upward cancellation when the callback has to wait: inside this promise's
+    /// lock, together with the callback, so that the delivery that hands the callback over
+    /// clears the link (`Internal/UpstreamLink.swift`). `child` must be new: pending, not
+    /// linked to anything, and not yet reachable from another thread, because its link is
+    /// written without its own lock.
+    @inlinable
+    @discardableResult
+    func subscribe<Child: Sendable>(_ callback: Callback<Value>, linking child: Promise<Child>) -> Bool {
+        subscribe(callback) { child.upstream = $0 }
+    }
+
+    /// ``subscribe(_:)``, calling `link` with this promise inside the lock when the callback
+    /// is stored to wait.
+    @inlinable
+    func subscribe(_ callback: Callback<Value>, link: (Promise<Value>) -> Void) -> Bool {
         let ready: Result<Value, any Error>? = withState { state in
             state.observed = true
             state.consumers += 1
@@ -18,6 +37,7 @@ extension Promise {
                 return result
             }
             state.callbacks.append(callback)
+            link(self)
             attention.store(state.result == nil, ordering: .relaxed)
             return nil
         }
@@ -50,6 +70,18 @@ extension Promise {
         subscribe(Callback(context, passthrough: passthrough, owner: owner, body))
     }
 
+    /// Registers a callback that runs in the resolving thread's drain and finishes `child`,
+    /// linking `child` to this promise for upward cancellation while the callback waits.
+    /// `child` must be new, as for ``subscribe(_:linking:)``.
+    @inlinable
+    @discardableResult
+    func subscribe<Child: Sendable>(
+        linking child: Promise<Child>,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Bool {
+        subscribe(Callback(CallbackTarget.inDrain(), owner: child, body), linking: child)
+    }
+
     /// The start of every chaining operator: a pending child promise resolved on `context`
     /// (``Promises/defaultContext`` when `nil`), the callback `makeCallback` builds for it
     /// registered on this promise, and the child linked to this promise for upward cancellation
@@ -65,13 +97,13 @@ extension Promise {
     ) -> Promise<NewValue> {
         let target = callbackTarget(context)
         let child = Promise<NewValue>(resolvingContextID: target.resolvingContextID)
-        if subscribe(Callback(target, passthrough: passthrough, owner: child, makeCallback(child))) {
-            child.link(to: self)
-        }
+        subscribe(Callback(target, passthrough: passthrough, owner: child, makeCallback(child)), linking: child)
         return child
     }
 
     /// Makes `source` this promise's upstream for cancellation, if this promise is pending.
+    /// The caller keeps `source` alive until this promise settles (a combinator's `onCancel`
+    /// handler holds its `Combination`): the link does not (`Internal/UpstreamLink.swift`).
     @inlinable
     func link(to source: any PromiseNode) {
         withState { state in
@@ -89,6 +121,9 @@ extension Promise {
             )
             return
         }
+        // The callback is inline and resolves this promise, which clears the link, before
+        // `inner`'s delivery or deinitializer returns; so the link is made here, after the
+        // subscription, and only while this promise is pending (`Internal/UpstreamLink.swift`).
         let wasPending = inner.subscribe(on: nil) { [self] result in
             self.resolve(result, fromUpstream: true)
         }
@@ -114,7 +149,7 @@ extension Promise: PromiseNode {
                 return (callbacks, state.result)
             }
             guard let result, !callbacks.isEmpty else { return }
-            callbacks.dispatchAll(result)
+            callbacks.dispatchAll(result, from: ObjectIdentifier(self))
         }
     }
 
@@ -151,8 +186,15 @@ extension Promise: PromiseNode {
     @usableFromInline
     var resolverInfo: ResolverInfo {
         withState { state in
-            let source: (any PromiseNode)? = upstream
+            let source = retainedIfAlive(upstream)
             return ResolverInfo(contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
+        }
+    }
+
+    @usableFromInline
+    func unlinkUpstream(from source: ObjectIdentifier) {
+        storage.withLockNonGeneric {
+            if let current = upstream, ObjectIdentifier(current) == source { upstream = nil }
         }
     }
 }

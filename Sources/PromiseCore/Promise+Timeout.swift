@@ -26,12 +26,16 @@ extension Promise {
         let timer = Scheduler.schedule(on: context, owner: child, after: interval) {
             child.resolve(.failure(PromiseError.timedOut(after: interval, label: label)), fromUpstream: false)
         }
-        let pending = subscribe(on: nil) { result in
+        // The timer can already reach `child` from another thread, so the link is written
+        // under `child`'s lock (nested inside this promise's: no code takes them the other way).
+        let callback = Callback<Value>(CallbackTarget.inDrain(), owner: child) { result in
             timer.cancel()
             child.resolve(result, fromUpstream: true)
         }
+        let pending = subscribe(callback) { source in
+            child.withState { _ in child.upstream = source }
+        }
         if pending {
-            child.link(to: self)
             child.onCancel { timer.cancel() }
         }
         return child
@@ -47,7 +51,7 @@ extension Promise {
     public func delay(on context: (any ExecutionContext)? = nil, _ interval: Duration) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
         let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let pending = subscribe(on: nil) { result in
+        subscribe(linking: child) { result in
             switch result {
             case .success(let value):
                 guard child.isPending else { return }
@@ -59,7 +63,6 @@ extension Promise {
                 child.resolve(result, fromUpstream: true)
             }
         }
-        if pending { child.link(to: self) }
         return child
     }
 }

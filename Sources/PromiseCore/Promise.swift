@@ -103,12 +103,13 @@ public final class Promise<Value: Sendable>: Sendable {
     let storage: Lock<Bool>
 
     /// The promise this one waits for, for upward cancellation; read and written only inside
-    /// ``withState(_:)``. Weak, so a source that nobody else holds is deallocated (and detected
-    /// as broken). Kept out of ``State``: a weak reference is not bitwise-movable, and inside
-    /// the state it made every move of a state go through its generic value witness.
+    /// ``withState(_:)``, and read through ``retainedIfAlive(_:)``. It does not keep the source
+    /// alive, so a source that nobody else holds is deallocated (and detected as broken), and
+    /// it is not `weak`, whose side table would cost an allocation per link: the source clears
+    /// the link before it can go (the rule is in `Internal/UpstreamLink.swift`).
     @usableFromInline
     @exclusivity(unchecked)
-    nonisolated(unsafe) weak var upstream: (any PromiseNode)?
+    nonisolated(unsafe) unowned(unsafe) var upstream: (any PromiseNode)?
 
     /// The promise's state; read and written only inside ``withState(_:)``.
     @usableFromInline
@@ -223,7 +224,7 @@ public final class Promise<Value: Sendable>: Sendable {
         let error = PromiseError.broken(Value.self)
         Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
         Scheduler.runImmediately {
-            callbacks.dispatchAll(.failure(error))
+            callbacks.dispatchAll(.failure(error), from: ObjectIdentifier(self))
         }
     }
 
@@ -411,7 +412,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// settlement has to withdraw from it.
     @inlinable
     func takeUpstream(withdrawing: Bool) -> (any PromiseNode)? {
-        let taken = withdrawing ? upstream : nil
+        let taken = withdrawing ? retainedIfAlive(upstream) : nil
         upstream = nil
         return taken
     }

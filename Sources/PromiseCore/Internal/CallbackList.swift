@@ -115,17 +115,22 @@ enum CallbackList<Value: Sendable>: Sendable {
         return taken
     }
 
-    /// Dispatches every callback, in the order they were added.
+    /// Dispatches every callback, in the order they were added, after clearing its owner's
+    /// upstream link to `source` (the promise the callbacks were taken from): once handed
+    /// over, a callback may finish its owner later, from another thread, when `source` may be
+    /// gone (the rule is in `Internal/UpstreamLink.swift`).
     @inlinable
-    func dispatchAll(_ result: Result<Value, any Error>) {
+    func dispatchAll(_ result: Result<Value, any Error>, from source: ObjectIdentifier) {
         let turn = Turn.current
         switch self {
         case .none:
             break
         case .one(let callback):
+            callback.owner?.unlinkUpstream(from: source)
             callback.dispatch(result, turn: turn)
         case .many(let all):
             for callback in all {
+                callback.owner?.unlinkUpstream(from: source)
                 callback.dispatch(result, turn: turn)
             }
         }

@@ -14,6 +14,15 @@ protocol PromiseNode: AnyObject, Sendable {
     /// The context that resolves this promise and the promises it waits for, for deadlock
     /// detection.
     var resolverInfo: ResolverInfo { get }
+    /// Clears this promise's upstream link if it points at `source`, which is handing over
+    /// or breaking the callback this promise owns (see `Internal/UpstreamLink.swift`).
+    func unlinkUpstream(from source: ObjectIdentifier)
+}
+
+extension PromiseNode {
+    /// Nodes other than promises have no upstream link.
+    @usableFromInline
+    func unlinkUpstream(from source: ObjectIdentifier) {}
 }
 
 /// What `awaitPromise`'s deadlock check learns of one step of a chain.
