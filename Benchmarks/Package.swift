@@ -138,6 +138,15 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "SizeProbeNIO",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/SizeProbeNIO",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "SizeProbeBaseline",
             path: "Sources/SizeProbeBaseline",
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PromiseCore against its GCD and SwiftNIO baselines: medians, min/max and ratios, then the
-# release-binary size cost of PromiseCore.
+# release-binary size cost of PromiseCore, beside SwiftNIO's and with client-side dead stripping.
 #
 #   Benchmarks/ratios.sh [ROUNDS]     default 5 rounds, ~15 s each once built
 #
@@ -51,18 +51,29 @@ python3 "$here/ratios.py" "$out"
 if [ "${SIZE:-1}" = 1 ]; then
     echo
     echo "== size probe (release, stripped)"
-    swift build -c release --product SizeProbe >"$out/size.log" 2>&1 || { cat "$out/size.log"; exit 1; }
-    swift build -c release --product SizeProbeBaseline >>"$out/size.log" 2>&1 || { cat "$out/size.log"; exit 1; }
-    for probe in SizeProbe SizeProbeBaseline; do
+    for probe in SizeProbe SizeProbeNIO SizeProbeBaseline; do
+        swift build -c release --product "$probe" >>"$out/size.log" 2>&1 || { cat "$out/size.log"; exit 1; }
         strip -o "$out/$probe.stripped" "$bin/$probe"
         "$bin/$probe" >/dev/null
     done
-    with=$(stat -c %s "$out/SizeProbe.stripped")
-    without=$(stat -c %s "$out/SizeProbeBaseline.stripped")
-    echo "SizeProbe (PromiseCore)     $with bytes"
-    echo "SizeProbeBaseline           $without bytes"
-    echo "PromiseCore costs           $((with - without)) bytes ($(( (with - without) / 1024 )) KiB)"
+    # The same probe built the way a client can ask the linker to drop what it does not use:
+    # each function in a section of its own, and public symbols no longer marked as retained
+    # (the compiler marks every public symbol SHF_GNU_RETAIN, so --gc-sections, which SwiftPM
+    # passes, keeps a static library's whole API). A scratch folder of its own: the flags
+    # apply to every module of the build.
+    lean=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link)
+    swift build -c release --product SizeProbe --scratch-path "$here/.build-size-lean" "${lean[@]}" >>"$out/size.log" 2>&1 ||
+        { cat "$out/size.log"; exit 1; }
+    strip -o "$out/SizeProbeLean.stripped" "$here/.build-size-lean/release/SizeProbe"
+    "$here/.build-size-lean/release/SizeProbe" >/dev/null
+    size_of() { stat -c %s "$out/$1.stripped"; }
+    without=$(size_of SizeProbeBaseline)
+    cost() { local bytes=$(( $(size_of "$1") - without )); echo "$bytes bytes ($(( bytes / 1024 )) KiB)"; }
+    echo "SizeProbeBaseline (Dispatch only)         $without bytes"
+    echo "PromiseCore costs                         $(cost SizeProbe)"
+    echo "PromiseCore costs, client dead-stripping  $(cost SizeProbeLean)"
+    echo "SwiftNIO (NIOCore + NIOPosix) costs       $(cost SizeProbeNIO)"
     extra=$(comm -23 <(ldd "$bin/SizeProbe" | awk '{print $1}' | sort) \
                      <(ldd "$bin/SizeProbeBaseline" | awk '{print $1}' | sort) | tr '\n' ' ')
-    echo "extra shared libraries      ${extra:-none}"
+    echo "extra shared libraries (PromiseCore)      ${extra:-none}"
 fi
