@@ -141,7 +141,7 @@ extension Promise {
 
 extension Promise: PromiseNode {
     @inlinable
-    func deliverCallbacks() {
+    func deliverCallbacks(in turn: Turn) {
         while true {
             let (callbacks, result) = withState { state in
                 let callbacks = state.callbacks.take()
@@ -149,7 +149,7 @@ extension Promise: PromiseNode {
                 return (callbacks, state.result)
             }
             guard let result, !callbacks.isEmpty else { return }
-            callbacks.dispatchAll(result, from: ObjectIdentifier(self))
+            callbacks.dispatchAll(result, from: ObjectIdentifier(self), in: turn)
         }
     }
 

@@ -223,8 +223,8 @@ public final class Promise<Value: Sendable>: Sendable {
         let callbacks = withState { $0.callbacks.take() }
         let error = PromiseError.broken(Value.self)
         Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
-        Scheduler.runImmediately {
-            callbacks.dispatchAll(.failure(error), from: ObjectIdentifier(self))
+        Scheduler.runImmediately { turn in
+            callbacks.dispatchAll(.failure(error), from: ObjectIdentifier(self), in: turn)
         }
     }
 
@@ -399,8 +399,9 @@ public final class Promise<Value: Sendable>: Sendable {
         if case .failure(let error) = result, error is CancellationError {
             settlement.runHandlers = true
         }
-        settlement.handlers = state.cancelHandlers
-        state.cancelHandlers = []
+        // A swap moves the handlers out without retaining or releasing the array (usually the
+        // shared empty one).
+        swap(&settlement.handlers, &state.cancelHandlers)
         if !state.callbacks.isEmpty {
             state.deliveryScheduled = true
             settlement.deliver = true
@@ -432,7 +433,7 @@ public final class Promise<Value: Sendable>: Sendable {
         // drain loop delivers after the current callback returns (which keeps a long chain off
         // the stack), or, for a nested settlement, at once up to a small depth.
         if settlement.deliver, let turn = Scheduler.beginDelivery(of: self, nested: nested) {
-            deliverCallbacks()
+            deliverCallbacks(in: turn)
             Scheduler.endDelivery(turn)
         }
     }

@@ -10,8 +10,12 @@ struct Callback<Value: Sendable>: Sendable {
     /// of a callback list go through generic value witnesses. A context that is not a class
     /// is boxed (``ContextBox``).
     @usableFromInline let context: (any ExecutionContext & AnyObject)?
-    /// The promise this callback resolves, rejected if its context drops the callback.
-    @usableFromInline let owner: (any PromiseNode)?
+    /// The promise this callback resolves, rejected if its context drops the callback. Not a
+    /// strong reference: ``body`` holds the owner (it resolves it), and a callback is read
+    /// only while it is alive. Held strongly, every copy of a callback in code specialized
+    /// outside PromiseCore retained it through `Optional`'s generic value witness, about 100
+    /// instructions a copy.
+    @usableFromInline unowned(unsafe) let owner: (any PromiseNode)?
     @usableFromInline let body: @Sendable (Result<Value, any Error>) -> Void
     // The one-byte fields come last, where they pack into the tail of the struct: a callback
     // is stored inline in every promise it waits on.
@@ -118,10 +122,9 @@ enum CallbackList<Value: Sendable>: Sendable {
     /// Dispatches every callback, in the order they were added, after clearing its owner's
     /// upstream link to `source` (the promise the callbacks were taken from): once handed
     /// over, a callback may finish its owner later, from another thread, when `source` may be
-    /// gone (the rule is in `Internal/UpstreamLink.swift`).
+    /// gone (the rule is in `Internal/UpstreamLink.swift`). `turn` is the calling thread's.
     @inlinable
-    func dispatchAll(_ result: Result<Value, any Error>, from source: ObjectIdentifier) {
-        let turn = Turn.current
+    func dispatchAll(_ result: Result<Value, any Error>, from source: ObjectIdentifier, in turn: Turn) {
         switch self {
         case .none:
             break
@@ -242,7 +245,6 @@ func callbackTarget(_ context: (any ExecutionContext)?) -> CallbackTarget {
     if let context { return CallbackTarget(opening: context) }
     return CallbackTarget(opening: Promises.defaultContext)
 }
-
 /// Tells `context` that a callback waits for it, if it wants to know; returns whether it did.
 @usableFromInline
 func beginWaiting(for context: any ExecutionContext) -> Bool {

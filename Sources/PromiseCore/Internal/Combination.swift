@@ -47,7 +47,7 @@ final class Combination: PromiseNode {
         }
     }
 
-    func deliverCallbacks() {}
+    func deliverCallbacks(in turn: Turn) {}
 
     func withdrawConsumer() -> (any PromiseNode)? { nil }
 

@@ -3,8 +3,10 @@ internal import Synchronization
 /// A promise seen without its value type: what the drain loop and upward cancellation need.
 @usableFromInline
 protocol PromiseNode: AnyObject, Sendable {
-    /// Delivers the callbacks that were waiting when this promise was resolved.
-    func deliverCallbacks()
+    /// Delivers the callbacks that were waiting when this promise was resolved, in `turn`,
+    /// the calling thread's (passed down: looking it up costs a thread-specific read and a
+    /// retain).
+    func deliverCallbacks(in turn: Turn)
     /// One consumer of this promise lost interest. If it was the last one and this promise is
     /// still pending, this promise is cancelled and its own upstream is returned, so the caller can
     /// keep walking up without recursion.
@@ -118,14 +120,14 @@ enum Scheduler {
 
     /// Runs `work` now, as part of a drain on this thread (starting one if needed).
     @usableFromInline
-    static func runImmediately(_ work: () -> Void) {
+    static func runImmediately(_ work: (Turn) -> Void) {
         let turn = Turn.current
         if turn.draining {
-            work()
+            work(turn)
             return
         }
         turn.draining = true
-        work()
+        work(turn)
         drain(turn)
         turn.draining = false
     }
@@ -164,7 +166,7 @@ enum Scheduler {
         while turn.head < turn.queue.count {
             let node = turn.queue[turn.head]
             turn.head += 1
-            node.deliverCallbacks()
+            node.deliverCallbacks(in: turn)
             if turn.head >= 4096, turn.head * 2 >= turn.queue.count {
                 turn.queue.removeFirst(turn.head)
                 turn.head = 0
@@ -235,7 +237,7 @@ final class TrackedOwner: PromiseNode {
         self.once = once
     }
 
-    func deliverCallbacks() {}
+    func deliverCallbacks(in turn: Turn) {}
     func withdrawConsumer() -> (any PromiseNode)? { nil }
     func abandon() {
         owner?.abandon()
@@ -258,7 +260,7 @@ final class DeferredCallback<Value: Sendable>: PromiseNode {
     }
 
     @usableFromInline
-    func deliverCallbacks() { body(result) }
+    func deliverCallbacks(in turn: Turn) { body(result) }
     @usableFromInline
     func withdrawConsumer() -> (any PromiseNode)? { nil }
     @usableFromInline

@@ -1,4 +1,5 @@
 internal import Glibc
+internal import Synchronization
 
 /// Per-thread bookkeeping for the callback drain loop.
 ///
@@ -23,22 +24,41 @@ final class Turn {
     /// The calling thread's turn, created on first use and released when the thread exits.
     @usableFromInline
     static var current: Turn {
-        if let raw = pthread_getspecific(turnKey) {
+        let key = turnKey
+        if let raw = pthread_getspecific(key) {
             return Unmanaged<Turn>.fromOpaque(raw).takeUnretainedValue()
         }
         let turn = Turn()
-        pthread_setspecific(turnKey, Unmanaged.passRetained(turn).toOpaque())
+        pthread_setspecific(key, Unmanaged.passRetained(turn).toOpaque())
         return turn
     }
 }
 
-/// The thread-specific key behind `Turn.current`; its destructor releases the thread's turn.
-private let turnKey: pthread_key_t = {
+/// The thread-specific key behind `Turn.current`, plus one (0: not created yet). A
+/// constant-initialized atomic rather than a lazily initialized global, whose every read goes
+/// through `swift_once`: `Turn.current` is read several times per delivery.
+private let turnKeyPlusOne = Atomic<UInt64>(0)
+
+/// The thread-specific key behind `Turn.current`, created on first use; its destructor
+/// releases a thread's turn.
+private var turnKey: pthread_key_t {
+    let known = turnKeyPlusOne.load(ordering: .acquiring)
+    if known != 0 { return pthread_key_t(known - 1) }
+    return createTurnKey()
+}
+
+@inline(never)
+private func createTurnKey() -> pthread_key_t {
     var key = pthread_key_t()
     let status = pthread_key_create(&key) { raw in
         guard let raw else { return }
         Unmanaged<Turn>.fromOpaque(raw).release()
     }
     precondition(status == 0, "swift-promise: pthread_key_create failed (\(status)); the process is out of thread-specific keys")
-    return key
-}()
+    let (exchanged, original) = turnKeyPlusOne.compareExchange(
+        expected: 0, desired: UInt64(key) + 1, ordering: .acquiringAndReleasing)
+    if exchanged { return key }
+    // Another thread created one first: use that one (no thread can have a value under ours).
+    pthread_key_delete(key)
+    return pthread_key_t(original - 1)
+}
