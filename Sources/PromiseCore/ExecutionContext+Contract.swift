@@ -33,21 +33,34 @@
 /// Made by PromiseCore for every promise callback and timer it submits through
 /// ``ExecutionContext/submit(_:)``. Call exactly one of ``run()`` and ``refuse()``, once.
 public struct ContextJob: Sendable {
-    @usableFromInline let contextID: ObjectIdentifier?
     @usableFromInline let owner: (any PromiseNode)?
-    @usableFromInline let work: @Sendable () -> Void
+    /// The work wrapped in a turn of its context (see ``run()``): a context hands this closure
+    /// to `execute(_:)` as it is, without wrapping it in another.
+    @usableFromInline let turn: @Sendable () -> Void
 
+    /// A job running `work` as a turn of the context identified by `contextID`.
     @inlinable
     init(contextID: ObjectIdentifier?, owner: (any PromiseNode)?, work: @escaping @Sendable () -> Void) {
-        self.contextID = contextID
         self.owner = owner
-        self.work = work
+        self.turn = { Scheduler.runTurn(contextID, work) }
     }
+
+    /// A job whose `turn` already runs its work through `Scheduler.runTurn`, so that a
+    /// callback's hop allocates one closure, not three.
+    @inlinable
+    init(owner: (any PromiseNode)?, turn: @escaping @Sendable () -> Void) {
+        self.owner = owner
+        self.turn = turn
+    }
+
+    /// The job as a closure that runs it (``run()``), for a context in another of the
+    /// package's modules to queue as it is.
+    package var runner: @Sendable () -> Void { turn }
 
     /// Runs the job as one turn of its context: callbacks for the same context that become
     /// ready meanwhile run right after it, without another hop.
     public func run() {
-        Scheduler.runTurn(contextID, work)
+        turn()
     }
 
     /// Declines the job: the promise it would have resolved is rejected with
@@ -61,12 +74,12 @@ public struct ContextJob: Sendable {
 extension ExecutionContext {
     /// Runs `job` with ``execute(_:)``.
     public func submit(_ job: ContextJob) {
-        execute { job.run() }
+        execute(job.turn)
     }
 
     /// Runs `job` with ``executeAfter(_:_:)``.
     public func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork {
-        executeAfter(delay) { job.run() }
+        executeAfter(delay, job.turn)
     }
 
     /// `false`: the context does not care whether callbacks wait for it.

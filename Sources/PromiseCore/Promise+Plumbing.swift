@@ -52,7 +52,9 @@ extension Promise {
                 Scheduler.runSettled({ DeferredCallback(callback.body, ready) }) { callback.body(ready) }
             default:
                 let body = callback.body
-                Scheduler.submit(callback.context!, owner: callback.owner) { body(ready) }
+                let context = callback.context!
+                let id = context.executionContextID
+                Scheduler.submitTurn(context, owner: callback.owner) { Scheduler.runTurn(id) { body(ready) } }
             }
         }
         return false

@@ -204,7 +204,7 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// Runs PromiseCore's `job` like ``execute(_:)``; after ``shutdown()`` it is refused,
     /// which rejects the promise waiting for it with `PromiseError.Code.contextInvalidated`.
     public func submit(_ job: ContextJob) {
-        if !core.submit(.user, { job.run() }) {
+        if !core.submit(.user, job.runner) {
             job.refuse()
         }
     }

@@ -74,7 +74,8 @@ struct Callback<Value: Sendable>: Sendable {
             return
         }
         let body = self.body
-        Scheduler.submit(context, owner: owner) { body(result) }
+        let id = context.executionContextID
+        Scheduler.submitTurn(context, owner: owner) { Scheduler.runTurn(id) { body(result) } }
     }
 
     /// Ends the announcement of a callback that did not have to wait after all.

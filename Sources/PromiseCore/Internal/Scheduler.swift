@@ -134,6 +134,7 @@ enum Scheduler {
 
     /// Runs `work` as one turn of the context identified by `contextID`: callbacks for that same
     /// context that become ready during the turn run right after `work`, without another hop.
+    @usableFromInline
     static func runTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
         let turn = Turn.current
         if turn.draining {
@@ -195,6 +196,27 @@ enum Scheduler {
         context.submit(
             ContextJob(contextID: id, owner: TrackedOwner(owner, once)) {
                 work()
+                if once.claim() { Tracking.end() }
+            })
+    }
+
+    /// ``submit(_:owner:_:)`` for work whose closure already runs it as a turn of `context`
+    /// (through ``runTurn(_:_:)``): a callback's hop, which then allocates that one closure.
+    @usableFromInline
+    static func submitTurn(
+        _ context: any ExecutionContext,
+        owner: (any PromiseNode)?,
+        _ turn: @escaping @Sendable () -> Void
+    ) {
+        guard Tracking.isEnabled else {
+            context.submit(ContextJob(owner: owner, turn: turn))
+            return
+        }
+        Tracking.begin()
+        let once = OnceFlag()
+        context.submit(
+            ContextJob(owner: TrackedOwner(owner, once)) {
+                turn()
                 if once.claim() { Tracking.end() }
             })
     }
