@@ -1,3 +1,5 @@
+internal import Dispatch
+
 /// A callback waiting for a promise's result, with where it runs.
 @usableFromInline
 struct Callback<Value: Sendable>: Sendable {
@@ -261,8 +263,14 @@ func stopWaiting(for context: any ExecutionContext) {
 }
 
 /// `context` as a class-bound existential: itself when it is a class, boxed otherwise.
+///
+/// The library's own queue types are recognized by their type, which costs a comparison: the
+/// dynamic cast for any other type looks the conformance up at run time, about 500
+/// instructions for every callback on a queue.
 @usableFromInline
-func classBound(_ context: any ExecutionContext) -> any ExecutionContext & AnyObject {
+func classBound<Context: ExecutionContext>(_ context: Context) -> any ExecutionContext & AnyObject {
+    if Context.self == DispatchQueue.self, let queue = context as? DispatchQueue { return queue }
+    if Context.self == InvalidatableQueue.self, let queue = context as? InvalidatableQueue { return queue }
     if let object = context as? any ExecutionContext & AnyObject { return object }
     return ContextBox(context)
 }
