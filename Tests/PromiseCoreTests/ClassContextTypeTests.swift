@@ -4,8 +4,9 @@ import Testing
 
 @testable import PromiseCore
 
-/// A class context that counts the work it is handed.
-private final class CountingClassContext: ExecutionContext {
+/// A class context that counts the work it is handed. `Tag` makes distinct types of it: one
+/// registered with `registerClassContextType`, one not (which takes the dynamic cast).
+private final class CountingClassContext<Tag>: ExecutionContext {
     let queue = DispatchQueue(label: "class-context")
     let handed = Atomic<Int>(0)
 
@@ -17,27 +18,19 @@ private final class CountingClassContext: ExecutionContext {
     var executionContextID: ObjectIdentifier? { ObjectIdentifier(self) }
 }
 
-/// A second, never registered, so it takes the dynamic cast.
-private final class UnregisteredClassContext: ExecutionContext {
-    let queue = DispatchQueue(label: "unregistered-context")
-    let handed = Atomic<Int>(0)
-
-    func execute(_ work: @escaping @Sendable () -> Void) {
-        handed.add(1, ordering: .relaxed)
-        queue.async(execute: work)
-    }
-
-    var executionContextID: ObjectIdentifier? { ObjectIdentifier(self) }
-}
+private enum Registered {}
+private enum Unregistered {}
+private typealias RegisteredContext = CountingClassContext<Registered>
+private typealias UnregisteredClassContext = CountingClassContext<Unregistered>
 
 /// Context classes registered with `registerClassContextType` get their callbacks the same way
 /// as any other context, on the very instance given to `then`.
 @Suite struct ClassContextTypeTests {
     @Test func aRegisteredContextClassRunsItsOwnCallbacks() async throws {
-        registerClassContextType(CountingClassContext.self)
-        registerClassContextType(CountingClassContext.self)  // again: nothing changes
-        let first = CountingClassContext()
-        let second = CountingClassContext()
+        registerClassContextType(RegisteredContext.self)
+        registerClassContextType(RegisteredContext.self)  // again: nothing changes
+        let first = RegisteredContext()
+        let second = RegisteredContext()
         let value = try await Promise(1)
             .then(on: first) { $0 + 1 }
             .then(on: second) { $0 * 10 }
@@ -55,8 +48,8 @@ private final class UnregisteredClassContext: ExecutionContext {
     }
 
     @Test func classBoundKeepsTheInstance() {
-        registerClassContextType(CountingClassContext.self)
-        let context = CountingClassContext()
+        registerClassContextType(RegisteredContext.self)
+        let context = RegisteredContext()
         #expect(classBound(context) === context)
         let queue = DispatchQueue(label: "class-bound")
         #expect(classBound(queue) === queue)
