@@ -51,10 +51,7 @@ extension Promise {
             case (.success, .success), (.failure, .failure):
                 Scheduler.runSettled({ DeferredCallback(callback.body, ready) }) { callback.body(ready) }
             default:
-                let body = callback.body
-                let context = callback.context!
-                let id = context.executionContextID
-                Scheduler.submitTurn(context, owner: callback.owner) { Scheduler.runTurn(id) { body(ready) } }
+                Scheduler.submitDelivery(callback.context!, owner: callback.owner, callback.body, ready)
             }
         }
         return false

@@ -75,9 +75,7 @@ struct Callback<Value: Sendable>: Sendable {
             body(result)
             return
         }
-        let body = self.body
-        let id = context.executionContextID
-        Scheduler.submitTurn(context, owner: owner) { Scheduler.runTurn(id) { body(result) } }
+        Scheduler.submitDelivery(context, owner: owner, body, result)
     }
 
     /// Ends the announcement of a callback that did not have to wait after all.
@@ -248,6 +246,7 @@ func callbackTarget(_ context: (any ExecutionContext)?) -> CallbackTarget {
     if let context { return CallbackTarget(opening: context) }
     return CallbackTarget(opening: Promises.defaultContext)
 }
+
 /// Tells `context` that a callback waits for it, if it wants to know; returns whether it did.
 @usableFromInline
 func beginWaiting(for context: any ExecutionContext) -> Bool {

@@ -187,21 +187,24 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) {
         let id = context.executionContextID
-        guard Tracking.isEnabled else {
-            context.submit(ContextJob(contextID: id, owner: owner, work: work))
-            return
-        }
-        Tracking.begin()
-        let once = OnceFlag()
-        context.submit(
-            ContextJob(contextID: id, owner: TrackedOwner(owner, once)) {
-                work()
-                if once.claim() { Tracking.end() }
-            })
+        submitTurn(context, owner: owner) { runTurn(id, work) }
+    }
+
+    /// Hands a callback's `body` and the `result` it gets to `context`, as a turn of its own:
+    /// one closure, which runs the turn itself.
+    @inlinable
+    static func submitDelivery<Value: Sendable>(
+        _ context: any ExecutionContext & AnyObject,
+        owner: (any PromiseNode)?,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void,
+        _ result: Result<Value, any Error>
+    ) {
+        let id = context.executionContextID
+        submitTurn(context, owner: owner) { runTurn(id) { body(result) } }
     }
 
     /// ``submit(_:owner:_:)`` for work whose closure already runs it as a turn of `context`
-    /// (through ``runTurn(_:_:)``): a callback's hop, which then allocates that one closure.
+    /// (through ``runTurn(_:_:)``), so that the hop allocates that one closure.
     @usableFromInline
     static func submitTurn(
         _ context: any ExecutionContext,
