@@ -28,14 +28,24 @@ extension Promise {
         }
         // The timer can already reach `child` from another thread, so the link is written
         // under `child`'s lock (nested inside this promise's: no code takes them the other way).
+        // A timer that fired before the link found nothing to withdraw from: withdraw here.
         let callback = Callback<Value>(CallbackTarget.inDrain(), owner: child) { result in
             timer.cancel()
             child.resolve(result, fromUpstream: true)
         }
+        var timedOutFirst = false
         let pending = subscribe(callback) { source in
-            child.withState { _ in child.upstream = source }
+            child.withState { state in
+                if state.result == nil {
+                    child.upstream = source
+                } else {
+                    timedOutFirst = true
+                }
+            }
         }
-        if pending {
+        if timedOutFirst {
+            withdrawUpward(from: self)
+        } else if pending {
             child.onCancel { timer.cancel() }
         }
         return child

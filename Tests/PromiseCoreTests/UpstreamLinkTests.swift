@@ -55,7 +55,16 @@ private struct LinkMarker: Sendable {}
         let limited = source.timeout(on: queue, .milliseconds(1))
         let error = try #require(outcome(of: limited).failureValue as? PromiseError)
         #expect(error.code == .timedOut)
-        #expect(source.isCancelled, "the timed-out promise did not withdraw from its source")
+        // The timed-out promise delivers its rejection before it withdraws from its source, on
+        // the timer's thread: wait for the source to settle rather than look at once.
+        #expect(outcome(of: source).failureValue is CancellationError, "the timed-out promise did not withdraw from its source")
+    }
+
+    @Test func aTimeoutThatFiresBeforeItSubscribesStillWithdraws() {
+        let source = Promise<Int>.pending()
+        let limited = source.timeout(on: ImmediateTimers(), .seconds(1))
+        #expect((limited.error as? PromiseError)?.code == .timedOut)
+        #expect(source.isCancelled, "a timer that fired before the subscription left its source running")
     }
 
     @Test func cancellingWhileTheSourceSettlesAndGoes() {
@@ -107,6 +116,19 @@ private struct LinkMarker: Sendable {}
         #expect(source.isCancelled)
         #expect(stopped.value == 1)
     }
+}
+
+/// A context whose timers fire at once, inside `executeAfter`: a `timeout` on it fires before
+/// it has subscribed to its source.
+private final class ImmediateTimers: ExecutionContext {
+    func execute(_ work: @escaping @Sendable () -> Void) { work() }
+
+    func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+        work()
+        return ScheduledWork {}
+    }
+
+    var executionContextID: ObjectIdentifier? { ObjectIdentifier(self) }
 }
 
 /// The only strong reference to a source promise, dropped from another thread.
