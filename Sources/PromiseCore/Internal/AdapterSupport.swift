@@ -14,6 +14,30 @@ package enum AdapterSupport {
     package static func runTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
         Scheduler.runTurn(contextID, work)
     }
+
+    /// ``runTurn(_:_:)`` for work that settles many promises at once (a pass of an event
+    /// loop): the callbacks it hands to a serial context (`Promises.defaultQueue`,
+    /// `DispatchQueue.main`, a `UVLoop`) run in one job on that context instead of one job
+    /// each, so the context is woken once per pass. No job waits for the end of the turn: the
+    /// first hop to a context submits the job that runs the later ones too.
+    ///
+    /// - Parameters:
+    ///   - contextID: The context's ``ExecutionContext/executionContextID``.
+    ///   - work: Library code running on that context.
+    package static func runBatchedTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
+        Scheduler.runBatchedTurn(contextID, work)
+    }
+
+    /// Submits `work` to `context` as a turn of its own, as a callback's hop is: inside a
+    /// batched turn (``runBatchedTurn(_:_:)``) it keeps its place among the turn's callbacks
+    /// for that context.
+    ///
+    /// - Parameters:
+    ///   - context: Where `work` runs.
+    ///   - work: The work; runs once, unless the context refuses it.
+    package static func submit(_ context: any ExecutionContext, _ work: @escaping @Sendable () -> Void) {
+        Scheduler.submit(context, work)
+    }
 }
 
 extension Promise {

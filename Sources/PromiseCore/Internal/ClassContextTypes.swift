@@ -10,6 +10,8 @@ internal import Synchronization
 struct ClassContextType {
     let type: ObjectIdentifier
     let bind: @Sendable (AnyObject) -> any ExecutionContext & AnyObject
+    /// Whether every instance runs one job at a time, in order (see `Internal/HopBatch.swift`).
+    let serial: Bool
 }
 
 /// How many types can be registered; later registrations are ignored (those types take the cast).
@@ -26,12 +28,18 @@ let classContextWriter = Mutex<Void>(())
 
 /// Lets `classBound(_:)` recognize contexts of type `Context` without a dynamic cast.
 /// Registering a type again does nothing.
-package func registerClassContextType<Context: ExecutionContext & AnyObject>(_ type: Context.Type) {
+///
+/// - Parameters:
+///   - type: The context class.
+///   - serial: Whether every instance runs one job at a time, in the order submitted, so that
+///     the hops of a batched turn may share one job on it (see `Internal/HopBatch.swift`).
+package func registerClassContextType<Context: ExecutionContext & AnyObject>(_ type: Context.Type, serial: Bool = false) {
     classContextWriter.withLock { _ in
         let known = classContextCount.load(ordering: .relaxed)
         for index in 0..<known where classContextSlots[index].type == ObjectIdentifier(type) { return }
         guard known < classContextCapacity else { return }
-        (classContextSlots + known).initialize(to: ClassContextType(type: ObjectIdentifier(type)) { unsafeDowncast($0, to: Context.self) })
+        (classContextSlots + known).initialize(
+            to: ClassContextType(type: ObjectIdentifier(type), bind: { unsafeDowncast($0, to: Context.self) }, serial: serial))
         classContextCount.store(known + 1, ordering: .releasing)
     }
 }
@@ -45,4 +53,14 @@ func registeredClassBound<Context: ExecutionContext>(_ context: Context) -> (any
         return classContextSlots[index].bind(unsafeBitCast(context, to: AnyObject.self))
     }
     return nil
+}
+
+/// Whether `type` was registered as a serial context type.
+func isRegisteredSerial(_ type: any ExecutionContext.Type) -> Bool {
+    let known = classContextCount.load(ordering: .acquiring)
+    let id = ObjectIdentifier(type)
+    for index in 0..<known where classContextSlots[index].type == id {
+        return classContextSlots[index].serial
+    }
+    return false
 }

@@ -161,6 +161,28 @@ enum Scheduler {
         turn.currentContextID = nil
     }
 
+    /// How many threads run a batched turn right now: while none does, a hop skips looking
+    /// for one.
+    static let batchedTurns = Atomic<Int>(0)
+
+    /// ``runTurn(_:_:)``, with every hop made meanwhile to a serial context joining one
+    /// carrier job for that context (see `Internal/HopBatch.swift`): settling many promises in
+    /// one turn wakes each context once. Inside another batched turn, runs as part of it.
+    static func runBatchedTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
+        let turn = Turn.current
+        guard turn.hops == nil else {
+            runTurn(contextID, work)
+            return
+        }
+        let batch = HopBatch()
+        turn.hops = batch
+        batchedTurns.add(1, ordering: .relaxed)
+        runTurn(contextID, work)
+        batchedTurns.subtract(1, ordering: .relaxed)
+        turn.hops = nil
+        batch.end()
+    }
+
     private static func drain(_ turn: Turn) {
         // Most drains find nothing queued: leave the array alone then (touching it is not free).
         guard !turn.queue.isEmpty else { return }
@@ -211,17 +233,21 @@ enum Scheduler {
         owner: (any PromiseNode)?,
         _ turn: @escaping @Sendable () -> Void
     ) {
-        guard Tracking.isEnabled else {
-            context.submit(ContextJob(owner: owner, turn: turn))
-            return
-        }
-        Tracking.begin()
-        let once = OnceFlag()
-        context.submit(
-            ContextJob(owner: TrackedOwner(owner, once)) {
+        let job: ContextJob
+        if Tracking.isEnabled {
+            Tracking.begin()
+            let once = OnceFlag()
+            job = ContextJob(owner: TrackedOwner(owner, once)) {
                 turn()
                 if once.claim() { Tracking.end() }
-            })
+            }
+        } else {
+            job = ContextJob(owner: owner, turn: turn)
+        }
+        if batchedTurns.load(ordering: .relaxed) > 0, let batch = Turn.current.hops, batch.add(job, to: context) {
+            return
+        }
+        context.submit(job)
     }
 
     /// Runs `work` on `context` after `delay`, as a turn of that context. The returned handle

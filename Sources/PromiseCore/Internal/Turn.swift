@@ -20,6 +20,9 @@ final class Turn {
     /// Promises resolved during the current drain whose callbacks still have to be delivered.
     @exclusivity(unchecked) var queue: [any PromiseNode] = []
     @exclusivity(unchecked) var head = 0
+    /// The carriers of the batched turn this thread runs, if it runs one (see
+    /// `Scheduler.runBatchedTurn`).
+    @exclusivity(unchecked) var hops: HopBatch?
 
     /// The calling thread's turn, created on first use and released when the thread exits.
     @usableFromInline

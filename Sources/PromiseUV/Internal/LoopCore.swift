@@ -122,7 +122,7 @@ final class LoopCore: @unchecked Sendable {
         // Internal handle: only keep-alive holds make it keep the loop running.
         uv_unref(cuv_async_as_handle(async))
         ContextRegistry.register(core, for: core.contextID)
-        registerClassContextType(UVLoop.self)
+        registerClassContextType(UVLoop.self, serial: true)
         return core
     }
 

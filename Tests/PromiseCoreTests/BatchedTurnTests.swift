@@ -1,0 +1,202 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import PromiseCore
+
+/// A context that counts the jobs it is handed and runs them on a serial queue, at once on the
+/// submitting thread, or not at all (it refuses them). `Tag` makes distinct types of it: one
+/// registered as serial, one not registered.
+private final class JobCountingContext<Tag>: ExecutionContext {
+    enum Mode { case queue, immediate, refusing }
+
+    let mode: Mode
+    let queue = DispatchQueue(label: "job-counting")
+    let handed = Atomic<Int>(0)
+
+    init(_ mode: Mode = .queue) {
+        self.mode = mode
+    }
+
+    func submit(_ job: ContextJob) {
+        handed.add(1, ordering: .relaxed)
+        switch mode {
+        case .queue: queue.async { job.run() }
+        case .immediate: job.run()
+        case .refusing: job.refuse()
+        }
+    }
+
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        submit(ContextJob(contextID: executionContextID, owner: nil, work: work))
+    }
+
+    var executionContextID: ObjectIdentifier? { ObjectIdentifier(self) }
+}
+
+private enum SerialTag {}
+private enum UnknownTag {}
+private typealias SerialContext = JobCountingContext<SerialTag>
+private typealias UnknownContext = JobCountingContext<UnknownTag>
+
+/// Appends to a list from callbacks on any thread.
+private final class Log: Sendable {
+    private let entries = Mutex<[Int]>([])
+    func append(_ value: Int) { entries.withLock { $0.append(value) } }
+    var all: [Int] { entries.withLock { $0 } }
+}
+
+/// An adapter's pass that settles many promises at once hands their callbacks to each serial
+/// context in one job (`AdapterSupport.runBatchedTurn`), in order, and never holds one back.
+@Suite struct BatchedTurnTests {
+    init() {
+        registerClassContextType(SerialContext.self, serial: true)
+    }
+
+    /// Resolves `count` pending promises in one batched turn, each with a callback on
+    /// `context` that logs its index; returns the derived promises.
+    private func settleInOneBatchedTurn(
+        _ count: Int, on context: any ExecutionContext, log: Log
+    ) -> [Promise<Int>] {
+        let sources = (0..<count).map { _ in Promise<Int>.pending() }
+        let derived = sources.enumerated().map { index, source in
+            source.then(on: context) { value in
+                log.append(index)
+                return value
+            }
+        }
+        // A queue context waits until the turn is over, so that its first job cannot run dry
+        // (and close its carrier) before the last callback joined it.
+        let counting = context as? SerialContext
+        counting?.queue.suspend()
+        AdapterSupport.runBatchedTurn(nil) {
+            for (index, source) in sources.enumerated() { source.fulfill(index) }
+        }
+        counting?.queue.resume()
+        return derived
+    }
+
+    @Test func callbacksForASerialContextShareOneJobInOrder() async throws {
+        let context = SerialContext()
+        let log = Log()
+        let derived = settleInOneBatchedTurn(50, on: context, log: log)
+        let values = try await all(derived).get()
+        #expect(values == Array(0..<50))
+        #expect(log.all == Array(0..<50))
+        #expect(context.handed.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func anUnbatchedTurnHandsOverOneJobPerCallback() async throws {
+        let context = SerialContext()
+        let sources = (0..<20).map { _ in Promise<Int>.pending() }
+        let derived = sources.map { $0.then(on: context) { $0 } }
+        AdapterSupport.runTurn(nil) {
+            for (index, source) in sources.enumerated() { source.fulfill(index) }
+        }
+        _ = try await all(derived).get()
+        #expect(context.handed.load(ordering: .relaxed) == 20)
+    }
+
+    @Test func aContextNotKnownToBeSerialGetsOneJobPerCallback() async throws {
+        let context = UnknownContext()
+        let log = Log()
+        let derived = settleInOneBatchedTurn(20, on: context, log: log)
+        let values = try await all(derived).get()
+        #expect(values == Array(0..<20))
+        #expect(context.handed.load(ordering: .relaxed) == 20)
+    }
+
+    @Test func theDefaultQueueIsKnownToBeSerial() async throws {
+        let log = Log()
+        let derived = settleInOneBatchedTurn(30, on: Promises.defaultQueue, log: log)
+        let values = try await all(derived).get()
+        #expect(values == Array(0..<30))
+        #expect(log.all == Array(0..<30))
+    }
+
+    @Test func aCarrierThatRanDryIsReplacedByANewOne() async throws {
+        // The context runs each job at once: the first carrier runs its one callback and
+        // closes before the next callback comes, which then starts a carrier of its own.
+        let context = SerialContext(.immediate)
+        let log = Log()
+        let derived = settleInOneBatchedTurn(5, on: context, log: log)
+        let values = try await all(derived).get()
+        #expect(values == Array(0..<5))
+        #expect(log.all == Array(0..<5))
+        #expect(context.handed.load(ordering: .relaxed) == 5)
+    }
+
+    @Test func aRefusedCarrierRejectsEveryCallbackItCarried() async throws {
+        let context = SerialContext(.refusing)
+        let log = Log()
+        let derived = settleInOneBatchedTurn(10, on: context, log: log)
+        for promise in derived {
+            let error = await #expect(throws: PromiseError.self) { try await promise.get() }
+            #expect(error?.code == .contextInvalidated)
+        }
+        #expect(log.all.isEmpty)
+    }
+
+    @Test func workSubmittedInTheTurnKeepsItsPlaceAmongTheCallbacks() async throws {
+        let context = SerialContext()
+        let log = Log()
+        let first = Promise<Int>.pending()
+        let second = Promise<Int>.pending()
+        let a = first.then(on: context) { value in
+            log.append(1); return value
+        }
+        let b = second.then(on: context) { value in
+            log.append(3); return value
+        }
+        context.queue.suspend()
+        AdapterSupport.runBatchedTurn(nil) {
+            // As an adapter settles its promises: delivered at once, not at the turn's end.
+            first.resolveFromLibrary(.success(1))
+            AdapterSupport.submit(context) { log.append(2) }
+            second.resolveFromLibrary(.success(3))
+        }
+        context.queue.resume()
+        _ = try await all([a, b]).get()
+        #expect(log.all == [1, 2, 3])
+        #expect(context.handed.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aWaitInsideTheTurnForACarriedCallbackDoesNotHang() async throws {
+        // Nothing is held until the turn ends: a callback that joined the carrier runs while
+        // the turn still blocks.
+        let context = SerialContext()
+        let source = Promise<Int>.pending()
+        let derived = source.then(on: context) { $0 * 2 }
+        let waited = Mutex<Result<Int, any Error>?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                AdapterSupport.runBatchedTurn(nil) {
+                    source.resolveFromLibrary(.success(21))
+                    let result = Result { try awaitPromise(derived, timeout: .seconds(10)) }
+                    waited.withLock { $0 = result }
+                }
+                done.resume()
+            }
+        }
+        let result = try #require(waited.withLock { $0 })
+        #expect(try result.get() == 42)
+    }
+
+    @Test func nestedBatchedTurnsShareTheOuterOnesCarriers() async throws {
+        let context = SerialContext()
+        let sources = (0..<6).map { _ in Promise<Int>.pending() }
+        let derived = sources.map { $0.then(on: context) { $0 } }
+        context.queue.suspend()
+        AdapterSupport.runBatchedTurn(nil) {
+            sources[0].fulfill(0)
+            AdapterSupport.runBatchedTurn(nil) {
+                for index in 1..<5 { sources[index].fulfill(index) }
+            }
+            sources[5].fulfill(5)
+        }
+        context.queue.resume()
+        let values = try await all(derived).get()
+        #expect(values == Array(0..<6))
+        #expect(context.handed.load(ordering: .relaxed) == 1)
+    }
+}
