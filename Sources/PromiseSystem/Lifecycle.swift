@@ -40,13 +40,16 @@ package struct Lifecycle<Waiter, Failure: Error> {
         self.refusal = refusal
     }
 
-    /// Whether new work is accepted.
+    /// Whether new work is accepted. Inlinable, so that the owner's every request does not
+    /// look up this generic type's metadata.
+    @inlinable
     package var isAccepting: Bool {
         if case .open = phase { return true }
         return false
     }
 
     /// Whether the owner is closed.
+    @inlinable
     package var isClosed: Bool {
         if case .closed = phase { return true }
         return false

@@ -167,43 +167,16 @@ final class Driver: Sendable {
         var spares = SpareHandles()
         var active = [ObjectIdentifier: Transfer]()
         var batch = [Message]()
-        // Whether `batch` holds messages taken at the end of the last turn.
+        // Whether `batch` holds messages taken at the end of the last pass.
         var taken = false
         while true {
-            let stopping: Bool = state.withLock { state in
-                if !taken { _ = state.mailbox.takeAll(into: &batch) }
-                return !state.lifecycle.isAccepting
+            var stopped = false
+            // One batched turn per pass: the callbacks of every request that a pass settles
+            // reach each serial context in one job, not one job (and wake-up) per request.
+            AdapterSupport.runBatchedTurn(contextID) {
+                stopped = pass(&active, &spares, &batch, taken: taken)
             }
-            // Cancels go first, so a request cancelled in the same batch never starts.
-            for case .cancel(let transfer) in batch {
-                guard let easy = transfer.easy, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
-                curl_multi_remove_handle(multi.pointer, easy)
-                spares.give(transfer.detachHandle())
-                settle(transfer, .failure(CancellationError()))
-            }
-            for case .start(let transfer) in batch {
-                if stopping {
-                    settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
-                } else if transfer.cancelled.load(ordering: .acquiring) {
-                    settle(transfer, .failure(CancellationError()))
-                } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration, spare: spares.take()) {
-                    settle(transfer, .failure(failure))
-                } else {
-                    active[ObjectIdentifier(transfer)] = transfer
-                }
-            }
-            batch.removeAll(keepingCapacity: batch.capacity <= 4096)
-            if stopping {
-                spares.freeAll()
-                stop(active)
-                return
-            }
-            var running: Int32 = 0
-            progressOutbox.insideLibcurl = true
-            _ = curl_multi_perform(multi.pointer, &running)
-            progressOutbox.insideLibcurl = false
-            progressOutbox.deliver()
-            completeFinished(&active, &spares)
+            if stopped { return }
             // With nothing posted, the mailbox counts the driver as waiting: a message posted
             // from here on wakes the poll (or makes it return at once if it has not begun).
             taken = state.withLock { $0.mailbox.takeAll(into: &batch) }
@@ -211,6 +184,49 @@ final class Driver: Sendable {
                 _ = curl_multi_poll(multi.pointer, nil, 0, 1000, nil)
             }
         }
+    }
+
+    /// One pass of the driver: takes the mailbox (unless `taken`), removes cancelled transfers,
+    /// adds new ones, runs `curl_multi_perform` and completes finished transfers. Returns
+    /// whether the driver stopped for good (a shutdown).
+    private func pass(
+        _ active: inout [ObjectIdentifier: Transfer], _ spares: inout SpareHandles, _ batch: inout [Message], taken: Bool
+    ) -> Bool {
+        let stopping: Bool = state.withLock { state in
+            if !taken { _ = state.mailbox.takeAll(into: &batch) }
+            return !state.lifecycle.isAccepting
+        }
+        // Cancels go first, so a request cancelled in the same batch never starts.
+        for case .cancel(let transfer) in batch {
+            guard let easy = transfer.easy, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
+            curl_multi_remove_handle(multi.pointer, easy)
+            spares.give(transfer.detachHandle())
+            settle(transfer, .failure(CancellationError()))
+        }
+        for case .start(let transfer) in batch {
+            if stopping {
+                settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
+            } else if transfer.cancelled.load(ordering: .acquiring) {
+                settle(transfer, .failure(CancellationError()))
+            } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration, spare: spares.take()) {
+                settle(transfer, .failure(failure))
+            } else {
+                active[ObjectIdentifier(transfer)] = transfer
+            }
+        }
+        batch.removeAll(keepingCapacity: batch.capacity <= 4096)
+        if stopping {
+            spares.freeAll()
+            stop(active)
+            return true
+        }
+        var running: Int32 = 0
+        progressOutbox.insideLibcurl = true
+        _ = curl_multi_perform(multi.pointer, &running)
+        progressOutbox.insideLibcurl = false
+        progressOutbox.deliver()
+        completeFinished(&active, &spares)
+        return false
     }
 
     private func completeFinished(_ active: inout [ObjectIdentifier: Transfer], _ spares: inout SpareHandles) {
@@ -240,14 +256,16 @@ final class Driver: Sendable {
     }
 
     /// Resolves a transfer's promise (ignored if `cancel()` already rejected it) and counts
-    /// it as no longer pending.
+    /// it as no longer pending. Runs inside the pass's turn.
     private func settle(_ transfer: Transfer, _ result: Result<CurlResponse, any Error>) {
         activeCount.subtract(1, ordering: .relaxed)
         let attached = result.mapError { error -> any Error in
             guard let failure = error as? CurlError else { return error }
             return failure.attaching(method: transfer.methodName, url: transfer.request.url)
         }
-        AdapterSupport.runTurn(contextID) { transfer.promise.resolve(attached) }
+        // Delivered at once, from code specialized for the response type: queued for the
+        // turn's drain loop, the callbacks would be delivered by its unspecialized path.
+        transfer.promise.resolveFromLibrary(attached)
     }
 
     private func stop(_ active: [ObjectIdentifier: Transfer]) {

@@ -56,7 +56,15 @@ struct ResponseHeadParser {
         let nameBytes = trimmed(bytes[..<colon])
         guard !nameBytes.isEmpty, let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return true }
         if parsed.isEmpty { parsed.reserveCapacity(16) }
-        parsed.append(HTTPField(name: name, value: trimmed(bytes[(colon + 1)...])))
+        let value = trimmed(bytes[(colon + 1)...])
+        // An ASCII value becomes its `String` here, in code specialized for these bytes: the
+        // byte-collection initializer validates UTF-8 through an unspecialized generic call,
+        // about 1 000 instructions a field. Either way the value keeps every byte.
+        if value.allSatisfy({ $0 < 0x80 }) {
+            parsed.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
+        } else {
+            parsed.append(HTTPField(name: name, value: value))
+        }
         return true
     }
 

@@ -1,5 +1,6 @@
 internal import CCurl
 import Dispatch
+@_spi(ContextContract) import PromiseCore
 internal import PromiseSystem
 
 /// What the C callbacks do, on the driver thread, inside `curl_multi_perform`. None of them
@@ -131,8 +132,10 @@ final class ProgressOutbox: @unchecked Sendable {
         guard !reports.isEmpty else { return }
         let due = reports
         reports.removeAll(keepingCapacity: due.count <= 64)
+        // Through the scheduler, so that in the driver's batched turn a report keeps its place
+        // before the callbacks of the promise it reports on.
         for report in due {
-            report.context.execute(report.work)
+            AdapterSupport.submit(report.context, report.work)
         }
     }
 }

@@ -103,6 +103,8 @@ struct URLParts: Sendable, Equatable {
 /// text, parsed or not: the authority runs from `://` to the first `/`, `?` or `#`, and the
 /// user information ends at its last `@`.
 func redactingUserInfo(_ url: String) -> String {
+    // Most URLs have no `@` at all: nothing to look for then.
+    guard url.utf8.contains(UInt8(ascii: "@")) else { return url }
     var bytes = Array(url.utf8)[...]
     guard let start = firstIndex(of: Array("://".utf8), in: bytes) else { return url }
     let authorityStart = start + 3
