@@ -161,10 +161,6 @@ enum Scheduler {
         turn.currentContextID = nil
     }
 
-    /// How many threads run a batched turn right now: while none does, a hop skips looking
-    /// for one.
-    static let batchedTurns = Atomic<Int>(0)
-
     /// ``runTurn(_:_:)``, with every hop made meanwhile to a serial context joining one
     /// carrier job for that context (see `Internal/HopBatch.swift`): settling many promises in
     /// one turn wakes each context once. Inside another batched turn, runs as part of it.
@@ -176,9 +172,9 @@ enum Scheduler {
         }
         let batch = HopBatch()
         turn.hops = batch
-        batchedTurns.add(1, ordering: .relaxed)
+        batchedTurnCount.add(1, ordering: .relaxed)
         runTurn(contextID, work)
-        batchedTurns.subtract(1, ordering: .relaxed)
+        batchedTurnCount.subtract(1, ordering: .relaxed)
         turn.hops = nil
         batch.end()
     }
@@ -244,7 +240,7 @@ enum Scheduler {
         } else {
             job = ContextJob(owner: owner, turn: turn)
         }
-        if batchedTurns.load(ordering: .relaxed) > 0, let batch = Turn.current.hops, batch.add(job, to: context) {
+        if batchedTurnCount.load(ordering: .relaxed) > 0, let batch = Turn.current.hops, batch.add(job, to: context) {
             return
         }
         context.submit(job)
@@ -277,6 +273,11 @@ enum Scheduler {
         }
     }
 }
+
+/// How many threads run a batched turn right now: while none does, a hop skips looking for
+/// one. A constant-initialized global: a static property is initialized lazily, and every
+/// hop would read it through `swift_once`.
+private let batchedTurnCount = Atomic<Int>(0)
 
 /// The owner of a counted job: a refusal ends the count as running would.
 final class TrackedOwner: PromiseNode {
