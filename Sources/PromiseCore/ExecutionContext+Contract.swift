@@ -10,7 +10,9 @@
 //    `submit(_:after:)`), or runs it in the current turn when it belongs to the context the
 //    thread is running right now. Then, for an announced callback, it calls
 //    `callbackStoppedWaiting()`: the work is queued by then, so the context never sees a
-//    moment with neither.
+//    moment with neither. In an adapter's batched turn (`Internal/HopBatch.swift`), the
+//    callbacks for one serial context share one job: the first callback submits it, and the
+//    ones that join it are queued by being added to it while it has not finished.
 // 3. Breakage. A pending promise that is deallocated rejects its callbacks with
 //    `brokenPromise`; they are delivered (step 2) and stop waiting like any other. So a
 //    callback that can never run releases its context too.
