@@ -76,13 +76,19 @@ private final class Log: Sendable {
         return derived
     }
 
+    /// ``settleInOneBatchedTurn(_:on:log:)``, then expects every callback to have run, in the
+    /// order its promise was settled.
+    private func expectDeliveredInOrder(_ count: Int, on context: any ExecutionContext) async throws {
+        let log = Log()
+        let derived = settleInOneBatchedTurn(count, on: context, log: log)
+        let values = try await all(derived).get()
+        #expect(values == Array(0..<count))
+        #expect(log.all == Array(0..<count))
+    }
+
     @Test func callbacksForASerialContextShareOneJobInOrder() async throws {
         let context = SerialContext()
-        let log = Log()
-        let derived = settleInOneBatchedTurn(50, on: context, log: log)
-        let values = try await all(derived).get()
-        #expect(values == Array(0..<50))
-        #expect(log.all == Array(0..<50))
+        try await expectDeliveredInOrder(50, on: context)
         #expect(context.handed.load(ordering: .relaxed) == 1)
     }
 
@@ -107,22 +113,14 @@ private final class Log: Sendable {
     }
 
     @Test func theDefaultQueueIsKnownToBeSerial() async throws {
-        let log = Log()
-        let derived = settleInOneBatchedTurn(30, on: Promises.defaultQueue, log: log)
-        let values = try await all(derived).get()
-        #expect(values == Array(0..<30))
-        #expect(log.all == Array(0..<30))
+        try await expectDeliveredInOrder(30, on: Promises.defaultQueue)
     }
 
     @Test func aCarrierThatRanDryIsReplacedByANewOne() async throws {
         // The context runs each job at once: the first carrier runs its one callback and
         // closes before the next callback comes, which then starts a carrier of its own.
         let context = SerialContext(.immediate)
-        let log = Log()
-        let derived = settleInOneBatchedTurn(5, on: context, log: log)
-        let values = try await all(derived).get()
-        #expect(values == Array(0..<5))
-        #expect(log.all == Array(0..<5))
+        try await expectDeliveredInOrder(5, on: context)
         #expect(context.handed.load(ordering: .relaxed) == 5)
     }
 

@@ -42,11 +42,6 @@ final class HopBatch {
         return true
     }
 
-    /// Lets go of the carriers: hops made after the batched turn no longer join them.
-    func end() {
-        carriers.removeAll()
-    }
-
     private func isSerial(_ context: any ExecutionContext, _ id: ObjectIdentifier) -> Bool {
         id == defaultQueueID || id == mainQueueID || isRegisteredSerial(type(of: context))
     }

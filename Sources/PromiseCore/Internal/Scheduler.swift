@@ -170,13 +170,12 @@ enum Scheduler {
             runTurn(contextID, work)
             return
         }
-        let batch = HopBatch()
-        turn.hops = batch
+        turn.hops = HopBatch()
         batchedTurnCount.add(1, ordering: .relaxed)
         runTurn(contextID, work)
         batchedTurnCount.subtract(1, ordering: .relaxed)
+        // Hops made from now on no longer find the batch, and the carriers go with it.
         turn.hops = nil
-        batch.end()
     }
 
     private static func drain(_ turn: Turn) {
