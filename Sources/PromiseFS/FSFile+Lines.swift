@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 extension FSFile {
     /// The lines from the current position to the end, as an asynchronous sequence, read in
     /// chunks on demand so memory stays bounded whatever the file's size.
@@ -82,7 +84,7 @@ extension FSFile {
             }
 
             private func text(_ line: [UInt8]) throws(FSError) -> String {
-                guard let text = String(validating: line, as: UTF8.self) else {
+                guard let text = line.withUnsafeBufferPointer({ UTF8Text.string(validating: $0) }) else {
                     throw FSError(
                         .invalidUTF8, operation: "lines", path: path,
                         activity: "reading line \(splitter.lineNumber) of \(path): it is not valid UTF-8"

@@ -158,19 +158,19 @@ extension Connection {
     func decodeAll<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> [T] {
         // The loop is written out here, not passed to forEachRow as a closure: in this
         // unspecialized generic code, a closure called per row would look up the metadata of
-        // [T] and RowDecoding<T> on every call.
+        // [T] and RowDecoding<T> on every call. RowAccumulator avoids the same for the append.
         return try run(sql, bindings, cancel: cancel) { statement in
-            var values = [T]()
             // The columns are read after the first step: a schema change re-prepares the
             // statement there, and its columns may differ from the cached ones.
-            guard try statement.step() else { return values }
+            guard try statement.step() else { return [] }
             let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
             defer { decoding.finish() }
+            var values = RowAccumulator<T>()
             repeat {
                 try cancel?.check()
                 values.append(try decoding.decode())
             } while try statement.step()
-            return values
+            return values.array()
         }
     }
 

@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import PromiseSystem
 
 /// One prepared statement. Owned by its connection's thread: created, stepped, reset and
 /// finalized there only.
@@ -60,8 +61,12 @@ final class Statement {
             }
         case .literal(let values):
             try checkCount(values.count, parameterCount)
-            for offset in values.indices {
-                try bind(values[offset]?.sqliteValue ?? .null, at: Int32(offset + 1), name: nil)
+            // Read through the buffer: subscripting the array copies each existential out
+            // (and destroys the copy), about 150 instructions a value.
+            try values.withUnsafeBufferPointer { (buffer) throws(SQLiteError) in
+                for offset in buffer.indices {
+                    try bind(buffer[offset]?.sqliteValue ?? .null, at: Int32(offset + 1), name: nil)
+                }
             }
         case .named(let values):
             var bound = [String?](repeating: nil, count: parameterCount + 1)
@@ -191,7 +196,7 @@ final class Statement {
         case SQLITE_TEXT:
             guard let text = sqlite3_column_text(handle, column) else { return .text("") }
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
-            if let string = String(validating: bytes, as: UTF8.self) { return .text(string) }
+            if let string = UTF8Text.string(validating: bytes) { return .text(string) }
             return .invalidText([UInt8](bytes))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, column))
