@@ -41,6 +41,9 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
             throw PromiseError(.timedOut, message: "awaitPromise: still pending after \(timeout ?? .zero)")
         }
     }
+    if promise.runOnWaitingThread(blocking: true), let result = promise.currentResult {
+        return try result.get()
+    }
     let semaphore = DispatchSemaphore(value: 0)
     let outcome = Slot<Result<Value, any Error>>()
     promise.subscribe(on: nil) { result in

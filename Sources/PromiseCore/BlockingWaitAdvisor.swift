@@ -7,3 +7,24 @@ public protocol BlockingWaitAdvisor: AnyObject, Sendable {
     /// context. Called on that thread.
     func adviseBlockingWait() -> BlockingWaitAdvice
 }
+
+/// A context that can do the work settling one of its promises on the thread that is about to
+/// wait for it, sparing two thread switches: handing the work to the context's thread, and the
+/// result back to the waiter.
+///
+/// ``Promise/get()`` asks before the task suspends, ``awaitPromise(_:timeout:)`` before the
+/// thread blocks (after its deadlock check). The context should agree only when the work
+/// would start at once anyway: it is next in line and the context's own thread is idle.
+@_spi(ContextContract)
+public protocol WaitingThreadRunner: BlockingWaitAdvisor {
+    /// Runs the work that settles `promise` on the calling thread, if the context can do so
+    /// now, and returns whether it did. Called on the waiting thread, with `promise` pending
+    /// and resolved by this context.
+    ///
+    /// - Parameters:
+    ///   - promise: The awaited promise's `ObjectIdentifier`.
+    ///   - blocking: `true` for a thread about to block (`awaitPromise`); `false` for a task
+    ///     about to suspend (`get()`), whose thread would otherwise run other tasks.
+    /// - Returns: Whether the work ran (the promise is settled then).
+    func runOnWaitingThread(settling promise: ObjectIdentifier, blocking: Bool) -> Bool
+}

@@ -1,3 +1,8 @@
+internal import Synchronization
+
+/// Whether a ``WaitingThreadRunner`` was ever registered.
+private let waitingThreadRunnersRegistered = Atomic<Bool>(false)
+
 /// Contexts that advise blocking waits, by ``ExecutionContext/executionContextID``.
 @_spi(ContextContract)
 public enum ContextRegistry {
@@ -13,6 +18,7 @@ public enum ContextRegistry {
     ///   - advisor: What to ask.
     ///   - id: The context's ``ExecutionContext/executionContextID``.
     public static func register(_ advisor: any BlockingWaitAdvisor, for id: ObjectIdentifier) {
+        if advisor is any WaitingThreadRunner { waitingThreadRunnersRegistered.store(true, ordering: .releasing) }
         entries.withLock { $0[id] = Entry(advisor: advisor) }
     }
 
@@ -21,6 +27,14 @@ public enum ContextRegistry {
     /// - Parameter id: The context's ``ExecutionContext/executionContextID``.
     public static func unregister(_ id: ObjectIdentifier) {
         entries.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    /// The runner registered for `id`, if one is and it is still alive. Without a lookup
+    /// until the first ``WaitingThreadRunner`` is registered, so a program that has none
+    /// pays one atomic load per wait.
+    static func waitingThreadRunner(for id: ObjectIdentifier) -> (any WaitingThreadRunner)? {
+        guard waitingThreadRunnersRegistered.load(ordering: .acquiring) else { return nil }
+        return advisor(for: id) as? any WaitingThreadRunner
     }
 
     /// The advisor registered for `id`, if it is still alive.

@@ -25,7 +25,10 @@
 //    the context whose turn the calling thread is running would never settle: it throws
 //    `deadlock`, naming the context. A context registered with `ContextRegistry` is asked
 //    for `BlockingWaitAdvice` first: block, refuse with a reason, or drive the context on the
-//    calling thread until the promise settles (a `UVLoop` that nobody runs yet).
+//    calling thread until the promise settles (a `UVLoop` that nobody runs yet). A registered
+//    `WaitingThreadRunner` is also asked, by `awaitPromise` before blocking and by `get()`
+//    before suspending, to run the work that settles the awaited promise on the waiting
+//    thread when that work is next and its own thread idle (an SQLite connection).
 //
 // Every hook has a default that does nothing special, so a plain `execute(_:)` conformance
 // behaves as it always has.

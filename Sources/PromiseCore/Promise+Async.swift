@@ -37,11 +37,24 @@ extension Promise {
         let waiter = Promise<Value>(resolvingContextID: nil)
         subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            // Inside the handler, so cancelling the task reaches work that runs here.
+            _ = runOnWaitingThread(blocking: false)
+            return try await withCheckedThrowingContinuation { continuation in
                 waiter.subscribe(on: nil) { continuation.resume(with: $0) }
             }
         } onCancel: {
             waiter.cancel()
         }
+    }
+}
+
+extension Promise {
+    /// Asks the context that resolves this pending promise to do that work on this thread,
+    /// which is about to wait for it (see ``WaitingThreadRunner``). Returns whether it did.
+    func runOnWaitingThread(blocking: Bool) -> Bool {
+        guard let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }),
+            let runner = ContextRegistry.waitingThreadRunner(for: id)
+        else { return false }
+        return runner.runOnWaitingThread(settling: ObjectIdentifier(self), blocking: blocking)
     }
 }

@@ -31,6 +31,12 @@ public struct SQLiteConfiguration: Sendable {
     /// first. 0 turns the cache off. Default 64.
     public var statementCacheCapacity = 64
 
+    /// Which threads that wait for an operation's promise may run the operation themselves,
+    /// when the connection is idle and the operation is next in line (it would start at once
+    /// either way; running it on the waiting thread saves handing it over and the result back).
+    /// Default ``WaitingThreads/blocked``.
+    public var operationsOnWaitingThreads: WaitingThreads = .blocked
+
     /// The name of the connection's thread, shown by `top -H` and debuggers (15 bytes kept).
     /// Default `promise-sqlite` (a pool's readers add `-r`).
     public var threadName = "promise-sqlite"
@@ -90,5 +96,21 @@ public struct SQLiteConfiguration: Sendable {
 
         /// The pragma's value, such as `FULL`.
         public var description: String { name }
+    }
+}
+
+extension SQLiteConfiguration {
+    /// Which waiting threads run an operation themselves (``operationsOnWaitingThreads``).
+    public enum WaitingThreads: Sendable, Hashable {
+        /// None: every operation runs on the connection's own thread.
+        case none
+        /// A thread blocked in `awaitPromise`, which is blocked for as long either way.
+        case blocked
+        /// Also a task in `try await promise.get()`: the operation runs on its thread of Swift's
+        /// cooperative pool, which stays busy for as long as the statement runs, including a
+        /// wait for another connection's lock (``SQLiteConfiguration/busyTimeout``). An awaited
+        /// point query then takes about a fifth of the time (Benchmarks/README.md). Choose it
+        /// where statements are short and other tasks do not hold the locks they wait for.
+        case blockedAndAwaiting
     }
 }

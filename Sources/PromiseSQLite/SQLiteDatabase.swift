@@ -8,11 +8,15 @@
 /// let names = try await db.query(String.self, "SELECT name FROM users").get()
 /// ```
 ///
-/// Every operation is a job on the connection's own thread (never Swift's cooperative pool,
-/// never the caller's thread), run in the order submitted. Jobs queued while the thread is
-/// busy are all taken on its next turn, so a burst of small operations costs one wake-up, not
-/// one each. A promise's callbacks run on the context its `then` names (the default context
-/// when none), never on the connection thread.
+/// Every operation is a job run in the order submitted, one at a time, on the connection's
+/// own thread, never on the thread that submits it. Jobs queued while the thread is busy are
+/// all taken on its next turn, so a burst of small operations costs one wake-up, not one each.
+/// One exception saves two thread switches: a thread blocked in `awaitPromise` on an
+/// operation's promise while the connection is idle and that operation is next runs it itself;
+/// ``SQLiteConfiguration/operationsOnWaitingThreads`` turns that off, or extends it to tasks
+/// awaiting `get()`. A
+/// promise's callbacks run on the context its `then` names (the default context when none),
+/// never on the connection thread.
 ///
 /// **Cancellation.** Cancelling the promise of a queued operation means it never starts;
 /// cancelling a running one interrupts it (`sqlite3_interrupt`) and rolls back its

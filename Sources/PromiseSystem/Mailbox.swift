@@ -21,6 +21,17 @@ package struct Mailbox<Message> {
     /// How many messages wait.
     package var count: Int { inbox.count }
 
+    /// The message that has waited longest, if any.
+    package var first: Message? { inbox.first }
+
+    /// Takes the message that has waited longest, for the poster to handle itself; the
+    /// owner's state is unchanged.
+    ///
+    /// - Returns: The message, or `nil` when none waits.
+    package mutating func takeFirst() -> Message? {
+        inbox.isEmpty ? nil : inbox.removeFirst()
+    }
+
     /// Adds `message`.
     ///
     /// - Parameter message: The message.
@@ -68,6 +79,17 @@ package struct Mailbox<Message> {
     package mutating func requestWake() -> Bool {
         defer { ownerAsleep = false }
         return ownerAsleep
+    }
+
+    /// Counts the owner as asleep again when no message waits (it was woken, but a poster
+    /// handled the message itself and the owner went back to its wait without looking), so the
+    /// next post wakes it.
+    ///
+    /// - Returns: `false` when messages wait: the owner must be woken to take them.
+    package mutating func markOwnerAsleepIfEmpty() -> Bool {
+        guard inbox.isEmpty else { return false }
+        ownerAsleep = true
+        return true
     }
 
     /// Whether the owner counts as asleep (it found no message and no post has woken it).

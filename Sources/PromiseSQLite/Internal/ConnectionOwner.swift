@@ -11,6 +11,14 @@ internal import PromiseSystem
 ///
 /// Jobs queued while the thread works are taken together on its next turn: one wake-up runs a
 /// whole batch (Node's async SQLite and GRDB work the same way).
+///
+/// A thread that waits for a job's promise while the connection thread is idle and that job is
+/// next may run the job itself (``WaitingThreadRunner``, as
+/// ``SQLiteConfiguration/operationsOnWaitingThreads`` allows): the job would start at once
+/// either way, and this saves handing it over and the result back. The
+/// connection is used by one thread at a time: the connection thread does not take jobs while
+/// a waiting thread runs one, and a waiting thread runs one only while the connection thread
+/// sleeps.
 final class ConnectionOwner: Sendable {
     /// A connection handle another thread may pass to `sqlite3_interrupt`.
     ///
@@ -20,8 +28,19 @@ final class ConnectionOwner: Sendable {
         let db: OpaquePointer
     }
 
+    /// The open connection, or why it could not be opened, for whichever thread runs a job.
+    ///
+    /// `@unchecked Sendable`: set once by the connection thread before it takes any job, and
+    /// used only by the thread running a job, which the `state` lock hands over.
+    private struct Opened: @unchecked Sendable {
+        let connection: Connection?
+        let error: SQLiteError?
+    }
+
     private struct Job: Sendable {
         let id: UInt64
+        /// The promise the job settles, for a thread that waits for it (`nil` for close).
+        let promise: ObjectIdentifier?
         /// Runs the work with the open connection, or with the reason it could not be opened.
         let run: (@Sendable (Connection?, SQLiteError?) -> Void)?
     }
@@ -35,18 +54,30 @@ final class ConnectionOwner: Sendable {
         var nextID: UInt64 = 1
         var running: UInt64 = 0
         var interruptTarget: InterruptTarget?
+        var opened: Opened?
+        /// The connection thread found no job and sleeps (or is about to): a waiting thread may
+        /// run the next job.
+        var threadIdle = false
+        /// A waiting thread is running a job.
+        var waiterRunning = false
+        /// The connection thread woke while a waiting thread ran a job and waits to be woken
+        /// again when it is done.
+        var threadWaitsForWaiter = false
     }
 
     private let state = Lock(State())
     private let wake = DispatchSemaphore(value: 0)
     private let load = Atomic<Int>(0)
     let path: String
+    /// ``SQLiteConfiguration/operationsOnWaitingThreads``.
+    private let waitingThreads: SQLiteConfiguration.WaitingThreads
     /// This connection thread's identity as a context: jobs run as its turns.
     private var contextID: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// Starts the thread, which opens `path` before running any job.
     init(path: String, configuration: SQLiteConfiguration) {
         self.path = path
+        waitingThreads = configuration.operationsOnWaitingThreads
         let status = NamedThread.start(name: configuration.threadName) { [self] in
             main(configuration)
         }
@@ -79,7 +110,7 @@ final class ConnectionOwner: Sendable {
         // closure) fails with a deadlock error instead of waiting forever.
         let promise = Promise<T>.pending(resolvedOn: contextID)
         let flag = CancelFlag()
-        let queued = enqueue { connection, openError in
+        let queued = enqueue(settling: ObjectIdentifier(promise)) { connection, openError in
             guard flag.markStarted() else { return }
             guard let connection else {
                 promise.resolveFromLibrary(.failure(openError ?? SQLiteError(.closed, message: "the database is not open")))
@@ -108,12 +139,12 @@ final class ConnectionOwner: Sendable {
         return promise
     }
 
-    private func enqueue(_ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
+    private func enqueue(settling promise: ObjectIdentifier?, _ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
         let (outcome, wakeNeeded): (Result<UInt64, SQLiteError>, Bool) = state.withLock { state in
             if case .failure(let refusal) = state.lifecycle.admit() { return (.failure(refusal), false) }
             let id = state.nextID
             state.nextID += 1
-            return (.success(id), state.mailbox.post(Job(id: id, run: run)))
+            return (.success(id), state.mailbox.post(Job(id: id, promise: promise, run: run)))
         }
         if case .success = outcome { load.add(1, ordering: .relaxed) }
         if wakeNeeded { wake.signal() }
@@ -139,7 +170,7 @@ final class ConnectionOwner: Sendable {
         let (step, wakeNeeded) = state.withLock { state in
             let step = state.lifecycle.shutdown(waiter)
             guard case .begin = step else { return (step, false) }
-            return (step, state.mailbox.post(Job(id: 0, run: nil)))
+            return (step, state.mailbox.post(Job(id: 0, promise: nil, run: nil)))
         }
         if wakeNeeded { wake.signal() }
         if case .settled(let result) = step { waiter.resolve(result.mapError { $0 as any Error }) }
@@ -160,10 +191,19 @@ final class ConnectionOwner: Sendable {
         } catch {
             openError = SQLiteError(.cannotOpen, message: "cannot open '\(path)': \(error)", underlying: error)
         }
+        state.withLock { $0.opened = Opened(connection: connection, error: openError) }
 
         var batch = [Job]()
         while true {
-            let hasWork = state.withLock { $0.mailbox.takeAll(into: &batch) }
+            let hasWork = state.withLock { state in
+                if state.waiterRunning {
+                    state.threadWaitsForWaiter = true
+                    return false
+                }
+                let taken = state.mailbox.takeAll(into: &batch)
+                state.threadIdle = !taken
+                return taken
+            }
             guard hasWork else {
                 wake.wait()
                 continue
@@ -199,6 +239,40 @@ final class ConnectionOwner: Sendable {
         ContextRegistry.unregister(contextID)
         let waiters = state.withLock { $0.lifecycle.finish(result) }
         for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }
+    }
+}
+
+extension ConnectionOwner: WaitingThreadRunner {
+    /// Runs the job settling `promise` on the calling thread when it is the next job and the
+    /// connection thread is idle; the connection thread waits meanwhile.
+    func runOnWaitingThread(settling promise: ObjectIdentifier, blocking: Bool) -> Bool {
+        switch waitingThreads {
+        case .none: return false
+        case .blocked: guard blocking else { return false }
+        case .blockedAndAwaiting: break
+        }
+        let taken: (job: Job, opened: Opened)? = state.withLock { state in
+            guard state.threadIdle, !state.waiterRunning, let opened = state.opened,
+                let next = state.mailbox.first, next.promise == promise, next.run != nil,
+                let job = state.mailbox.takeFirst()
+            else { return nil }
+            state.waiterRunning = true
+            state.running = job.id
+            return (job, opened)
+        }
+        guard let (job, opened) = taken else { return false }
+        AdapterSupport.runTurn(contextID) { job.run?(opened.connection, opened.error) }
+        load.subtract(1, ordering: .relaxed)
+        let wakeThread = state.withLock { state in
+            state.waiterRunning = false
+            guard state.threadWaitsForWaiter else { return false }
+            state.threadWaitsForWaiter = false
+            // The thread went back to its wait: wake it only for jobs that arrived meanwhile;
+            // with none, the next post wakes it.
+            return !state.mailbox.markOwnerAsleepIfEmpty()
+        }
+        if wakeThread { wake.signal() }
+        return true
     }
 }
 
