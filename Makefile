@@ -113,9 +113,9 @@ bench-counts: bootstrap
 bench-fs: bootstrap
 	cd Benchmarks && ./fs-ratios.sh
 
-## bench-sqlite: PromiseSQLite next to raw C sqlite3 calls and vapor/sqlite-nio (5 rounds; ~2 min)
+## bench-sqlite: PromiseSQLite next to raw C sqlite3 calls and vapor/sqlite-nio (5 rounds), then instructions and mallocs per operation under valgrind (~4 min)
 bench-sqlite: bootstrap
-	cd Benchmarks && ./sqlite-ratios.sh
+	cd Benchmarks && ./sqlite-ratios.sh && ./sqlite-counts.sh
 
 ## bench-uv: PromiseUV next to raw libuv C calls, a serial DispatchQueue and Node (timers, round trips, Bluebird workloads; ~2 min)
 bench-uv: bootstrap

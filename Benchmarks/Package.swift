@@ -90,6 +90,14 @@ let package = Package(
             path: "Sources/PromiseSQLiteBench",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Instructions and mallocs per row of PromiseSQLite beside raw C, counted under valgrind
+        // by Benchmarks/sqlite-counts.sh (sqlite-nio's bundled SQLite does not run under valgrind).
+        .executableTarget(
+            name: "PromiseSQLiteCounts",
+            dependencies: [.product(name: "PromiseSQLite", package: "swift-promise"), "RawSQLite"],
+            path: "Sources/PromiseSQLiteCounts",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .target(
             name: "RawSQLite",
             path: "Sources/RawSQLite",

@@ -84,6 +84,14 @@ let rawScanDB = rawOpen(scanPath)
 let promiseInsertDB = try await SQLiteDatabase.open(path: insertPaths["promise"]!).get()
 let promiseEachDB = try await SQLiteDatabase.open(path: insertPaths["promise-each"]!).get()
 let promisePointsDB = try await SQLiteDatabase.open(path: pointsPath).get()
+let promisePointsInTaskDB = try await SQLiteDatabase.open(
+    path: pointsPath,
+    configuration: {
+        var configuration = SQLiteConfiguration()
+        configuration.operationsOnWaitingThreads = .blockedAndAwaiting
+        return configuration
+    }()
+).get()
 let promiseScanDB = try await SQLiteDatabase.open(path: scanPath).get()
 let nioInsertDB: SQLiteNIO.SQLiteConnection = try await SQLiteNIO.SQLiteConnection.open(
     storage: .file(path: insertPaths["nio"]!), threadPool: pool, on: group.any())
@@ -163,6 +171,13 @@ for round in 0..<rounds {
             try await measure {
                 for i in 0..<points {
                     checksum &+= try await promisePointsDB.scalar(String.self, pointSQL, [pointID(i)]).get()?.utf8.count ?? 0
+                }
+            })
+        record(
+            w2, "PromiseSQLite, awaiting each, run in the awaiting task",
+            try await measure {
+                for i in 0..<points {
+                    checksum &+= try await promisePointsInTaskDB.scalar(String.self, pointSQL, [pointID(i)]).get()?.utf8.count ?? 0
                 }
             })
         record(
@@ -269,7 +284,7 @@ if selected.contains("durability") {
 try await nioInsertDB.close().get()
 try await nioPointsDB.close().get()
 try await nioScanDB.close().get()
-for db in [promiseInsertDB, promiseEachDB, promisePointsDB, promiseScanDB] { try await db.close().get() }
+for db in [promiseInsertDB, promiseEachDB, promisePointsDB, promisePointsInTaskDB, promiseScanDB] { try await db.close().get() }
 for db in [rawInsertDB, rawPointsDB, rawScanDB] { raw_close(db) }
 for path in Array(insertPaths.values) + [pointsPath, scanPath] { unlink(path) }
 

@@ -69,9 +69,14 @@ struct item {
 };
 
 int64_t raw_scan(void *handle) {
+    return raw_scan_limit(handle, -1);
+}
+
+int64_t raw_scan_limit(void *handle, int limit) {
     sqlite3 *db = handle;
     sqlite3_stmt *select = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, name, score FROM items", -1, &select, NULL) != SQLITE_OK) return -1;
+    if (sqlite3_prepare_v2(db, "SELECT id, name, score FROM items LIMIT ?", -1, &select, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_int(select, 1, limit);
     size_t capacity = 1024, count = 0;
     struct item *items = malloc(capacity * sizeof *items);
     while (sqlite3_step(select) == SQLITE_ROW) {

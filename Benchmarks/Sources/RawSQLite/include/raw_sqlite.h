@@ -18,6 +18,8 @@ int64_t raw_insert(void *db, int count);
 int64_t raw_point_queries(void *db, int count, int rows);
 /// Reads every row of items into an array of structs (names copied), then frees it.
 int64_t raw_scan(void *db);
+/// The same over the first `limit` rows (all of them when `limit` is negative).
+int64_t raw_scan_limit(void *db, int limit);
 
 /// sqlite3_libversion(), for the report.
 const char *sqlite3_libversion_for_bench(void);
