@@ -29,12 +29,13 @@ public enum ContextRegistry {
         entries.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    /// The runner registered for `id`, if one is and it is still alive. Without a lookup
-    /// until the first ``WaitingThreadRunner`` is registered, so a program that has none
-    /// pays one atomic load per wait.
+    /// Whether a ``WaitingThreadRunner`` was ever registered: until then a wait asks nothing,
+    /// so a program that has none pays one atomic load per wait.
+    static var hasWaitingThreadRunners: Bool { waitingThreadRunnersRegistered.load(ordering: .acquiring) }
+
+    /// The runner registered for `id`, if one is and it is still alive.
     static func waitingThreadRunner(for id: ObjectIdentifier) -> (any WaitingThreadRunner)? {
-        guard waitingThreadRunnersRegistered.load(ordering: .acquiring) else { return nil }
-        return advisor(for: id) as? any WaitingThreadRunner
+        advisor(for: id) as? any WaitingThreadRunner
     }
 
     /// The advisor registered for `id`, if it is still alive.

@@ -52,7 +52,8 @@ extension Promise {
     /// Asks the context that resolves this pending promise to do that work on this thread,
     /// which is about to wait for it (see ``WaitingThreadRunner``). Returns whether it did.
     func runOnWaitingThread(blocking: Bool) -> Bool {
-        guard let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }),
+        guard ContextRegistry.hasWaitingThreadRunners,
+            let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }),
             let runner = ContextRegistry.waitingThreadRunner(for: id)
         else { return false }
         return runner.runOnWaitingThread(settling: ObjectIdentifier(self), blocking: blocking)

@@ -253,8 +253,7 @@ extension ConnectionOwner: WaitingThreadRunner {
         }
         let taken: (job: Job, opened: Opened)? = state.withLock { state in
             guard state.threadIdle, !state.waiterRunning, let opened = state.opened,
-                let next = state.mailbox.first, next.promise == promise, next.run != nil,
-                let job = state.mailbox.takeFirst()
+                state.mailbox.first?.promise == promise, let job = state.mailbox.takeFirst()
             else { return nil }
             state.waiterRunning = true
             state.running = job.id
