@@ -5,21 +5,22 @@
 ///
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for all the values.
+@inlinable
 public func all<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Value]> {
     if promises.isEmpty { return Promise([]) }
     let result = Promise<[Value]>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
-    let slots = promises.map { _ in Slot<Value>() }
-    result.onCancel { combination.withdrawAll() }
+    let values = Gathered<Value>(count: promises.count)
+    result.addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
     result.link(to: combination)
-    for (index, promise) in promises.enumerated() {
-        let slot = slots[index]
+    for index in promises.indices {
+        let promise = promises[index]
         let pending = promise.subscribe(on: nil) { outcome in
             switch outcome {
             case .success(let value):
-                slot.store(value)
+                values.store(value, at: index)
                 if combination.countDown() {
-                    result.resolve(.success(slots.map(\.value)), fromUpstream: true)
+                    result.resolve(.success(values.take()), fromUpstream: true)
                 }
             case .failure(let error):
                 if combination.decide() {
@@ -100,6 +101,7 @@ extension Promise {
 ///
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for the outcomes, in the same order.
+@inlinable
 public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
     settleAll(promises, rejectingWhenAllFail: true)
 }
@@ -110,13 +112,14 @@ public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Resul
 /// - Parameter promises: The competitors. An empty array rejects with
 ///   ``PromiseError/Code-swift.struct/invalidArgument``, since nothing could ever settle it.
 /// - Returns: A promise resolved like the winner.
+@inlinable
 public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value> {
     if promises.isEmpty {
         return Promise(PromiseError(.invalidArgument, message: "race needs at least one promise; an empty race never settles"))
     }
     let result = Promise<Value>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
-    result.onCancel { combination.withdrawAll() }
+    result.addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
     result.link(to: combination)
     for promise in promises {
         let pending = promise.subscribe(on: nil) { outcome in

@@ -13,12 +13,14 @@
 ///
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for the outcomes, in input order.
+@inlinable
 public func allSettled<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
     settleAll(promises, rejectingWhenAllFail: false)
 }
 
 /// The shared body of the array `allSettled` and `any`: every outcome, in input order; with
 /// `rejectingWhenAllFail`, a rejection with the first input's error when no input succeeded.
+@inlinable
 func settleAll<Value: Sendable>(
     _ promises: [Promise<Value>],
     rejectingWhenAllFail: Bool
@@ -26,21 +28,21 @@ func settleAll<Value: Sendable>(
     if promises.isEmpty { return Promise([]) }
     let result = Promise<[Result<Value, any Error>]>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
-    let slots = promises.map { _ in Slot<Result<Value, any Error>>() }
-    result.onCancel { combination.withdrawAll() }
+    let outcomes = Gathered<Result<Value, any Error>>(count: promises.count)
+    result.addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
     result.link(to: combination)
-    for (index, promise) in promises.enumerated() {
-        let slot = slots[index]
+    for index in promises.indices {
+        let promise = promises[index]
         let pending = promise.subscribe(on: nil) { outcome in
-            slot.store(outcome)
+            outcomes.store(outcome, at: index)
             guard combination.countDown() else { return }
-            let outcomes = slots.map(\.value)
-            if rejectingWhenAllFail, outcomes.allSatisfy({ if case .failure = $0 { true } else { false } }),
-                case .failure(let first) = outcomes[0]
+            let all = outcomes.take()
+            if rejectingWhenAllFail, all.allSatisfy({ if case .failure = $0 { true } else { false } }),
+                case .failure(let first) = all[0]
             {
                 result.resolve(.failure(first), fromUpstream: true)
             } else {
-                result.resolve(.success(outcomes), fromUpstream: true)
+                result.resolve(.success(all), fromUpstream: true)
             }
         }
         if pending { combination.track(promise) }

@@ -11,6 +11,7 @@ extension Promise {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for all the values; rejected with the first rejection.
+    @inlinable
     public static func all(_ promises: [Promise<Value>]) -> Promise<[Value]> {
         PromiseCore.all(promises)
     }
@@ -20,6 +21,7 @@ extension Promise {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for the outcomes, in the same order.
+    @inlinable
     public static func any(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
         PromiseCore.any(promises)
     }
@@ -29,6 +31,7 @@ extension Promise {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for the outcomes, in the same order.
+    @inlinable
     public static func allSettled(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
         PromiseCore.allSettled(promises)
     }
@@ -37,6 +40,7 @@ extension Promise {
     ///
     /// - Parameter promises: The competitors.
     /// - Returns: A promise resolved like the winner.
+    @inlinable
     public static func race(_ promises: [Promise<Value>]) -> Promise<Value> {
         PromiseCore.race(promises)
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import PromiseCore
 import PromiseTesting
 import Testing
@@ -8,6 +9,44 @@ import Testing
         let combined = all(inputs)
         for index in [3, 1, 4, 0, 2] { inputs[index].fulfill(index * 10) }
         #expect(try awaitPromise(combined) == [0, 10, 20, 30, 40])
+    }
+
+    @Test func allTakesTheSamePromiseTwice() throws {
+        let shared = Promise<Int>.pending()
+        let other = Promise<Int>.pending()
+        let combined = all([shared, other, shared])
+        other.fulfill(2)
+        shared.fulfill(7)
+        #expect(try awaitPromise(combined) == [7, 2, 7])
+    }
+
+    @Test func allGathersValuesFulfilledFromManyThreadsAtOnce() throws {
+        let count = 64
+        let inputs = (0..<count).map { _ in Promise<[Int]>.pending() }
+        let combined = all(inputs)
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            inputs[index].fulfill([index, index * index])
+        }
+        #expect(try awaitPromise(combined) == (0..<count).map { [$0, $0 * $0] })
+        let outcomes = allSettled(inputs)
+        #expect(try awaitPromise(outcomes).map { try $0.get() } == (0..<count).map { [$0, $0 * $0] })
+    }
+
+    @Test func valuesGatheredBeforeARejectionAreReleased() {
+        let released = Counter()
+        var combined: Promise<[Tracked]>? = nil
+        do {
+            let first = Promise<Tracked>.pending()
+            let second = Promise<Tracked>.pending()
+            let third = Promise<Tracked>.pending()
+            combined = all([first, second, third])
+            first.fulfill(Tracked(released))
+            second.reject(SampleError(tag: 1))
+            third.fulfill(Tracked(released))
+        }
+        #expect(combined?.error as? SampleError == SampleError(tag: 1))
+        combined = nil
+        #expect(released.value == 2)
     }
 
     @Test func allOfNothingFulfilsWithAnEmptyArray() throws {
@@ -65,6 +104,13 @@ import Testing
         let empty = race([Promise<Int>]())
         #expect((empty.error as? PromiseError)?.code == .invalidArgument)
     }
+}
+
+/// A value that reports its release to a ``Counter``.
+private final class Tracked: Sendable {
+    let counter: Counter
+    init(_ counter: Counter) { self.counter = counter }
+    deinit { counter.increment() }
 }
 
 @Suite struct RetryTests {

@@ -4,8 +4,13 @@
 /// The combined promise links to it as its upstream, so `awaitPromise`'s deadlock check walks
 /// on to the inputs. Only cancelling the combined promise withdraws from them (its `onCancel`
 /// handler); resolving it by hand leaves them alone.
+///
+/// The array combinators are `@inlinable`, so that client code specializes them for its value
+/// types; this class is not generic, and its methods stay out of line.
+@usableFromInline
 final class Combination: PromiseNode {
     private struct State {
+        let count: Int
         var remaining: Int
         var decided = false
         var withdrawn = false
@@ -13,14 +18,17 @@ final class Combination: PromiseNode {
     }
     private let state: Lock<State>
 
+    @usableFromInline
     init(count: Int) {
-        state = Lock(State(remaining: count))
+        state = Lock(State(count: count, remaining: count))
     }
 
     /// Remembers `input` for a later withdrawal. Withdraws at once if that has happened already.
+    @usableFromInline
     func track(_ input: any PromiseNode) {
         let late = state.withLock { state in
             if state.withdrawn { return true }
+            if state.inputs.capacity == 0 { state.inputs.reserveCapacity(state.count) }
             state.inputs.append(WeakNode(input))
             return false
         }
@@ -29,6 +37,7 @@ final class Combination: PromiseNode {
 
     /// Counts one input as done. Returns `true` for the last one, unless the outcome was
     /// already decided.
+    @usableFromInline
     func countDown() -> Bool {
         state.withLock { state in
             state.remaining -= 1
@@ -39,6 +48,7 @@ final class Combination: PromiseNode {
     }
 
     /// Decides the outcome early. Returns `true` for the first caller only.
+    @usableFromInline
     func decide() -> Bool {
         state.withLock { state in
             guard !state.decided else { return false }
@@ -47,18 +57,23 @@ final class Combination: PromiseNode {
         }
     }
 
+    @usableFromInline
     func deliverCallbacks(in turn: Turn) {}
 
+    @usableFromInline
     func withdrawConsumer() -> (any PromiseNode)? { nil }
 
+    @usableFromInline
     func abandon() {}
 
+    @usableFromInline
     var resolverInfo: ResolverInfo {
         let inputs = state.withLock { $0.inputs }
         return ResolverInfo(contextID: nil, upstreams: inputs.compactMap(\.node), isPending: true)
     }
 
     /// Withdraws interest from every tracked input still pending (once).
+    @usableFromInline
     func withdrawAll() {
         let inputs: [WeakNode] = state.withLock { state in
             guard !state.withdrawn else { return [] }
@@ -83,5 +98,47 @@ final class Slot<Value: Sendable>: Sendable {
 
     var value: Value {
         storage.withLock { $0! }
+    }
+}
+
+/// The values of an array combinator's inputs, one slot per input, each written once by its
+/// input's callback and all read once, by the callback that counts the last input down.
+///
+/// One allocation for all the inputs, and no lock of its own: each slot has a single writer,
+/// and every writer stores before it passes the ``Combination``'s lock in `countDown()`, which
+/// the last one's reader passes after them, so the lock orders every store before the read.
+@usableFromInline
+final class Gathered<Element: Sendable>: @unchecked Sendable {
+    @usableFromInline let count: Int
+    @usableFromInline let slots: UnsafeMutablePointer<Element?>
+
+    @inlinable
+    init(count: Int) {
+        self.count = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil, count: count)
+    }
+
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    /// Stores the value of input `index`. Each index is stored at most once.
+    @inlinable
+    func store(_ value: Element, at index: Int) {
+        slots[index] = value
+    }
+
+    /// Moves the values out, in input order. Call once, after every slot has been stored.
+    @inlinable
+    func take() -> [Element] {
+        [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count {
+                buffer.initializeElement(at: index, to: (slots + index).move()!)
+                (slots + index).initialize(to: nil)
+            }
+            initialized = count
+        }
     }
 }
