@@ -38,7 +38,9 @@ extension Promise {
         subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
         return try await withTaskCancellationHandler {
             // Inside the handler, so cancelling the task reaches work that runs here.
-            _ = runOnWaitingThread(blocking: false)
+            if runOnWaitingThread(blocking: false), let result = waiter.deliveredResult {
+                return try result.get()
+            }
             return try await withCheckedThrowingContinuation { continuation in
                 waiter.subscribe(on: nil) { continuation.resume(with: $0) }
             }
