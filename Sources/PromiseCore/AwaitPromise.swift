@@ -25,11 +25,25 @@ internal import Synchronization
 /// - Throws: The rejection reason; ``PromiseError/Code-swift.struct/timedOut`` when
 ///   `timeout` passes first; ``PromiseError/Code-swift.struct/deadlock`` as described above.
 @available(*, noasync, message: "blocks a cooperative thread; use 'try await promise.get()' instead")
+@inlinable
 @discardableResult
 public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration? = nil) throws -> Value {
+    // Inlined, so the caller's specialized code settles the common cases: a settled promise,
+    // and one whose work its context runs on this thread. The deadlock check comes after
+    // that work: work that ran here was not waiting for this thread.
     if let result = promise.currentResult {
         return try result.get()
     }
+    if promise.runOnWaitingThread(blocking: true), let result = promise.currentResult {
+        return try result.get()
+    }
+    return try awaitPending(promise, timeout: timeout)
+}
+
+/// ``awaitPromise(_:timeout:)`` for a promise still pending: the deadlock check, then a
+/// context's drive or a blocking wait.
+@usableFromInline
+func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?) throws -> Value {
     if let drive = try checkBlockingWait(for: promise) {
         let wait = BlockingWait(
             timeout: timeout,
@@ -40,9 +54,6 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
             if let result = promise.currentResult { return try result.get() }
             throw PromiseError(.timedOut, message: "awaitPromise: still pending after \(timeout ?? .zero)")
         }
-    }
-    if promise.runOnWaitingThread(blocking: true), let result = promise.currentResult {
-        return try result.get()
     }
     let semaphore = DispatchSemaphore(value: 0)
     let outcome = Slot<Result<Value, any Error>>()

@@ -13,8 +13,9 @@ public protocol BlockingWaitAdvisor: AnyObject, Sendable {
 /// result back to the waiter.
 ///
 /// ``Promise/get()`` asks before the task suspends, ``awaitPromise(_:timeout:)`` before the
-/// thread blocks (after its deadlock check). The context should agree only when the work
-/// would start at once anyway: it is next in line and the context's own thread is idle.
+/// thread blocks (and before its deadlock check, which work done here makes moot). The
+/// context should agree only when the work would start at once anyway: it is next in line
+/// and the context's own thread is idle, so never from a thread running the context's work.
 @_spi(ContextContract)
 public protocol WaitingThreadRunner: BlockingWaitAdvisor {
     /// Runs the work that settles `promise` on the calling thread, if the context can do so

@@ -53,11 +53,24 @@ extension Promise {
 extension Promise {
     /// Asks the context that resolves this pending promise to do that work on this thread,
     /// which is about to wait for it (see ``WaitingThreadRunner``). Returns whether it did.
+    @inlinable
     func runOnWaitingThread(blocking: Bool) -> Bool {
-        guard ContextRegistry.hasWaitingThreadRunners,
-            let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }),
-            let runner = ContextRegistry.waitingThreadRunner(for: id)
+        guard waitingThreadRunnersExist(),
+            let id = withState({ $0.result == nil ? $0.resolvingContextID : nil })
         else { return false }
-        return runner.runOnWaitingThread(settling: ObjectIdentifier(self), blocking: blocking)
+        return askWaitingThreadRunner(of: id, settling: ObjectIdentifier(self), blocking: blocking)
     }
+}
+
+/// Whether a ``WaitingThreadRunner`` was ever registered (one atomic load).
+@usableFromInline
+func waitingThreadRunnersExist() -> Bool {
+    ContextRegistry.hasWaitingThreadRunners
+}
+
+/// Asks the runner registered for `context`, if any, to settle `promise` on this thread.
+@usableFromInline
+func askWaitingThreadRunner(of context: ObjectIdentifier, settling promise: ObjectIdentifier, blocking: Bool) -> Bool {
+    guard let runner = ContextRegistry.waitingThreadRunner(for: context) else { return false }
+    return runner.runOnWaitingThread(settling: promise, blocking: blocking)
 }
