@@ -38,9 +38,7 @@ extension Promise {
         subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
         return try await withTaskCancellationHandler {
             // Inside the handler, so cancelling the task reaches work that runs here.
-            if runOnWaitingThread(blocking: false), let result = waiter.deliveredResult {
-                return try result.get()
-            }
+            _ = runOnWaitingThread(blocking: false)
             return try await withCheckedThrowingContinuation { continuation in
                 waiter.subscribe(on: nil) { continuation.resume(with: $0) }
             }
