@@ -28,8 +28,7 @@
 #   FILTER=RE        count only the variants whose whole name matches RE, e.g. FILTER='queue.*'
 #   KEEP=1           keep the stripped binary and valgrind's output (the folder is printed)
 #
-# valgrind cannot read the debug information this toolchain writes, so it runs a copy of the
-# release binary with that stripped (`strip -g`).
+# The building and valgrind runs are in valgrind-counts.bash, which sqlite-counts.sh shares.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,53 +38,10 @@ n2=${N2:-5000}
 rounds1=${ROUNDS1:-2}
 rounds2=${ROUNDS2:-6}
 repeat=${REPEAT:-3}
-command -v valgrind >/dev/null || { echo "counts: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
-
-out=$(mktemp -d "${TMPDIR:-/tmp}/promise-counts.XXXXXX")
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$out"' EXIT
-
-echo "== building PromiseCoreCounts (release)" >&2
-swift build -c release --product PromiseCoreCounts >"$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
-exe="$out/PromiseCoreCounts"
-cp "$(swift build -c release --show-bin-path)/PromiseCoreCounts" "$exe"
-strip -g "$exe"
-
-# Runs valgrind with the given tool options on one variant; valgrind's report goes to $out/valgrind.log.
-run_valgrind() {
-    local variant=$1 iterations=$2
-    shift 2
-    if ! valgrind "$@" "$exe" "$variant" "$iterations" </dev/null >"$out/program.log" 2>"$out/valgrind.log"; then
-        echo "counts: $variant $iterations failed under valgrind $*" >&2
-        cat "$out/program.log" "$out/valgrind.log" >&2
-        exit 1
-    fi
-}
-
-# Prints the instructions every thread executed in one run.
-instructions() {
-    run_valgrind "$1" "$2" --tool=callgrind --callgrind-out-file="$out/callgrind.out"
-    awk '/^totals:/ { print $2; found = 1 } END { exit !found }' "$out/callgrind.out"
-}
-
-# Prints "mallocs bytes" of one run.
-heap() {
-    run_valgrind "$1" "$2" --tool=memcheck --leak-check=no
-    sed -n 's/.*total heap usage: \([0-9,]*\) allocs, [0-9,]* frees, \([0-9,]*\) bytes allocated.*/\1 \2/p' \
-        "$out/valgrind.log" | tr -d , | grep .
-}
-
-# Prints "instructions mallocs bytes" per operation of one variant, from two runs under each tool.
-per_operation() {
-    local variant=$1 low=$2 high=$3 divisor=$4 i1 i2 h1 h2 m1 b1 m2 b2
-    i1=$(instructions "$variant" "$low")
-    i2=$(instructions "$variant" "$high")
-    h1=$(heap "$variant" "$low")
-    h2=$(heap "$variant" "$high")
-    read -r m1 b1 <<<"$h1"
-    read -r m2 b2 <<<"$h2"
-    awk -v i1="$i1" -v i2="$i2" -v m1="$m1" -v m2="$m2" -v b1="$b1" -v b2="$b2" -v d="$divisor" \
-        'BEGIN { printf "%.0f %.2f %.0f\n", (i2 - i1) / d, (m2 - m1) / d, (b2 - b1) / d }'
-}
+exe_args=()
+# shellcheck source=valgrind-counts.bash
+source "$here/valgrind-counts.bash"
+counts_setup counts PromiseCoreCounts
 
 # Prints the median of its arguments (the lower one of the middle two for an even count).
 median() {

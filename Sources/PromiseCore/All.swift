@@ -11,8 +11,7 @@ public func all<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Value
     let result = Promise<[Value]>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
     let values = Gathered<Value>(count: promises.count)
-    result.addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
-    result.link(to: combination)
+    result.combine(combination)
     for index in promises.indices {
         let promise = promises[index]
         let pending = promise.subscribe(on: nil) { outcome in
@@ -56,8 +55,7 @@ public func all<each Value: Sendable>(_ promises: repeat Promise<each Value>) ->
     let finish: @Sendable () -> Void = {
         result.resolve(.success((repeat (each slots).value)), fromUpstream: true)
     }
-    result.onCancel { combination.withdrawAll() }
-    result.link(to: combination)
+    result.combine(combination)
     repeat attach(each promises, to: each slots, combination: combination, result: result, finish: finish)
     return result
 }
@@ -119,8 +117,7 @@ public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value
     }
     let result = Promise<Value>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
-    result.addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
-    result.link(to: combination)
+    result.combine(combination)
     for promise in promises {
         let pending = promise.subscribe(on: nil) { outcome in
             if combination.decide() {

@@ -29,8 +29,7 @@ func settleAll<Value: Sendable>(
     let result = Promise<[Result<Value, any Error>]>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
     let outcomes = Gathered<Result<Value, any Error>>(count: promises.count)
-    result.addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
-    result.link(to: combination)
+    result.combine(combination)
     for index in promises.indices {
         let promise = promises[index]
         let pending = promise.subscribe(on: nil) { outcome in
@@ -123,8 +122,7 @@ private func settleEach<each Value: Sendable>(
         }
         result.resolve(.success(outcomes), fromUpstream: true)
     }
-    result.onCancel { combination.withdrawAll() }
-    result.link(to: combination)
+    result.combine(combination)
     repeat settle(each promises, into: each slots, combination: combination, finish: finish)
     return result
 }
@@ -170,8 +168,7 @@ public func race<Value: Sendable>(fulfilled promises: [Promise<Value>]) -> Promi
     let result = Promise<Value>(resolvingContextID: nil)
     let combination = Combination(count: promises.count)
     let errors = promises.map { _ in Slot<any Error>() }
-    result.onCancel { combination.withdrawAll() }
-    result.link(to: combination)
+    result.combine(combination)
     for (index, promise) in promises.enumerated() {
         let slot = errors[index]
         let pending = promise.subscribe(on: nil) { outcome in

@@ -88,6 +88,16 @@ final class Combination: PromiseNode {
     }
 }
 
+extension Promise {
+    /// Makes this fresh promise the result of `combination`: cancelling it withdraws from
+    /// the inputs, and `combination` is its upstream for the deadlock check.
+    @inlinable
+    func combine(_ combination: Combination) {
+        addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
+        link(to: combination)
+    }
+}
+
 /// One slot of a heterogeneous `all`, written once by its input's callback.
 final class Slot<Value: Sendable>: Sendable {
     private let storage = Lock<Value?>(nil)
