@@ -34,8 +34,13 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
     if let result = promise.currentResult {
         return try result.get()
     }
-    if promise.runOnWaitingThread(blocking: true), let result = promise.currentResult {
-        return try result.get()
+    switch promise.runOnWaitingThread(blocking: true) {
+    case .ran:
+        if let result = promise.currentResult { return try result.get() }
+    case .poll(let limit):
+        if let result = promise.poll(for: limit, delivered: false) { return try result.get() }
+    case .declined:
+        break
     }
     return try awaitPending(promise, timeout: timeout)
 }

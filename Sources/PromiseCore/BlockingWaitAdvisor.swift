@@ -16,16 +16,32 @@ public protocol BlockingWaitAdvisor: AnyObject, Sendable {
 /// thread blocks (and before its deadlock check, which work done here makes moot). The
 /// context should agree only when the work would start at once anyway: it is next in line
 /// and the context's own thread is idle, so never from a thread running the context's work.
+/// When it does not run the work here, it may ask the waiter to poll for the result for a
+/// short while first (``WaitingThreadHelp/poll(for:)``): a result that arrives meanwhile
+/// spares the waiter the wake-up that suspending or blocking costs.
 @_spi(ContextContract)
 public protocol WaitingThreadRunner: BlockingWaitAdvisor {
     /// Runs the work that settles `promise` on the calling thread, if the context can do so
-    /// now, and returns whether it did. Called on the waiting thread, with `promise` pending
-    /// and resolved by this context.
+    /// now. Called on the waiting thread, with `promise` pending and resolved by this context.
     ///
     /// - Parameters:
     ///   - promise: The awaited promise's `ObjectIdentifier`.
     ///   - blocking: `true` for a thread about to block (`awaitPromise`); `false` for a task
     ///     about to suspend (`get()`), whose thread would otherwise run other tasks.
-    /// - Returns: Whether the work ran (the promise is settled then).
-    func runOnWaitingThread(settling promise: ObjectIdentifier, blocking: Bool) -> Bool
+    /// - Returns: Whether the work ran (the promise is settled then), or how the waiter waits.
+    func runOnWaitingThread(settling promise: ObjectIdentifier, blocking: Bool) -> WaitingThreadHelp
+}
+
+/// What a ``WaitingThreadRunner`` did for a thread about to wait.
+@_spi(ContextContract)
+public enum WaitingThreadHelp: Sendable, Equatable {
+    /// The work ran on the waiting thread: the promise is settled.
+    case ran
+    /// The waiter suspends or blocks at once.
+    case declined
+    /// The work runs on the context's own thread, which is awake (or about to be) and quick
+    /// to finish: the waiter polls for the result for up to `limit` before it suspends or
+    /// blocks. On a machine where waking a sleeping thread costs tens of microseconds, a
+    /// result that comes within the limit arrives that much sooner.
+    case poll(for: Duration)
 }

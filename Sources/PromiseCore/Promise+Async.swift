@@ -30,15 +30,24 @@ extension Promise {
     /// - Returns: The value.
     /// - Throws: The rejection reason, or `CancellationError`.
     @discardableResult
-    public func get() async throws -> Value {
+    nonisolated(nonsending) public func get() async throws -> Value {
         if let result = deliveredResult {
             return try result.get()
         }
         let waiter = Promise<Value>(resolvingContextID: nil)
         subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
         return try await withTaskCancellationHandler {
-            // Inside the handler, so cancelling the task reaches work that runs here.
-            _ = runOnWaitingThread(blocking: false)
+            // Inside the handler, so cancelling the task reaches work that runs here. Work
+            // that ran here settled the waiter before returning, and a result polled for
+            // arrived without one: no suspension is needed then.
+            switch runOnWaitingThread(blocking: false) {
+            case .ran:
+                if let result = waiter.deliveredResult { return try result.get() }
+            case .poll(let limit):
+                if let result = waiter.poll(for: limit, delivered: true) { return try result.get() }
+            case .declined:
+                break
+            }
             return try await withCheckedThrowingContinuation { continuation in
                 waiter.subscribe(on: nil) { continuation.resume(with: $0) }
             }
@@ -50,13 +59,37 @@ extension Promise {
 
 extension Promise {
     /// Asks the context that resolves this pending promise to do that work on this thread,
-    /// which is about to wait for it (see ``WaitingThreadRunner``). Returns whether it did.
+    /// which is about to wait for it (see ``WaitingThreadRunner``): whether it did, or how to
+    /// wait.
     @inlinable
-    func runOnWaitingThread(blocking: Bool) -> Bool {
+    func runOnWaitingThread(blocking: Bool) -> WaitingThreadOutcome {
         guard waitingThreadRunnersExist(),
             let id = withState({ $0.result == nil ? $0.resolvingContextID : nil })
-        else { return false }
+        else { return .declined }
         return askWaitingThreadRunner(of: id, settling: ObjectIdentifier(self), blocking: blocking)
+    }
+
+    /// Checks for the result until it comes or `limit` passes (a runner's
+    /// ``WaitingThreadHelp/poll(for:)``).
+    ///
+    /// - Parameters:
+    ///   - limit: How long to keep checking.
+    ///   - delivered: Wait for ``deliveredResult`` (as ``get()`` does) rather than
+    ///     ``currentResult``.
+    /// - Returns: The result, or `nil` when it did not come in time.
+    @inlinable
+    func poll(for limit: Duration, delivered: Bool) -> Result<Value, any Error>? {
+        let clock = ContinuousClock()
+        var now = clock.now
+        let deadline = now.advanced(by: limit)
+        repeat {
+            if let result = delivered ? deliveredResult : currentResult { return result }
+            // Look at the result about once a microsecond, not as often as possible: taking
+            // the lock that often would delay the thread that is about to settle it.
+            let next = now.advanced(by: .microseconds(1))
+            repeat { now = clock.now } while now < next
+        } while now < deadline
+        return nil
     }
 }
 
@@ -68,7 +101,19 @@ func waitingThreadRunnersExist() -> Bool {
 
 /// Asks the runner registered for `context`, if any, to settle `promise` on this thread.
 @usableFromInline
-func askWaitingThreadRunner(of context: ObjectIdentifier, settling promise: ObjectIdentifier, blocking: Bool) -> Bool {
-    guard let runner = ContextRegistry.waitingThreadRunner(for: context) else { return false }
-    return runner.runOnWaitingThread(settling: promise, blocking: blocking)
+func askWaitingThreadRunner(of context: ObjectIdentifier, settling promise: ObjectIdentifier, blocking: Bool) -> WaitingThreadOutcome {
+    guard let runner = ContextRegistry.waitingThreadRunner(for: context) else { return .declined }
+    switch runner.runOnWaitingThread(settling: promise, blocking: blocking) {
+    case .ran: return .ran
+    case .declined: return .declined
+    case .poll(let limit): return .poll(limit)
+    }
+}
+
+/// ``WaitingThreadHelp`` for inlinable code, which cannot name SPI.
+@usableFromInline
+enum WaitingThreadOutcome {
+    case ran
+    case declined
+    case poll(Duration)
 }

@@ -37,6 +37,18 @@ public struct SQLiteConfiguration: Sendable {
     /// Default ``WaitingThreads/blocked``.
     public var operationsOnWaitingThreads: WaitingThreads = .blocked
 
+    /// How long the connection thread, out of work, keeps checking for the next operation
+    /// before it sleeps, and how long a thread or task waiting for an operation's promise
+    /// checks for the result before it suspends or blocks. Default 50 microseconds; zero turns
+    /// polling off. It is always off on a machine with one CPU online.
+    ///
+    /// Waking a sleeping thread costs tens of microseconds on a virtual machine, several times
+    /// what a point query by primary key takes, and an operation awaited by itself costs two
+    /// wake-ups: the connection thread's, and the waiter's when the result is ready. Polling
+    /// spares both when operations follow each other closely, at the price of up to this long
+    /// of one CPU after each burst of work (Benchmarks/README.md has the measurements).
+    public var pollBeforeSleeping: Duration = .microseconds(50)
+
     /// The name of the connection's thread, shown by `top -H` and debuggers (15 bytes kept).
     /// Default `promise-sqlite` (a pool's readers add `-r`).
     public var threadName = "promise-sqlite"
@@ -106,11 +118,13 @@ extension SQLiteConfiguration {
         case none
         /// A thread blocked in `awaitPromise`, which is blocked for as long either way.
         case blocked
-        /// Also a task in `try await promise.get()`: the operation runs on its thread of Swift's
-        /// cooperative pool, which stays busy for as long as the statement runs, including a
-        /// wait for another connection's lock (``SQLiteConfiguration/busyTimeout``). An awaited
-        /// point query then takes about a fifth of the time (Benchmarks/README.md). Choose it
-        /// where statements are short and other tasks do not hold the locks they wait for.
+        /// Also a task in `try await promise.get()`: the operation runs on the thread the task
+        /// runs on (one of Swift's cooperative pool, or the main thread for main-actor code),
+        /// which stays busy for as long as the statement runs, including a wait for another
+        /// connection's lock (``SQLiteConfiguration/busyTimeout``). An awaited point query then
+        /// needs no thread at all to wake up when it finds the connection idle
+        /// (Benchmarks/README.md has the measurements). Choose it where statements are short
+        /// and other tasks do not hold the locks they wait for.
         case blockedAndAwaiting
     }
 }

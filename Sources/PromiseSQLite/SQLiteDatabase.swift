@@ -14,7 +14,10 @@
 /// One exception saves two thread switches: a thread blocked in `awaitPromise` on an
 /// operation's promise while the connection is idle and that operation is next runs it itself;
 /// ``SQLiteConfiguration/operationsOnWaitingThreads`` turns that off, or extends it to tasks
-/// awaiting `get()`. A
+/// awaiting `get()`. Out of work, the connection thread keeps checking for the next job for
+/// ``SQLiteConfiguration/pollBeforeSleeping`` before it sleeps, and a waiter checks for its
+/// result as long before it suspends or blocks, so operations awaited one after another cost
+/// no thread wake-ups. A
 /// promise's callbacks run on the context its `then` names (the default context when none),
 /// never on the connection thread.
 ///

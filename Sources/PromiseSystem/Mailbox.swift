@@ -59,6 +59,18 @@ package struct Mailbox<Message> {
         return true
     }
 
+    /// The owner takes every waiting message, if any, and stays awake when there is none (it
+    /// keeps checking for a while before it sleeps), so posts meanwhile do not wake it.
+    ///
+    /// - Parameter batch: Receives the messages, in the order posted; must be empty.
+    /// - Returns: `false` when there was nothing.
+    package mutating func takeAllStayingAwake(into batch: inout [Message]) -> Bool {
+        precondition(batch.isEmpty, "Mailbox.takeAllStayingAwake needs an empty batch")
+        guard !inbox.isEmpty else { return false }
+        swap(&batch, &inbox)
+        return true
+    }
+
     /// The owner takes every waiting message and goes back to a wait without looking at the
     /// mailbox again (an event loop returning to its poll), so any later post must wake it.
     ///

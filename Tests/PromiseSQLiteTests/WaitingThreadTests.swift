@@ -16,10 +16,11 @@ private func currentThreadName() -> String {
 
 private let connectionThread = "wait-test-db"
 
-private func database(_ waitingThreads: SQLiteConfiguration.WaitingThreads) -> SQLiteDatabase {
+private func database(_ waitingThreads: SQLiteConfiguration.WaitingThreads, poll: Duration = .microseconds(50)) -> SQLiteDatabase {
     var configuration = SQLiteConfiguration()
     configuration.threadName = connectionThread
     configuration.operationsOnWaitingThreads = waitingThreads
+    configuration.pollBeforeSleeping = poll
     return SQLiteDatabase.inMemory(configuration: configuration)
 }
 
@@ -37,9 +38,16 @@ private func threadsRunning(
     return (own, other)
 }
 
-@Suite struct WaitingThreadTests {
+/// Inserts `value` into `t`, waiting in `awaitPromise` (at most 10 seconds).
+private func insertBlocking(_ db: SQLiteDatabase, _ value: Int) throws {
+    try awaitPromise(db.execute("INSERT INTO t VALUES (?)", [value]), timeout: .seconds(10))
+}
+
+// Serialized: these count which thread won a race, which a neighbour keeping both CPUs busy skews.
+@Suite(.serialized) struct WaitingThreadTests {
     @Test func aBlockedThreadRunsTheOperationOfAnIdleConnection() throws {
-        let db = database(.blocked)
+        // Without polling: a polling connection thread takes most operations itself at once.
+        let db = database(.blocked, poll: .zero)
         defer { db.close() }
         // The connection thread may not have gone idle yet right after a result; most rounds
         // find it idle.
@@ -61,7 +69,7 @@ private func threadsRunning(
 
     @Test func anAwaitingTaskRunsItOnlyWhenAllowed() async throws {
         for (setting, expectOther) in [(SQLiteConfiguration.WaitingThreads.blocked, false), (.blockedAndAwaiting, true)] {
-            let db = database(setting)
+            let db = database(setting, poll: .zero)
             var other = 0
             for _ in 0..<200 where try await db.readWithoutTransaction({ _ in currentThreadName() }).get() != connectionThread {
                 other += 1
@@ -94,5 +102,45 @@ private func threadsRunning(
             await #expect(throws: CancellationError.self) { try await task.value }
         }
         #expect(try await db.scalar(Int.self, "SELECT 1").get() == 1)
+    }
+
+    /// Operations posted just before, during and after the connection thread's polling window
+    /// (and while a waiting thread runs one) all run: none is left in the mailbox of a thread
+    /// that went to sleep without counting as asleep. A lost wake-up fails the timeout.
+    @Test(arguments: [
+        (SQLiteConfiguration.WaitingThreads.none, Duration.microseconds(50)),
+        (.blocked, .microseconds(50)),
+        (.blockedAndAwaiting, .microseconds(50)),
+        (.blocked, .zero),
+    ])
+    func operationsPostedAroundThePollingWindowAllRun(waitingThreads: SQLiteConfiguration.WaitingThreads, poll: Duration) async throws {
+        let db = database(waitingThreads, poll: poll)
+        try await db.execute("CREATE TABLE t(a INTEGER)").get()
+        let gaps: [Int] = [0, 5, 20, 40, 48, 52, 60, 100, 400, 2_000]
+        var expected = 0
+        for round in 0..<6 {
+            for gap in gaps {
+                if gap > 0 { usleep(UInt32(gap)) }
+                expected += 1
+                switch round % 3 {
+                case 0:
+                    // Awaited by a task.
+                    try await db.execute("INSERT INTO t VALUES (?)", [expected]).timeout(.seconds(10)).get()
+                case 1:
+                    // Waited for by a blocked thread.
+                    let value = expected
+                    try await Task.detached { try insertBlocking(db, value) }.value
+                default:
+                    // Nobody waits: the connection thread has to find it by itself.
+                    let done = Promise<Void>.pending()
+                    db.execute("INSERT INTO t VALUES (?)", [expected]).then(on: .inline) { _ in done.fulfill(()) }
+                        .catch(on: .inline) { done.reject($0) }
+                    try await done.timeout(.seconds(10)).get()
+                }
+            }
+        }
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == expected)
+        #expect(try await db.scalar(Int.self, "SELECT sum(a) FROM t").get() == expected * (expected + 1) / 2)
+        try await db.close().get()
     }
 }

@@ -128,6 +128,21 @@ import Testing
         #expect(wokenAgain, "asleep again: woken again")
     }
 
+    @Test func anOwnerPollingForWorkIsNotWokenUntilItGoesToSleep() {
+        var mailbox = Mailbox<Int>()
+        var batch = [Int]()
+        let tookNothing = mailbox.takeAllStayingAwake(into: &batch)
+        #expect(!tookNothing && !mailbox.isOwnerAsleep, "polling: still awake")
+        #expect(mailbox.post(1) == false, "a post while the owner polls needs no wake-up")
+        let took = mailbox.takeAllStayingAwake(into: &batch)
+        #expect(took && batch == [1])
+        batch.removeAll(keepingCapacity: true)
+        // The polling ends: the owner goes to sleep the usual way, and the next post wakes it.
+        let tookNothingAgain = mailbox.takeAll(into: &batch)
+        #expect(!tookNothingAgain && mailbox.isOwnerAsleep)
+        #expect(mailbox.post(2) == true)
+    }
+
     @Test func batchesKeepThePostingOrderAcrossTurns() {
         var mailbox = Mailbox<Int>()
         var seen = [Int]()

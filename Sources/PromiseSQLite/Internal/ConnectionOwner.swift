@@ -12,6 +12,13 @@ internal import PromiseSystem
 /// Jobs queued while the thread works are taken together on its next turn: one wake-up runs a
 /// whole batch (Node's async SQLite and GRDB work the same way).
 ///
+/// Out of jobs, the thread keeps checking for new ones for
+/// ``SQLiteConfiguration/pollBeforeSleeping`` before it sleeps, and a job posted meanwhile
+/// needs no wake-up; a thread waiting for a job's promise polls for the result for as long
+/// before it suspends or blocks. Waking a sleeping thread costs tens of microseconds on a
+/// virtual machine, several times a point query, so one-at-a-time operations go that much
+/// faster; the price is up to that long of one CPU after each burst of work.
+///
 /// A thread that waits for a job's promise while the connection thread is idle and that job is
 /// next may run the job itself (``WaitingThreadRunner``, as
 /// ``SQLiteConfiguration/operationsOnWaitingThreads`` allows): the job would start at once
@@ -68,6 +75,10 @@ final class ConnectionOwner: Sendable {
     private let state = Lock(State())
     private let wake = DispatchSemaphore(value: 0)
     private let load = Atomic<Int>(0)
+    /// How many jobs were ever posted: the connection thread, polling, watches it change.
+    private let posted = Atomic<UInt64>(0)
+    /// ``SQLiteConfiguration/pollBeforeSleeping``, zero on a machine with one CPU.
+    private let pollLimit: Duration
     let path: String
     /// ``SQLiteConfiguration/operationsOnWaitingThreads``.
     private let waitingThreads: SQLiteConfiguration.WaitingThreads
@@ -78,6 +89,7 @@ final class ConnectionOwner: Sendable {
     init(path: String, configuration: SQLiteConfiguration) {
         self.path = path
         waitingThreads = configuration.operationsOnWaitingThreads
+        pollLimit = ProcessorCount.online > 1 ? max(.zero, configuration.pollBeforeSleeping) : .zero
         let status = NamedThread.start(name: configuration.threadName) { [self] in
             main(configuration)
         }
@@ -144,6 +156,7 @@ final class ConnectionOwner: Sendable {
             if case .failure(let refusal) = state.lifecycle.admit() { return (.failure(refusal), false) }
             let id = state.nextID
             state.nextID += 1
+            posted.add(1, ordering: .relaxed)
             return (.success(id), state.mailbox.post(Job(id: id, promise: promise, run: run)))
         }
         if case .success = outcome { load.add(1, ordering: .relaxed) }
@@ -194,18 +207,28 @@ final class ConnectionOwner: Sendable {
         state.withLock { $0.opened = Opened(connection: connection, error: openError) }
 
         var batch = [Job]()
+        let clock = ContinuousClock()
+        // Until when the thread polls before sleeping: set after each batch.
+        var pollUntil = clock.now
         while true {
-            let hasWork = state.withLock { state in
+            let polling = pollUntil > clock.now
+            let step: (work: Bool, seen: UInt64) = state.withLock { state in
+                let seen = posted.load(ordering: .relaxed)
                 if state.waiterRunning {
-                    state.threadWaitsForWaiter = true
-                    return false
+                    // While polling, keep polling: the waiting thread's job is likely short.
+                    state.threadWaitsForWaiter = !polling
+                    return (false, seen)
                 }
-                let taken = state.mailbox.takeAll(into: &batch)
+                let taken = polling ? state.mailbox.takeAllStayingAwake(into: &batch) : state.mailbox.takeAll(into: &batch)
                 state.threadIdle = !taken
-                return taken
+                return (taken, seen)
             }
-            guard hasWork else {
-                wake.wait()
+            guard step.work else {
+                if polling {
+                    while posted.load(ordering: .relaxed) == step.seen, clock.now < pollUntil {}
+                } else {
+                    wake.wait()
+                }
                 continue
             }
             for job in batch {
@@ -222,6 +245,7 @@ final class ConnectionOwner: Sendable {
                 load.subtract(1, ordering: .relaxed)
             }
             batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+            pollUntil = clock.now.advanced(by: pollLimit)
         }
     }
 
@@ -245,21 +269,24 @@ final class ConnectionOwner: Sendable {
 extension ConnectionOwner: WaitingThreadRunner {
     /// Runs the job settling `promise` on the calling thread when it is the next job and the
     /// connection thread is idle; the connection thread waits meanwhile.
-    func runOnWaitingThread(settling promise: ObjectIdentifier, blocking: Bool) -> Bool {
-        switch waitingThreads {
-        case .none: return false
-        case .blocked: guard blocking else { return false }
-        case .blockedAndAwaiting: break
-        }
+    /// Otherwise, with ``SQLiteConfiguration/pollBeforeSleeping``, the waiter polls for the
+    /// result: the connection thread is awake or about to be, and most jobs are short.
+    func runOnWaitingThread(settling promise: ObjectIdentifier, blocking: Bool) -> WaitingThreadHelp {
+        let mayRun =
+            switch waitingThreads {
+            case .none: false
+            case .blocked: blocking
+            case .blockedAndAwaiting: true
+            }
         let taken: (job: Job, opened: Opened)? = state.withLock { state in
-            guard state.threadIdle, !state.waiterRunning, let opened = state.opened,
+            guard mayRun, state.threadIdle, !state.waiterRunning, let opened = state.opened,
                 state.mailbox.first?.promise == promise, let job = state.mailbox.takeFirst()
             else { return nil }
             state.waiterRunning = true
             state.running = job.id
             return (job, opened)
         }
-        guard let (job, opened) = taken else { return false }
+        guard let (job, opened) = taken else { return pollLimit > .zero ? .poll(for: pollLimit) : .declined }
         AdapterSupport.runTurn(contextID) { job.run?(opened.connection, opened.error) }
         load.subtract(1, ordering: .relaxed)
         let wakeThread = state.withLock { state in
@@ -271,7 +298,7 @@ extension ConnectionOwner: WaitingThreadRunner {
             return !state.mailbox.markOwnerAsleepIfEmpty()
         }
         if wakeThread { wake.signal() }
-        return true
+        return .ran
     }
 }
 
