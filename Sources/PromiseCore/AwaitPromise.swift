@@ -34,13 +34,8 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
     if let result = promise.currentResult {
         return try result.get()
     }
-    switch promise.runOnWaitingThread(blocking: true) {
-    case .ran:
-        if let result = promise.currentResult { return try result.get() }
-    case .poll(let limit):
-        if let result = promise.poll(for: limit, delivered: false) { return try result.get() }
-    case .declined:
-        break
+    if let result = promise.resultFromWaitingThread(blocking: true, watching: promise, delivered: false) {
+        return try result.get()
     }
     return try awaitPending(promise, timeout: timeout)
 }

@@ -46,13 +46,8 @@ extension Promise {
             // Inside the handler, so cancelling the task reaches work that runs here. Work
             // that ran here settled the waiter before returning, and a result polled for
             // arrived without one: no suspension is needed then.
-            switch runOnWaitingThread(blocking: false) {
-            case .ran:
-                if let result = waiter.deliveredResult { return try result.get() }
-            case .poll(let limit):
-                if let result = waiter.poll(for: limit, delivered: true) { return try result.get() }
-            case .declined:
-                break
+            if let result = resultFromWaitingThread(blocking: false, watching: waiter, delivered: true) {
+                return try result.get()
             }
             return try await withCheckedThrowingContinuation { continuation in
                 waiter.subscribe(on: nil) { continuation.resume(with: $0) }
@@ -73,6 +68,26 @@ extension Promise {
             let id = withState({ $0.result == nil ? $0.resolvingContextID : nil })
         else { return .declined }
         return askWaitingThreadRunner(of: id, settling: ObjectIdentifier(self), blocking: blocking)
+    }
+
+    /// Asks this pending promise's context for help before this thread waits (see
+    /// ``runOnWaitingThread(blocking:)``), then reads `target`'s result (this promise, or a
+    /// waiter it settles): at once when the work ran here, by polling when the context asks
+    /// for that.
+    ///
+    /// - Parameters:
+    ///   - blocking: Whether the thread is about to block rather than suspend.
+    ///   - target: The promise whose result the caller returns.
+    ///   - delivered: Read ``deliveredResult`` (as ``get()`` does) rather than
+    ///     ``currentResult``.
+    /// - Returns: The result, or `nil` when the caller has to wait for it.
+    @inlinable
+    func resultFromWaitingThread(blocking: Bool, watching target: Promise<Value>, delivered: Bool) -> Result<Value, any Error>? {
+        switch runOnWaitingThread(blocking: blocking) {
+        case .ran: delivered ? target.deliveredResult : target.currentResult
+        case .poll(let limit): target.poll(for: limit, delivered: delivered)
+        case .declined: nil
+        }
     }
 
     /// Checks for the result until it comes or `limit` passes (a runner's

@@ -27,14 +27,14 @@ let pointSQL = "SELECT name FROM items WHERE id = ?"
 let scanSQL = "SELECT id, name, score FROM items LIMIT ?"
 func pointID(_ i: Int) -> Int { (i * 7919) % fixtureRows + 1 }
 
-/// The defaults, without polling: valgrind runs one thread at a time, so a thread that polls
+/// Opens the database at `path` with the defaults, without polling: valgrind runs one thread at a time, so a thread that polls
 /// would spin for its whole time slice and its checks would swamp the counts. What is counted
 /// is the work itself; Benchmarks/README.md has what polling saves in wall time.
-let countsConfiguration: SQLiteConfiguration = {
+func openDatabase(_ path: String) throws -> SQLiteDatabase {
     var configuration = SQLiteConfiguration()
     configuration.pollBeforeSleeping = .zero
-    return configuration
-}()
+    return try awaitPromise(SQLiteDatabase.open(path: path, configuration: configuration))
+}
 
 /// Each variant: what it does with `count` operations (inserts, point queries or rows read).
 let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) throws -> Int)] = [
@@ -50,7 +50,7 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
     (
         "insert/promise",
         { path, count in
-            let db = try awaitPromise(SQLiteDatabase.open(path: path, configuration: countsConfiguration))
+            let db = try openDatabase(path)
             try awaitPromise(db.executeScript(schema))
             try awaitPromise(
                 db.transaction { db in
@@ -73,7 +73,7 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
     (
         "point/promise-read",
         { path, count in
-            let db = try awaitPromise(SQLiteDatabase.open(path: path, configuration: countsConfiguration))
+            let db = try openDatabase(path)
             let sum = try awaitPromise(
                 db.readWithoutTransaction { db in
                     var sum = 0
@@ -87,7 +87,7 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
     (
         "point/promise-awaited",
         { path, count in
-            let db = try awaitPromise(SQLiteDatabase.open(path: path, configuration: countsConfiguration))
+            let db = try openDatabase(path)
             var sum = 0
             for i in 0..<count { sum &+= try awaitPromise(db.scalar(String.self, pointSQL, [pointID(i)]))?.utf8.count ?? 0 }
             try awaitPromise(db.close())
@@ -105,7 +105,7 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
     (
         "scan/promise-decodable",
         { path, count in
-            let db = try awaitPromise(SQLiteDatabase.open(path: path, configuration: countsConfiguration))
+            let db = try openDatabase(path)
             let items = try awaitPromise(db.query(Item.self, scanSQL, [count]))
             try awaitPromise(db.close())
             return items.count
@@ -114,7 +114,7 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
     (
         "scan/promise-rows",
         { path, count in
-            let db = try awaitPromise(SQLiteDatabase.open(path: path, configuration: countsConfiguration))
+            let db = try openDatabase(path)
             let rows = try awaitPromise(db.query(scanSQL, [count]))
             let items = try rows.map { Item(id: try $0.get(0), name: try $0.get(1), score: try $0.get(2)) }
             try awaitPromise(db.close())
