@@ -8,6 +8,10 @@
 /// db.query("SELECT * FROM users WHERE name = :name", ["name": "Ada"])
 /// ```
 ///
+/// Positional values can also be given as arguments, each bound through its own type without
+/// an existential box: `db.execute(sql, binding: "Ada", 36)` (see
+/// ``SQLiteWriter/execute(_:binding:_:)``), the faster spelling in a loop.
+///
 /// Every parameter must get a value: a missing one is an error, never a silent `NULL`. Each
 /// named parameter gets one value: a name given twice (`":a"` twice, or `"a"` and `":a"`) and a
 /// name containing a NUL byte are refused with ``SQLiteError/Code-swift.struct/invalidBinding``

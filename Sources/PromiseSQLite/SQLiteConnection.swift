@@ -51,7 +51,7 @@ public final class SQLiteConnection {
     /// - Throws: ``SQLiteError``, or `CancellationError` when the operation was cancelled.
     @discardableResult
     public func execute(_ sql: String, _ bindings: SQLiteBindings = .none) throws -> SQLiteChanges {
-        try checked().execute(sql, bindings, cancel: cancel)
+        try execute(sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
 
     /// Runs every statement in `sql`, in order, without parameters (a schema, a migration).
@@ -71,9 +71,7 @@ public final class SQLiteConnection {
     /// - Returns: The rows.
     /// - Throws: ``SQLiteError``, or `CancellationError`.
     public func query(_ sql: String, _ bindings: SQLiteBindings = .none) throws -> [SQLiteRow] {
-        var rows = [SQLiteRow]()
-        try checked().forEachRow(sql, bindings, cancel: cancel) { rows.append($0.row()) }
-        return rows
+        try query(sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
 
     /// Runs one query and decodes each row into `T` (see ``SQLiteRow/decode(_:)``).
@@ -85,7 +83,7 @@ public final class SQLiteConnection {
     /// - Returns: The decoded rows.
     /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
     public func query<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> [T] {
-        try checked().decodeAll(T.self, sql, bindings, cancel: cancel)
+        try query(T.self, sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
 
     /// Runs one query and returns its first row, or `nil` when it has none.
@@ -96,7 +94,7 @@ public final class SQLiteConnection {
     /// - Returns: The first row, or `nil`.
     /// - Throws: ``SQLiteError``, or `CancellationError`.
     public func queryFirst(_ sql: String, _ bindings: SQLiteBindings = .none) throws -> SQLiteRow? {
-        try checked().run(sql, bindings, cancel: cancel) { try $0.step() ? $0.row() : nil }
+        try queryFirst(sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
 
     /// Runs one query and decodes its first row into `T`, or returns `nil` when it has none.
@@ -108,7 +106,7 @@ public final class SQLiteConnection {
     /// - Returns: The decoded row, or `nil`.
     /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
     public func queryFirst<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> T? {
-        try checked().decodeFirst(T.self, sql, bindings, cancel: cancel)
+        try queryFirst(T.self, sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
 
     /// Runs one query and returns the first column of its first row: `SELECT count(*) …`.
@@ -121,7 +119,7 @@ public final class SQLiteConnection {
     /// - Throws: ``SQLiteError`` (``SQLiteError/Code-swift.struct/mismatch`` when the value
     ///   does not convert to `T`), or `CancellationError`.
     public func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> T? {
-        try checked().scalar(T.self, sql, bindings, cancel: cancel)
+        try scalar(T.self, sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
 
     /// Calls `body` with each row as it is read, without collecting them: for results too large
@@ -133,7 +131,7 @@ public final class SQLiteConnection {
     ///   - body: Called once per row, on the connection's thread; throwing stops the query.
     /// - Throws: What `body` throws, ``SQLiteError``, or `CancellationError`.
     public func forEachRow(_ sql: String, _ bindings: SQLiteBindings = .none, _ body: (SQLiteRow) throws -> Void) throws {
-        try checked().forEachRow(sql, bindings, cancel: cancel) { try body($0.row()) }
+        try forEachRow(sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) }, body)
     }
 
     /// Runs `body` in a savepoint nested in the current transaction (or in a new immediate
@@ -152,14 +150,55 @@ public final class SQLiteConnection {
     public var isInTransaction: Bool { valid && !connection.isAutocommit }
 }
 
+// MARK: Each method's one body, for ``SQLiteBindings`` and for values bound one at a time.
+
+extension SQLiteConnection {
+    @usableFromInline
+    func execute(_ sql: String, bind: Binder) throws -> SQLiteChanges {
+        try checked().execute(sql, cancel: cancel, bind: bind)
+    }
+
+    @usableFromInline
+    func query(_ sql: String, bind: Binder) throws -> [SQLiteRow] {
+        var rows = [SQLiteRow]()
+        try checked().forEachRow(sql, cancel: cancel, bind: bind) { rows.append($0.row()) }
+        return rows
+    }
+
+    @usableFromInline
+    func query<T: Decodable>(_ type: T.Type, _ sql: String, bind: Binder) throws -> [T] {
+        try checked().decodeAll(T.self, sql, cancel: cancel, bind: bind)
+    }
+
+    @usableFromInline
+    func queryFirst(_ sql: String, bind: Binder) throws -> SQLiteRow? {
+        try checked().run(sql, cancel: cancel, bind: bind) { try $0.step() ? $0.row() : nil }
+    }
+
+    @usableFromInline
+    func queryFirst<T: Decodable>(_ type: T.Type, _ sql: String, bind: Binder) throws -> T? {
+        try checked().decodeFirst(T.self, sql, cancel: cancel, bind: bind)
+    }
+
+    @usableFromInline
+    func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, bind: Binder) throws -> T? {
+        try checked().scalar(T.self, sql, cancel: cancel, bind: bind)
+    }
+
+    @usableFromInline
+    func forEachRow(_ sql: String, bind: Binder, _ body: (SQLiteRow) throws -> Void) throws {
+        try checked().forEachRow(sql, cancel: cancel, bind: bind) { try body($0.row()) }
+    }
+}
+
 extension Connection {
     /// Decodes every row of `sql` into `T` straight from the statement, without an
     /// intermediate ``SQLiteRow``.
-    func decodeAll<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> [T] {
+    func decodeAll<T: Decodable>(_ type: T.Type, _ sql: String, cancel: CancelFlag?, bind: Binder) throws -> [T] {
         // The loop is written out here, not passed to forEachRow as a closure: in this
         // unspecialized generic code, a closure called per row would look up the metadata of
         // [T] and RowDecoding<T> on every call. RowAccumulator avoids the same for the append.
-        return try run(sql, bindings, cancel: cancel) { statement in
+        return try run(sql, cancel: cancel, bind: bind) { statement in
             // The columns are read after the first step: a schema change re-prepares the
             // statement there, and its columns may differ from the cached ones.
             guard try statement.step() else { return [] }
@@ -175,8 +214,8 @@ extension Connection {
     }
 
     /// Decodes the first row of `sql` into `T`, or returns `nil` when there is none.
-    func decodeFirst<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> T? {
-        try run(sql, bindings, cancel: cancel) { statement in
+    func decodeFirst<T: Decodable>(_ type: T.Type, _ sql: String, cancel: CancelFlag?, bind: Binder) throws -> T? {
+        try run(sql, cancel: cancel, bind: bind) { statement in
             guard try statement.step() else { return nil }
             let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
             defer { decoding.finish() }
@@ -185,8 +224,8 @@ extension Connection {
     }
 
     /// The first column of the first row, or `nil` for no row or `NULL`.
-    func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> T? {
-        try run(sql, bindings, cancel: cancel) { statement in
+    func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, cancel: CancelFlag?, bind: Binder) throws -> T? {
+        try run(sql, cancel: cancel, bind: bind) { statement in
             guard try statement.step() else { return nil }
             guard statement.columns.names.count > 0 else {
                 throw SQLiteError(.range, message: "the statement returns no columns", sql: sql)

@@ -23,7 +23,7 @@ public protocol SQLiteValueConvertible: Sendable {
 
 extension SQLiteValue: SQLiteValueConvertible {
     /// This value.
-    public var sqliteValue: SQLiteValue { self }
+    @inlinable public var sqliteValue: SQLiteValue { self }
 
     /// `value`, unchanged.
     ///
@@ -34,7 +34,7 @@ extension SQLiteValue: SQLiteValueConvertible {
 
 extension Int64: SQLiteValueConvertible {
     /// ``SQLiteValue/integer(_:)``.
-    public var sqliteValue: SQLiteValue { .integer(self) }
+    @inlinable public var sqliteValue: SQLiteValue { .integer(self) }
 
     /// An integer column's value; `nil` for other storage classes.
     ///
@@ -51,7 +51,7 @@ public protocol _SQLiteInteger: FixedWidthInteger, SQLiteValueConvertible {}
 
 extension _SQLiteInteger {
     /// ``SQLiteValue/integer(_:)``.
-    public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
+    @inlinable public var sqliteValue: SQLiteValue { .integer(Int64(self)) }
 
     /// An integer column's value when it fits this type; `nil` otherwise.
     ///
@@ -73,7 +73,7 @@ extension UInt8: _SQLiteInteger {}
 
 extension Double: SQLiteValueConvertible {
     /// ``SQLiteValue/real(_:)``. Binding NaN is refused with ``SQLiteError/Code-swift.struct/invalidBinding``.
-    public var sqliteValue: SQLiteValue { .real(self) }
+    @inlinable public var sqliteValue: SQLiteValue { .real(self) }
 
     /// A real column's value, or an integer column's value when the double holds it exactly.
     ///
@@ -90,7 +90,7 @@ extension Double: SQLiteValueConvertible {
 
 extension Float: SQLiteValueConvertible {
     /// ``SQLiteValue/real(_:)``, widened to a double.
-    public var sqliteValue: SQLiteValue { .real(Double(self)) }
+    @inlinable public var sqliteValue: SQLiteValue { .real(Double(self)) }
 
     /// A numeric column's value as a float (rounded to the nearest float).
     ///
@@ -103,7 +103,7 @@ extension Float: SQLiteValueConvertible {
 
 extension Bool: SQLiteValueConvertible {
     /// `1` or `0`, as SQLite stores booleans.
-    public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
+    @inlinable public var sqliteValue: SQLiteValue { .integer(self ? 1 : 0) }
 
     /// `true` for integer 1, `false` for integer 0; `nil` for anything else.
     ///
@@ -120,7 +120,7 @@ extension Bool: SQLiteValueConvertible {
 
 extension String: SQLiteValueConvertible {
     /// ``SQLiteValue/text(_:)``: every byte of the UTF-8, NUL characters included.
-    public var sqliteValue: SQLiteValue { .text(self) }
+    @inlinable public var sqliteValue: SQLiteValue { .text(self) }
 
     /// A text column's value; `nil` for other storage classes and for text that is not valid
     /// UTF-8 (``SQLiteValue/invalidText(_:)``), which reads fail with
@@ -136,7 +136,7 @@ extension String: SQLiteValueConvertible {
 
 extension Array: SQLiteValueConvertible where Element == UInt8 {
     /// ``SQLiteValue/blob(_:)``.
-    public var sqliteValue: SQLiteValue { .blob(self) }
+    @inlinable public var sqliteValue: SQLiteValue { .blob(self) }
 
     /// A blob column's bytes, or a text column's bytes exactly as stored (UTF-8 or not);
     /// `nil` for numbers and `NULL`.
@@ -154,7 +154,7 @@ extension Array: SQLiteValueConvertible where Element == UInt8 {
 
 extension Optional: SQLiteValueConvertible where Wrapped: SQLiteValueConvertible {
     /// The wrapped value's, or ``SQLiteValue/null`` for `nil`.
-    public var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
+    @inlinable public var sqliteValue: SQLiteValue { self?.sqliteValue ?? .null }
 
     /// `.some(nil)` for `NULL`; otherwise the wrapped type's conversion.
     ///

@@ -3,20 +3,24 @@ import PromiseSQLite
 import Testing
 
 @Suite struct BindingTests {
-    /// Binds `value`, reads it back as `T` and as the stored value, through a real table.
+    /// Binds `value` both ways (in an array literal, and as a `binding:` argument), reads it
+    /// back as `T` and as the stored value, through a real table.
     private func roundTrip<T: SQLiteValueConvertible & Equatable & Decodable>(
         _ value: T, storedAs expected: SQLiteValue, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        try await db.execute("CREATE TABLE t(v)").get()
-        try await db.execute("INSERT INTO t(v) VALUES (?)", [value]).get()
-        let stored = try await db.queryFirst("SELECT v FROM t").get()
-        #expect(stored?[0] == expected, sourceLocation: sourceLocation)
-        let back = try await db.scalar(T.self, "SELECT v FROM t").get()
-        #expect(back == value, sourceLocation: sourceLocation)
-        let decoded = try await db.query(T.self, "SELECT v FROM t").get()
-        #expect(decoded == [value], sourceLocation: sourceLocation)
+        try await db.execute("CREATE TABLE t(way, v)").get()
+        try await db.execute("INSERT INTO t(way, v) VALUES (1, ?)", [value]).get()
+        try await db.execute("INSERT INTO t(way, v) VALUES (?, ?)", binding: 2, value).get()
+        for way in 1...2 {
+            let stored = try await db.queryFirst("SELECT v FROM t WHERE way = ?", binding: way).get()
+            #expect(stored?[0] == expected, "way \(way)", sourceLocation: sourceLocation)
+            let back = try await db.scalar(T.self, "SELECT v FROM t WHERE way = ?", binding: way).get()
+            #expect(back == value, "way \(way)", sourceLocation: sourceLocation)
+            let decoded = try await db.query(T.self, "SELECT v FROM t WHERE way = ?", binding: way).get()
+            #expect(decoded == [value], "way \(way)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test func integersRoundTripIncludingInt64Extremes() async throws {

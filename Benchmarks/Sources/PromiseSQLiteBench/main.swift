@@ -136,6 +136,17 @@ for round in 0..<rounds {
                     }
                 }.get()
             })
+        try await promiseInsertDB.executeScript(schema).get()
+        record(
+            "\(inserts) inserts, one transaction", "PromiseSQLite transaction { }, `binding:`",
+            try await measure {
+                let count = inserts
+                try await promiseInsertDB.transaction { db in
+                    for i in 1...count {
+                        try db.execute(insertSQL, binding: i, "name \(i)", Double(i) * 0.5)
+                    }
+                }.get()
+            })
         try await promiseEachDB.executeScript(schema).get()
         record(
             "\(inserts) inserts, one transaction", "PromiseSQLite, a promise per insert",

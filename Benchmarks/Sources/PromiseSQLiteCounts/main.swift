@@ -63,6 +63,21 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
         }
     ),
     (
+        "insert/promise-binding",
+        { path, count in
+            let db = try openDatabase(path)
+            try awaitPromise(db.executeScript(schema))
+            try awaitPromise(
+                db.transaction { db in
+                    for i in stride(from: 1, through: count, by: 1) {
+                        try db.execute(insertSQL, binding: i, "name \(i)", Double(i) * 0.5)
+                    }
+                })
+            try awaitPromise(db.close())
+            return count
+        }
+    ),
+    (
         "point/raw",
         { path, count in
             let db = raw_open(path)!

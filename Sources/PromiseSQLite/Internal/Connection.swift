@@ -116,6 +116,17 @@ final class Connection {
         cancel: CancelFlag?,
         _ body: (Statement) throws -> R
     ) throws -> R {
+        try run(sql, cancel: cancel, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) }, body)
+    }
+
+    /// Runs `body` with the statement for `sql` after `bind` has bound its parameters; resets
+    /// it afterwards.
+    func run<R>(
+        _ sql: String,
+        cancel: CancelFlag?,
+        bind: Binder,
+        _ body: (Statement) throws -> R
+    ) throws -> R {
         try cancel?.check()
         let cached = cache.statement(for: sql)
         let statement = try cached ?? prepare(sql)
@@ -127,14 +138,19 @@ final class Connection {
                 cache.insert(statement)
             }
         }
-        try statement.bind(bindings)
+        try bind(statement)
         return try body(statement)
     }
 
     /// Runs one statement to completion.
     @discardableResult
     func execute(_ sql: String, _ bindings: SQLiteBindings, cancel: CancelFlag?) throws -> SQLiteChanges {
-        try run(sql, bindings, cancel: cancel) { statement in
+        try execute(sql, cancel: cancel, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
+    }
+
+    /// Runs one statement to completion after `bind` has bound its parameters.
+    func execute(_ sql: String, cancel: CancelFlag?, bind: Binder) throws -> SQLiteChanges {
+        try run(sql, cancel: cancel, bind: bind) { statement in
             // sqlite3_changes64 keeps the last INSERT/UPDATE/DELETE's count through DDL, SELECT
             // and PRAGMA: report 0 for those, seen as an unchanged total.
             let before = sqlite3_total_changes64(db)
@@ -147,11 +163,11 @@ final class Connection {
     /// Steps through the rows of one statement, calling `body` with the statement on each row.
     func forEachRow(
         _ sql: String,
-        _ bindings: SQLiteBindings,
         cancel: CancelFlag?,
+        bind: Binder,
         _ body: (Statement) throws -> Void
     ) throws {
-        try run(sql, bindings, cancel: cancel) { statement in
+        try run(sql, cancel: cancel, bind: bind) { statement in
             while try statement.step() {
                 try cancel?.check()
                 try body(statement)

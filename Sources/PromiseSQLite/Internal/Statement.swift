@@ -1,8 +1,14 @@
 internal import CSQLite
 internal import PromiseSystem
 
+/// Binds the parameters of a statement about to run: from ``SQLiteBindings``
+/// (`Statement.bind(_:)`), or one value at a time (``ParameterBinder/bind(_:_:)``).
+@usableFromInline
+typealias Binder = (Statement) throws(SQLiteError) -> Void
+
 /// One prepared statement. Owned by its connection's thread: created, stepped, reset and
 /// finalized there only.
+@usableFromInline
 final class Statement {
     let handle: OpaquePointer
     let sql: String
@@ -52,7 +58,7 @@ final class Statement {
 
     /// Binds `bindings` to the parameters; every parameter must get a value.
     func bind(_ bindings: SQLiteBindings) throws(SQLiteError) {
-        let parameterCount = Int(sqlite3_bind_parameter_count(handle))
+        let parameterCount = self.parameterCount
         switch bindings.storage {
         case .positional(let values):
             try checkCount(values.count, parameterCount)
@@ -94,7 +100,15 @@ final class Statement {
         }
     }
 
-    private func checkCount(_ given: Int, _ parameterCount: Int) throws(SQLiteError) {
+    /// How many parameters the statement has (the largest `?NNN` index).
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    /// Binds `value` to the parameter at `index`, counted from 1.
+    func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        try bind(value, at: index, name: nil)
+    }
+
+    func checkCount(_ given: Int, _ parameterCount: Int) throws(SQLiteError) {
         guard given != parameterCount else { return }
         throw SQLiteError(
             .invalidBinding,
