@@ -27,7 +27,21 @@ package struct Lifecycle<Waiter, Failure: Error> {
     }
 
     /// Where the owner is now.
-    package private(set) var phase: Phase = .open
+    package private(set) var phase: Phase = .open {
+        didSet {
+            isAccepting = if case .open = phase { true } else { false }
+            isClosed = if case .closed = phase { true } else { false }
+        }
+    }
+
+    /// Whether new work is accepted. A stored copy of what ``phase`` says, not a computed
+    /// property: an owner in another module reads it directly, where a call to a getter of
+    /// this generic type would look up its metadata on every request (about 900
+    /// instructions; an `@inlinable package` getter was not inlined across modules).
+    package private(set) var isAccepting = true
+
+    /// Whether the owner is closed, stored for the same reason as ``isAccepting``.
+    package private(set) var isClosed = false
     /// The error for work offered once the owner no longer accepts it.
     package private(set) var refusal: Failure
     private var waiters: [Waiter] = []
@@ -40,25 +54,12 @@ package struct Lifecycle<Waiter, Failure: Error> {
         self.refusal = refusal
     }
 
-    /// Whether new work is accepted. Inlinable, so that the owner's every request does not
-    /// look up this generic type's metadata.
-    @inlinable
-    package var isAccepting: Bool {
-        if case .open = phase { return true }
-        return false
-    }
-
-    /// Whether the owner is closed.
-    @inlinable
-    package var isClosed: Bool {
-        if case .closed = phase { return true }
-        return false
-    }
-
     /// How many shutdown callers wait.
     package var waiterCount: Int { waiters.count }
 
-    /// Admits one piece of work: succeeds while open, fails with ``refusal`` afterwards.
+    /// Admits one piece of work: succeeds while open, fails with ``refusal`` afterwards. A
+    /// call from another module runs unspecialized; an owner's per-request check reads
+    /// ``isAccepting`` instead.
     ///
     /// - Returns: Success, or the refusal.
     package func admit() -> Result<Void, Failure> {

@@ -70,7 +70,7 @@ import Testing
     @Test func anOwnerThatNeverStartedIsClosedAndRefusesWithTheReason() {
         var lifecycle = Subject(refusal: Refused(reason: "closed"))
         lifecycle.failedToStart(Refused(reason: "pthread_create failed"))
-        #expect(lifecycle.isClosed)
+        #expect(lifecycle.isClosed && !lifecycle.isAccepting)
         guard case .failure(let refusal) = lifecycle.admit() else {
             Issue.record("work must be refused")
             return

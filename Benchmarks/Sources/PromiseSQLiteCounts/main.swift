@@ -110,6 +110,16 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
         }
     ),
     (
+        "point/promise-awaited-binding",
+        { path, count in
+            let db = try openDatabase(path)
+            var sum = 0
+            for i in 0..<count { sum &+= try awaitPromise(db.scalar(String.self, pointSQL, binding: pointID(i)))?.utf8.count ?? 0 }
+            try awaitPromise(db.close())
+            return sum
+        }
+    ),
+    (
         "scan/raw",
         { path, count in
             let db = raw_open(path)!

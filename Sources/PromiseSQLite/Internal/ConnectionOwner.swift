@@ -153,7 +153,7 @@ final class ConnectionOwner: Sendable {
 
     private func enqueue(settling promise: ObjectIdentifier?, _ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
         let (outcome, wakeNeeded): (Result<UInt64, SQLiteError>, Bool) = state.withLock { state in
-            if case .failure(let refusal) = state.lifecycle.admit() { return (.failure(refusal), false) }
+            guard state.lifecycle.isAccepting else { return (.failure(state.lifecycle.refusal), false) }
             let id = state.nextID
             state.nextID += 1
             posted.add(1, ordering: .relaxed)
