@@ -25,7 +25,7 @@ import Testing
             """).get()
 
         let ada = try await db.transaction { db in               // BEGIN IMMEDIATE … COMMIT
-            let id = try db.execute("INSERT INTO users(name, email) VALUES (?, ?)", ["Ada", "ada@example.com"])
+            let id = try db.execute("INSERT INTO users(name, email) VALUES (?, ?)", binding: "Ada", "ada@example.com")
                 .lastInsertRowID
             try db.execute("INSERT INTO audit VALUES (:user, :note)", ["user": id, "note": "signed up"])
             return id
