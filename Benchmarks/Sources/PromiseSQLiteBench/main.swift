@@ -125,28 +125,20 @@ for round in 0..<rounds {
             try await measure {
                 checksum &+= Int(raw_insert(rawInsertDB, Int32(inserts)))
             })
-        try await promiseInsertDB.executeScript(schema).get()
-        record(
-            "\(inserts) inserts, one transaction", "PromiseSQLite transaction { }",
-            try await measure {
-                let count = inserts
-                try await promiseInsertDB.transaction { db in
-                    for i in 1...count {
-                        try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5])
-                    }
-                }.get()
-            })
-        try await promiseInsertDB.executeScript(schema).get()
-        record(
-            "\(inserts) inserts, one transaction", "PromiseSQLite transaction { }, `binding:`",
-            try await measure {
-                let count = inserts
-                try await promiseInsertDB.transaction { db in
-                    for i in 1...count {
-                        try db.execute(insertSQL, binding: i, "name \(i)", Double(i) * 0.5)
-                    }
-                }.get()
-            })
+        typealias Insert = @Sendable (PromiseSQLite.SQLiteConnection, Int) throws -> SQLiteChanges
+        let withArray: Insert = { db, i in try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5]) }
+        let withBinding: Insert = { db, i in try db.execute(insertSQL, binding: i, "name \(i)", Double(i) * 0.5) }
+        for (candidate, insert) in [("PromiseSQLite transaction { }", withArray), ("PromiseSQLite transaction { }, `binding:`", withBinding)] {
+            try await promiseInsertDB.executeScript(schema).get()
+            record(
+                "\(inserts) inserts, one transaction", candidate,
+                try await measure {
+                    let count = inserts
+                    try await promiseInsertDB.transaction { db in
+                        for i in 1...count { _ = try insert(db, i) }
+                    }.get()
+                })
+        }
         try await promiseEachDB.executeScript(schema).get()
         record(
             "\(inserts) inserts, one transaction", "PromiseSQLite, a promise per insert",

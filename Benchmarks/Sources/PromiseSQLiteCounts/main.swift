@@ -37,6 +37,18 @@ func openDatabase(_ path: String) throws -> SQLiteDatabase {
 }
 
 /// Each variant: what it does with `count` operations (inserts, point queries or rows read).
+/// Inserts rows 1 through `count` in one transaction, each with `insert`.
+func insertInTransaction(_ path: String, _ count: Int, _ insert: @escaping @Sendable (SQLiteConnection, Int) throws -> Void) throws -> Int {
+    let db = try openDatabase(path)
+    try awaitPromise(db.executeScript(schema))
+    try awaitPromise(
+        db.transaction { db in
+            for i in stride(from: 1, through: count, by: 1) { try insert(db, i) }
+        })
+    try awaitPromise(db.close())
+    return count
+}
+
 let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) throws -> Int)] = [
     (
         "insert/raw",
@@ -47,35 +59,10 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
             return Int(raw_insert(db, Int32(count)))
         }
     ),
-    (
-        "insert/promise",
-        { path, count in
-            let db = try openDatabase(path)
-            try awaitPromise(db.executeScript(schema))
-            try awaitPromise(
-                db.transaction { db in
-                    for i in stride(from: 1, through: count, by: 1) {
-                        try db.execute(insertSQL, [i, "name \(i)", Double(i) * 0.5])
-                    }
-                })
-            try awaitPromise(db.close())
-            return count
-        }
-    ),
+    ("insert/promise", { path, count in try insertInTransaction(path, count) { try $0.execute(insertSQL, [$1, "name \($1)", Double($1) * 0.5]) } }),
     (
         "insert/promise-binding",
-        { path, count in
-            let db = try openDatabase(path)
-            try awaitPromise(db.executeScript(schema))
-            try awaitPromise(
-                db.transaction { db in
-                    for i in stride(from: 1, through: count, by: 1) {
-                        try db.execute(insertSQL, binding: i, "name \(i)", Double(i) * 0.5)
-                    }
-                })
-            try awaitPromise(db.close())
-            return count
-        }
+        { path, count in try insertInTransaction(path, count) { try $0.execute(insertSQL, binding: $1, "name \($1)", Double($1) * 0.5) } }
     ),
     (
         "point/raw",
