@@ -36,12 +36,13 @@ package struct Lifecycle<Waiter, Failure: Error> {
 
     /// Whether new work is accepted. A stored copy of what ``phase`` says, not a computed
     /// property: an owner in another module reads it directly, where a call to a getter of
-    /// this generic type would look up its metadata on every request (about 900
-    /// instructions; an `@inlinable package` getter was not inlined across modules).
+    /// this generic type looks up its metadata on every request (about 900 instructions; an
+    /// `@inlinable package` getter is not inlined into the adapters' modules).
     package private(set) var isAccepting = true
 
     /// Whether the owner is closed, stored for the same reason as ``isAccepting``.
     package private(set) var isClosed = false
+
     /// The error for work offered once the owner no longer accepts it.
     package private(set) var refusal: Failure
     private var waiters: [Waiter] = []

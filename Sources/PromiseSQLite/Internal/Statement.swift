@@ -2,7 +2,7 @@ internal import CSQLite
 internal import PromiseSystem
 
 /// Binds the parameters of a statement about to run: from ``SQLiteBindings``
-/// (`Statement.bind(_:)`), or one value at a time (``ParameterBinder/bind(_:_:)``).
+/// (`Statement.bind(_:)`), or one value at a time (``ParameterBinder/bind(_:_:_:)``).
 @usableFromInline
 typealias Binder = (Statement) throws(SQLiteError) -> Void
 
