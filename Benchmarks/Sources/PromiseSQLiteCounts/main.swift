@@ -49,6 +49,19 @@ func insertInTransaction(_ path: String, _ count: Int, _ insert: @escaping @Send
     return count
 }
 
+/// Queries `count` point rows one at a time, waiting for each with `awaitPromise`; the values
+/// are bound with `binding:` or in an array literal.
+func awaitEachPoint(_ path: String, _ count: Int, binding: Bool) throws -> Int {
+    let db = try openDatabase(path)
+    var sum = 0
+    for i in 0..<count {
+        let query = binding ? db.scalar(String.self, pointSQL, binding: pointID(i)) : db.scalar(String.self, pointSQL, [pointID(i)])
+        sum &+= try awaitPromise(query)?.utf8.count ?? 0
+    }
+    try awaitPromise(db.close())
+    return sum
+}
+
 let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) throws -> Int)] = [
     (
         "insert/raw",
@@ -86,26 +99,8 @@ let variants: [(name: String, run: @Sendable (_ path: String, _ count: Int) thro
             return sum
         }
     ),
-    (
-        "point/promise-awaited",
-        { path, count in
-            let db = try openDatabase(path)
-            var sum = 0
-            for i in 0..<count { sum &+= try awaitPromise(db.scalar(String.self, pointSQL, [pointID(i)]))?.utf8.count ?? 0 }
-            try awaitPromise(db.close())
-            return sum
-        }
-    ),
-    (
-        "point/promise-awaited-binding",
-        { path, count in
-            let db = try openDatabase(path)
-            var sum = 0
-            for i in 0..<count { sum &+= try awaitPromise(db.scalar(String.self, pointSQL, binding: pointID(i)))?.utf8.count ?? 0 }
-            try awaitPromise(db.close())
-            return sum
-        }
-    ),
+    ("point/promise-awaited", { path, count in try awaitEachPoint(path, count, binding: false) }),
+    ("point/promise-awaited-binding", { path, count in try awaitEachPoint(path, count, binding: true) }),
     (
         "scan/raw",
         { path, count in
