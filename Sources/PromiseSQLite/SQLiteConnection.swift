@@ -1,4 +1,4 @@
-internal import PromiseSystem
+public import PromiseSystem
 
 /// Synchronous access to a database inside ``SQLiteDatabase/transaction(_:_:)``,
 /// ``SQLiteDatabase/read(_:)`` and ``SQLiteReader/readWithoutTransaction(_:)``: the closure runs
@@ -16,6 +16,7 @@ public final class SQLiteConnection {
     /// Whether the closure runs inside a transaction that must still be open at each call.
     private let transactional: Bool
 
+    @usableFromInline
     init(_ connection: Connection, cancel: CancelFlag, transactional: Bool) {
         self.connection = connection
         self.cancel = cancel
@@ -23,6 +24,7 @@ public final class SQLiteConnection {
     }
 
     /// Ends this connection's validity (the closure returned).
+    @usableFromInline
     func invalidate() { valid = false }
 
     private func checked() throws -> Connection {

@@ -75,7 +75,8 @@ public final class SQLiteDatabasePool: SQLiteWriter {
     }
 
     /// The reader with the least work queued.
-    private var reader: SQLiteDatabase {
+    @usableFromInline
+    var reader: SQLiteDatabase {
         var best = readers[0]
         var bestLoad = best.owner.pendingJobs
         for candidate in readers.dropFirst() where bestLoad > 0 {
@@ -93,6 +94,7 @@ public final class SQLiteDatabasePool: SQLiteWriter {
     ///
     /// - Parameter body: Reads; writes fail with ``SQLiteError/Code-swift.struct/readOnly``.
     /// - Returns: A promise of what `body` returns.
+    @inlinable
     public func readWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) -> Promise<T> {
         reader.readWithoutTransaction(body)
     }
@@ -102,6 +104,7 @@ public final class SQLiteDatabasePool: SQLiteWriter {
     ///
     /// - Parameter body: The statements.
     /// - Returns: A promise of what `body` returns.
+    @inlinable
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) -> Promise<T> {
         writer.writeWithoutTransaction(body)
     }

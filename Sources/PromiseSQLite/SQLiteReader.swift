@@ -37,6 +37,7 @@ extension SQLiteReader {
     ///   - sql: One SQL statement.
     ///   - bindings: The parameters' values.
     /// - Returns: A promise of the rows, rejected with ``SQLiteError``.
+    @inlinable
     public func query(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<[SQLiteRow]> {
         readWithoutTransaction { try $0.query(sql, bindings) }
     }
@@ -50,6 +51,7 @@ extension SQLiteReader {
     ///   - bindings: The parameters' values.
     /// - Returns: A promise of the decoded rows, rejected with ``SQLiteError`` or a
     ///   `DecodingError` naming the column that did not fit.
+    @inlinable
     public func query<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<[T]> {
         readWithoutTransaction { try $0.query(T.self, sql, bindings) }
     }
@@ -60,6 +62,7 @@ extension SQLiteReader {
     ///   - sql: One SQL statement.
     ///   - bindings: The parameters' values.
     /// - Returns: A promise of the first row or `nil`.
+    @inlinable
     public func queryFirst(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<SQLiteRow?> {
         readWithoutTransaction { try $0.queryFirst(sql, bindings) }
     }
@@ -71,6 +74,7 @@ extension SQLiteReader {
     ///   - sql: One SQL statement.
     ///   - bindings: The parameters' values.
     /// - Returns: A promise of the decoded row or `nil`.
+    @inlinable
     public func queryFirst<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<T?> {
         readWithoutTransaction { try $0.queryFirst(T.self, sql, bindings) }
     }
@@ -83,6 +87,7 @@ extension SQLiteReader {
     ///   - bindings: The parameters' values.
     /// - Returns: A promise of the value, `nil` for no row or `NULL`; rejected with
     ///   ``SQLiteError/Code-swift.struct/mismatch`` when it does not convert to `T`.
+    @inlinable
     public func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<T?> {
         readWithoutTransaction { try $0.scalar(T.self, sql, bindings) }
     }

@@ -32,6 +32,7 @@ extension SQLiteWriter {
     ///   - bindings: The parameters' values.
     /// - Returns: A promise of the rows changed and the last insert row id, rejected with
     ///   ``SQLiteError``.
+    @inlinable
     public func execute(_ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<SQLiteChanges> {
         writeWithoutTransaction { try $0.execute(sql, bindings) }
     }
@@ -42,6 +43,7 @@ extension SQLiteWriter {
     /// - Returns: A promise rejected with ``SQLiteError`` naming the statement that failed. The
     ///   statements before it stay applied, unless the script opened a transaction of its own
     ///   (`BEGIN` without its `COMMIT`): that one is rolled back.
+    @inlinable
     public func executeScript(_ sql: String) -> Promise<Void> {
         writeWithoutTransaction { try $0.executeScript(sql) }
     }

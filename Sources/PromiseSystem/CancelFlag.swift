@@ -16,6 +16,7 @@ package final class CancelFlag: Sendable {
     @usableFromInline let bits = Atomic<UInt8>(0)
 
     /// A flag that is not set.
+    @inlinable
     package init() {}
 
     /// Sets the flag; it stays set.
@@ -33,12 +34,14 @@ package final class CancelFlag: Sendable {
     }
 
     /// Marks the job started; `false` when it was cancelled first and must not run.
+    @inlinable
     package func markStarted() -> Bool {
         bits.compareExchange(expected: 0, desired: Self.started, ordering: .acquiringAndReleasing).exchanged
     }
 
     /// Sets the flag, and tells whether the job had not started yet: then the caller settles
     /// its promise, and the job will not run.
+    @inlinable
     package func setBeforeStart() -> Bool {
         bits.bitwiseOr(Self.cancelled, ordering: .acquiringAndReleasing).oldValue & Self.started == 0
     }

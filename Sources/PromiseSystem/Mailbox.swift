@@ -5,29 +5,37 @@
 /// A pure value, kept under the owner's lock. ``post(_:)`` says whether the poster must wake the
 /// owner; the poster does so after releasing the lock, through whatever the owner sleeps on (a
 /// semaphore, `curl_multi_wakeup`, `uv_async_send`).
+///
+/// Inlinable, so that each owner's mailbox is specialized for its message type: unspecialized,
+/// every call looks up the metadata of the array and its optional element.
+@usableFromInline
 package struct Mailbox<Message> {
-    private var inbox: [Message] = []
-    private var ownerAsleep = false
+    @usableFromInline var inbox: [Message] = []
+    @usableFromInline var ownerAsleep = false
 
     /// An empty inbox.
     ///
     /// - Parameter ownerAsleep: Whether the owner starts out waiting, so that the first post
     ///   wakes it (an event loop already polling); by default it counts as awake until it
     ///   first finds nothing to do.
+    @inlinable
     package init(ownerAsleep: Bool = false) {
         self.ownerAsleep = ownerAsleep
     }
 
     /// How many messages wait.
+    @inlinable
     package var count: Int { inbox.count }
 
     /// The message that has waited longest, if any.
+    @inlinable
     package var first: Message? { inbox.first }
 
     /// Takes the message that has waited longest, for the poster to handle itself; the
     /// owner's state is unchanged.
     ///
     /// - Returns: The message, or `nil` when none waits.
+    @inlinable
     package mutating func takeFirst() -> Message? {
         inbox.isEmpty ? nil : inbox.removeFirst()
     }
@@ -37,6 +45,7 @@ package struct Mailbox<Message> {
     /// - Parameter message: The message.
     /// - Returns: `true` when the owner sleeps and must be woken: for the first message after
     ///   it went to sleep only.
+    @inlinable
     package mutating func post(_ message: Message) -> Bool {
         inbox.append(message)
         defer { ownerAsleep = false }
@@ -49,6 +58,7 @@ package struct Mailbox<Message> {
     ///
     /// - Parameter batch: Receives the messages; must be empty.
     /// - Returns: `false` when there was nothing: go to sleep.
+    @inlinable
     package mutating func takeAll(into batch: inout [Message]) -> Bool {
         precondition(batch.isEmpty, "Mailbox.takeAll needs an empty batch")
         guard !inbox.isEmpty else {
@@ -64,6 +74,7 @@ package struct Mailbox<Message> {
     ///
     /// - Parameter batch: Receives the messages, in the order posted; must be empty.
     /// - Returns: `false` when there was nothing.
+    @inlinable
     package mutating func takeAllStayingAwake(into batch: inout [Message]) -> Bool {
         precondition(batch.isEmpty, "Mailbox.takeAllStayingAwake needs an empty batch")
         guard !inbox.isEmpty else { return false }
@@ -77,6 +88,7 @@ package struct Mailbox<Message> {
     /// - Parameter batch: Receives the messages, in the order posted; must be empty.
     /// - Returns: Whether the owner had been woken (or was awake) since it last went to wait.
     @discardableResult
+    @inlinable
     package mutating func takeAllBeforeWaiting(into batch: inout [Message]) -> Bool {
         precondition(batch.isEmpty, "Mailbox.takeAllBeforeWaiting needs an empty batch")
         swap(&batch, &inbox)
@@ -88,6 +100,7 @@ package struct Mailbox<Message> {
     ///
     /// - Returns: `true` when the owner sleeps and must be woken; a wake-up already requested
     ///   since it went to sleep makes this `false`.
+    @inlinable
     package mutating func requestWake() -> Bool {
         defer { ownerAsleep = false }
         return ownerAsleep
@@ -98,6 +111,7 @@ package struct Mailbox<Message> {
     /// next post wakes it.
     ///
     /// - Returns: `false` when messages wait: the owner must be woken to take them.
+    @inlinable
     package mutating func markOwnerAsleepIfEmpty() -> Bool {
         guard inbox.isEmpty else { return false }
         ownerAsleep = true
@@ -105,5 +119,6 @@ package struct Mailbox<Message> {
     }
 
     /// Whether the owner counts as asleep (it found no message and no post has woken it).
+    @inlinable
     package var isOwnerAsleep: Bool { ownerAsleep }
 }

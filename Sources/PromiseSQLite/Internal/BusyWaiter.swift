@@ -1,6 +1,6 @@
 internal import CSQLite
 import Glibc
-internal import PromiseSystem
+public import PromiseSystem
 
 /// Watches the running job's cancellation flag from inside SQLite, on the connection thread:
 ///
@@ -12,11 +12,12 @@ internal import PromiseSystem
 ///   alone can miss: an interrupt that lands after the job checked its flag but before its
 ///   first `sqlite3_step` is cleared by that step (no statement was running yet), and the
 ///   statement would run to its end.
+@usableFromInline
 final class BusyWaiter {
     /// The busy timeout, in milliseconds.
     var timeout = 5000
     /// The cancellation flag of the job running now.
-    var cancel: CancelFlag?
+    @usableFromInline var cancel: CancelFlag?
     private var started = ContinuousClock.now
 
     /// Sleeps in growing steps (1 ms up to 25 ms) between attempts.

@@ -3,6 +3,7 @@ internal import PromiseSystem
 
 /// One open `sqlite3*` and its statement cache. Created, used and closed on its owner thread
 /// only (``ConnectionOwner``); never shared.
+@usableFromInline
 final class Connection {
     let db: OpaquePointer
     let path: String
@@ -12,7 +13,7 @@ final class Connection {
     private var savepointDepth = 0
     private var closed = false
     /// Waits for other connections' locks, and stops waiting when the job is cancelled.
-    let busy = BusyWaiter()
+    @usableFromInline let busy = BusyWaiter()
     private var busyContext: UnsafeMutableRawPointer?
 
     private init(db: OpaquePointer, path: String, cacheCapacity: Int) {

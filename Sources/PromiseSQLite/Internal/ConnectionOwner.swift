@@ -83,7 +83,7 @@ final class ConnectionOwner: Sendable {
     /// ``SQLiteConfiguration/operationsOnWaitingThreads``.
     private let waitingThreads: SQLiteConfiguration.WaitingThreads
     /// This connection thread's identity as a context: jobs run as its turns.
-    private var contextID: ObjectIdentifier { ObjectIdentifier(self) }
+    var contextID: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// Starts the thread, which opens `path` before running any job.
     init(path: String, configuration: SQLiteConfiguration) {
@@ -109,49 +109,15 @@ final class ConnectionOwner: Sendable {
 
     // MARK: Submitting
 
-    /// Runs `body` on the connection thread and resolves the returned promise with its result.
+    /// Queues `run` (`nil`: the close job), to be called on the connection thread with the open
+    /// connection or the reason it could not be opened. ``SQLiteDatabase/submit(_:)`` builds
+    /// jobs on it.
     ///
-    /// Cancelling the promise asks the job to stop. A job cancelled while queued never starts,
-    /// and its promise rejects at once with `CancellationError`. A running one is interrupted
-    /// (`sqlite3_interrupt`, and `body` checks the flag between statements and rows); its
-    /// promise settles when it returns: with `CancellationError` when it was stopped, with its
-    /// result when it completed anyway (a `COMMIT` that was already running), so a change that
-    /// was made is never reported as cancelled.
-    func submit<T: Sendable>(_ body: @escaping @Sendable (Connection, CancelFlag) throws -> T) -> Promise<T> {
-        // Tied to this connection's thread, so awaitPromise called on it (inside a transaction
-        // closure) fails with a deadlock error instead of waiting forever.
-        let promise = Promise<T>.pending(resolvedOn: contextID)
-        let flag = CancelFlag()
-        let queued = enqueue(settling: ObjectIdentifier(promise)) { connection, openError in
-            guard flag.markStarted() else { return }
-            guard let connection else {
-                promise.resolveFromLibrary(.failure(openError ?? SQLiteError(.closed, message: "the database is not open")))
-                return
-            }
-            connection.busy.cancel = flag
-            defer { connection.busy.cancel = nil }
-            do {
-                promise.resolveFromLibrary(.success(try body(connection, flag)))
-            } catch {
-                promise.resolveFromLibrary(.failure(flag.isSet ? CancellationError() : error))
-            }
-        }
-        switch queued {
-        case .success(let id):
-            promise.onCancelRequestFromLibrary { [weak self] in
-                if flag.setBeforeStart() {
-                    promise.resolveFromLibrary(.failure(CancellationError()))
-                } else {
-                    self?.interrupt(job: id)
-                }
-            }
-        case .failure(let refusal):
-            promise.reject(refusal)
-        }
-        return promise
-    }
-
-    private func enqueue(settling promise: ObjectIdentifier?, _ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
+    /// - Parameters:
+    ///   - promise: The promise the job settles, for a thread that waits for it.
+    ///   - run: The job.
+    /// - Returns: The job's number, for ``interrupt(job:)``; or why no job is accepted.
+    func enqueue(settling promise: ObjectIdentifier?, _ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
         let (outcome, wakeNeeded): (Result<UInt64, SQLiteError>, Bool) = state.withLock { state in
             guard state.lifecycle.isAccepting else { return (.failure(state.lifecycle.refusal), false) }
             let id = state.nextID
@@ -165,7 +131,7 @@ final class ConnectionOwner: Sendable {
     }
 
     /// Interrupts the running statement if job `id` is the one running.
-    private func interrupt(job id: UInt64) {
+    func interrupt(job id: UInt64) {
         state.withLock { state in
             guard state.running == id, let target = state.interruptTarget else { return }
             sqlite3_interrupt(target.db)
@@ -267,6 +233,13 @@ final class ConnectionOwner: Sendable {
 }
 
 extension ConnectionOwner: WaitingThreadRunner {
+    /// ``SQLiteConfiguration/pollBeforeSleeping`` for a task that may not run the job itself
+    /// (``SQLiteConfiguration/WaitingThreads/blockedAndAwaiting`` lets it: then none).
+    func pollLimitBeforeSuspending(settling promise: ObjectIdentifier) -> Duration? {
+        guard waitingThreads != .blockedAndAwaiting, pollLimit > .zero else { return nil }
+        return pollLimit
+    }
+
     /// Runs the job settling `promise` on the calling thread when it is the next job and the
     /// connection thread is idle; the connection thread waits meanwhile.
     /// Otherwise, with ``SQLiteConfiguration/pollBeforeSleeping``, the waiter polls for the
