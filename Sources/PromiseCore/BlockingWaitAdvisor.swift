@@ -30,6 +30,21 @@ public protocol WaitingThreadRunner: BlockingWaitAdvisor {
     ///     about to suspend (`get()`), whose thread would otherwise run other tasks.
     /// - Returns: Whether the work ran (the promise is settled then), or how the waiter waits.
     func runOnWaitingThread(settling promise: ObjectIdentifier, blocking: Bool) -> WaitingThreadHelp
+
+    /// How long a task in ``Promise/get()`` polls for the result before anything else, or
+    /// `nil` for none. Called on the waiting task, with `promise` pending and resolved by this
+    /// context, before ``runOnWaitingThread(settling:blocking:)``.
+    ///
+    /// The task polls before it installs its cancellation handler, because installing one
+    /// from an actor known only at run time (the main actor, through `get()`'s
+    /// `nonisolated(nonsending)`) hops off the actor and back: two thread switches, which cost
+    /// more than the work a poll waits for. A cancellation of the task takes effect after the
+    /// poll, up to `limit` later. Return `nil` when the work may run on the waiting task
+    /// instead: work run there must be reachable by the task's cancellation.
+    ///
+    /// - Parameter promise: The awaited promise's `ObjectIdentifier`.
+    /// - Returns: The polling limit, or `nil`.
+    func pollLimitBeforeSuspending(settling promise: ObjectIdentifier) -> Duration?
 }
 
 /// What a ``WaitingThreadRunner`` did for a thread about to wait.

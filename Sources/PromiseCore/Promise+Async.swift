@@ -42,11 +42,17 @@ extension Promise {
         }
         let waiter = Promise<Value>(resolvingContextID: nil)
         subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
+        // Polling comes before the cancellation handler, whose installation from the main
+        // actor costs two thread switches (see `pollLimitBeforeSuspending`).
+        var polled = false
+        if let result = polledBeforeSuspending(watching: waiter, polled: &polled) {
+            return try result.get()
+        }
         return try await withTaskCancellationHandler {
             // Inside the handler, so cancelling the task reaches work that runs here. Work
             // that ran here settled the waiter before returning, and a result polled for
             // arrived without one: no suspension is needed then.
-            if let result = resultFromWaitingThread(blocking: false, watching: waiter, delivered: true) {
+            if let result = resultFromWaitingThread(blocking: false, watching: waiter, delivered: true, mayPoll: !polled) {
                 return try result.get()
             }
             return try await withCheckedThrowingContinuation { continuation in
@@ -80,12 +86,16 @@ extension Promise {
     ///   - target: The promise whose result the caller returns.
     ///   - delivered: Read ``deliveredResult`` (as ``get()`` does) rather than
     ///     ``currentResult``.
+    ///   - mayPoll: Whether to poll when the context asks for it (`false`: the caller polled
+    ///     already).
     /// - Returns: The result, or `nil` when the caller has to wait for it.
     @inlinable
-    func resultFromWaitingThread(blocking: Bool, watching target: Promise<Value>, delivered: Bool) -> Result<Value, any Error>? {
+    func resultFromWaitingThread(
+        blocking: Bool, watching target: Promise<Value>, delivered: Bool, mayPoll: Bool = true
+    ) -> Result<Value, any Error>? {
         switch runOnWaitingThread(blocking: blocking) {
         case .ran: delivered ? target.deliveredResult : target.currentResult
-        case .poll(let limit): target.poll(for: limit, delivered: delivered)
+        case .poll(let limit): mayPoll ? target.poll(for: limit, delivered: delivered) : nil
         case .declined: nil
         }
     }
@@ -115,6 +125,24 @@ extension Promise {
 }
 
 /// Whether a ``WaitingThreadRunner`` was ever registered (one atomic load).
+extension Promise {
+    /// The result, when the context resolving this promise asks a task in `get()` to poll for
+    /// it and it arrives within the limit; `nil` otherwise, and for a cancelled task.
+    ///
+    /// - Parameters:
+    ///   - target: The promise whose delivered result to poll for.
+    ///   - polled: Set when the task polled (and the result did not come).
+    func polledBeforeSuspending(watching target: Promise<Value>, polled: inout Bool) -> Result<Value, any Error>? {
+        guard waitingThreadRunnersExist(), !Task.isCancelled,
+            let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }),
+            let runner = ContextRegistry.waitingThreadRunner(for: id),
+            let limit = runner.pollLimitBeforeSuspending(settling: ObjectIdentifier(self))
+        else { return nil }
+        polled = true
+        return target.poll(for: limit, delivered: true)
+    }
+}
+
 @usableFromInline
 func waitingThreadRunnersExist() -> Bool {
     ContextRegistry.hasWaitingThreadRunners
