@@ -30,8 +30,8 @@ extension Promise {
     /// (PromiseSQLite's connections do, for `SQLiteConfiguration.pollBeforeSleeping`).
     ///
     /// If the calling task is cancelled while waiting, this throws `CancellationError` at
-    /// once and withdraws its interest in the promise: the promise is cancelled when nothing
-    /// else waits for it.
+    /// once (after the few microseconds of such a check) and withdraws its interest in the
+    /// promise: the promise is cancelled when nothing else waits for it.
     ///
     /// - Returns: The value.
     /// - Throws: The rejection reason, or `CancellationError`.
@@ -124,14 +124,13 @@ extension Promise {
     }
 }
 
-/// Whether a ``WaitingThreadRunner`` was ever registered (one atomic load).
 extension Promise {
     /// The result, when the context resolving this promise asks a task in `get()` to poll for
     /// it and it arrives within the limit; `nil` otherwise, and for a cancelled task.
     ///
     /// - Parameters:
     ///   - target: The promise whose delivered result to poll for.
-    ///   - polled: Set when the task polled (and the result did not come).
+    ///   - polled: Set when the task polled.
     func polledBeforeSuspending(watching target: Promise<Value>, polled: inout Bool) -> Result<Value, any Error>? {
         guard waitingThreadRunnersExist(), !Task.isCancelled,
             let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }),
@@ -143,6 +142,7 @@ extension Promise {
     }
 }
 
+/// Whether a ``WaitingThreadRunner`` was ever registered (one atomic load).
 @usableFromInline
 func waitingThreadRunnersExist() -> Bool {
     ContextRegistry.hasWaitingThreadRunners
