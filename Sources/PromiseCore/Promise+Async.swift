@@ -42,17 +42,26 @@ extension Promise {
         }
         let waiter = Promise<Value>(resolvingContextID: nil)
         subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
+        // The context is looked up once, for both questions below.
+        let runner = pendingWaitingThreadRunner()
         // Polling comes before the cancellation handler, whose installation from the main
         // actor costs two thread switches (see `pollLimitBeforeSuspending`).
         var polled = false
-        if let result = polledBeforeSuspending(watching: waiter, polled: &polled) {
-            return try result.get()
+        if let runner, !Task.isCancelled, let limit = runner.pollLimitBeforeSuspending(settling: ObjectIdentifier(self)) {
+            polled = true
+            if let result = waiter.poll(for: limit, delivered: true) {
+                return try result.get()
+            }
         }
         return try await withTaskCancellationHandler {
             // Inside the handler, so cancelling the task reaches work that runs here. Work
             // that ran here settled the waiter before returning, and a result polled for
             // arrived without one: no suspension is needed then.
-            if let result = resultFromWaitingThread(blocking: false, watching: waiter, delivered: true, mayPoll: !polled) {
+            if let runner, isPending,
+                let result = result(
+                    after: WaitingThreadOutcome(runner.runOnWaitingThread(settling: ObjectIdentifier(self), blocking: false)),
+                    watching: waiter, delivered: true, mayPoll: !polled)
+            {
                 return try result.get()
             }
             return try await withCheckedThrowingContinuation { continuation in
@@ -86,14 +95,26 @@ extension Promise {
     ///   - target: The promise whose result the caller returns.
     ///   - delivered: Read ``deliveredResult`` (as ``get()`` does) rather than
     ///     ``currentResult``.
-    ///   - mayPoll: Whether to poll when the context asks for it (`false`: the caller polled
-    ///     already).
     /// - Returns: The result, or `nil` when the caller has to wait for it.
     @inlinable
-    func resultFromWaitingThread(
-        blocking: Bool, watching target: Promise<Value>, delivered: Bool, mayPoll: Bool = true
+    func resultFromWaitingThread(blocking: Bool, watching target: Promise<Value>, delivered: Bool) -> Result<Value, any Error>? {
+        result(after: runOnWaitingThread(blocking: blocking), watching: target, delivered: delivered)
+    }
+
+    /// Reads `target`'s result after a context's answer to a waiting thread: at once when the
+    /// work ran here, by polling when the context asks for that.
+    ///
+    /// - Parameters:
+    ///   - outcome: What the context did.
+    ///   - target: The promise whose result the caller returns.
+    ///   - delivered: Read ``deliveredResult`` rather than ``currentResult``.
+    ///   - mayPoll: Whether to poll when asked to (`false`: the caller polled already).
+    /// - Returns: The result, or `nil` when the caller has to wait for it.
+    @inlinable
+    func result(
+        after outcome: WaitingThreadOutcome, watching target: Promise<Value>, delivered: Bool, mayPoll: Bool = true
     ) -> Result<Value, any Error>? {
-        switch runOnWaitingThread(blocking: blocking) {
+        switch outcome {
         case .ran: delivered ? target.deliveredResult : target.currentResult
         case .poll(let limit): mayPoll ? target.poll(for: limit, delivered: delivered) : nil
         case .declined: nil
@@ -125,20 +146,11 @@ extension Promise {
 }
 
 extension Promise {
-    /// The result, when the context resolving this promise asks a task in `get()` to poll for
-    /// it and it arrives within the limit; `nil` otherwise, and for a cancelled task.
-    ///
-    /// - Parameters:
-    ///   - target: The promise whose delivered result to poll for.
-    ///   - polled: Set when the task polled.
-    func polledBeforeSuspending(watching target: Promise<Value>, polled: inout Bool) -> Result<Value, any Error>? {
-        guard waitingThreadRunnersExist(), !Task.isCancelled,
-            let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }),
-            let runner = ContextRegistry.waitingThreadRunner(for: id),
-            let limit = runner.pollLimitBeforeSuspending(settling: ObjectIdentifier(self))
-        else { return nil }
-        polled = true
-        return target.poll(for: limit, delivered: true)
+    /// The ``WaitingThreadRunner`` of the context that resolves this pending promise, if any
+    /// (one atomic load while none was ever registered).
+    func pendingWaitingThreadRunner() -> (any WaitingThreadRunner)? {
+        guard waitingThreadRunnersExist(), let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }) else { return nil }
+        return ContextRegistry.waitingThreadRunner(for: id)
     }
 }
 
@@ -152,11 +164,7 @@ func waitingThreadRunnersExist() -> Bool {
 @usableFromInline
 func askWaitingThreadRunner(of context: ObjectIdentifier, settling promise: ObjectIdentifier, blocking: Bool) -> WaitingThreadOutcome {
     guard let runner = ContextRegistry.waitingThreadRunner(for: context) else { return .declined }
-    switch runner.runOnWaitingThread(settling: promise, blocking: blocking) {
-    case .ran: return .ran
-    case .declined: return .declined
-    case .poll(let limit): return .poll(limit)
-    }
+    return WaitingThreadOutcome(runner.runOnWaitingThread(settling: promise, blocking: blocking))
 }
 
 /// ``WaitingThreadHelp`` for inlinable code, which cannot name SPI.
@@ -165,4 +173,13 @@ enum WaitingThreadOutcome {
     case ran
     case declined
     case poll(Duration)
+
+    /// The same answer.
+    init(_ help: WaitingThreadHelp) {
+        switch help {
+        case .ran: self = .ran
+        case .declined: self = .declined
+        case .poll(let limit): self = .poll(limit)
+        }
+    }
 }
