@@ -151,10 +151,9 @@ public final class CurlClient: Sendable {
         guard driver.submit(transfer) else {
             return Promise(driver.refusal.attaching(method: method, url: request.url))
         }
-        promise.onCancelFromLibrary { [weak driver, weak transfer] in
-            guard let driver, let transfer else { return }
-            driver.cancel(transfer)
-        }
+        // Strong references, with no side table to allocate for weak ones: the promise drops
+        // its cancel handlers when it settles, and the driver settles every transfer it took.
+        promise.onCancelFromLibrary { [driver] in driver.cancel(transfer) }
         return promise
     }
 }

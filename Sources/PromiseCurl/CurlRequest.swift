@@ -96,8 +96,10 @@ public struct CurlRequest: Sendable {
         self.url = url
         self.headerFields = HTTPFields()
         self.body = body
-        switch URLParts.parse(url) {
-        case .success(let parts): self.parts = parts; self.url = parts.string
+        switch URLParts.parseNotingForm(url) {
+        case .success(let parsed):
+            parts = parsed.parts
+            if !parsed.isNormal { self.url = parsed.parts.string }
         case .failure(let problem): problems.append(problem.message)
         }
         for (name, value) in headers { setHeader(name, value) }

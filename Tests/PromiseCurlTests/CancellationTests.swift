@@ -124,12 +124,13 @@ import Testing
         try await client.shutdown().get()
     }
 
-    @Test func onlyTransfersThatCanMultiplexWaitForAConnection() {
-        #expect(Transfer.canMultiplex("https://example.org/", .automatic))
-        #expect(Transfer.canMultiplex("HTTPS://example.org/", .automatic))
-        #expect(!Transfer.canMultiplex("https://example.org/", .http1_1))
-        #expect(!Transfer.canMultiplex("http://example.org/", .automatic))
-        #expect(Transfer.canMultiplex("http://example.org/", .http2PriorKnowledge))
-        #expect(!Transfer.canMultiplex("http", .automatic))
+    @Test func onlyTransfersThatCanMultiplexWaitForAConnection() throws {
+        func scheme(_ url: String) throws -> String { try URLParts.parse(url).get().scheme }
+        #expect(Transfer.canMultiplex(scheme: try scheme("https://example.org/"), .automatic))
+        #expect(Transfer.canMultiplex(scheme: try scheme("HTTPS://example.org/"), .automatic))
+        #expect(!Transfer.canMultiplex(scheme: try scheme("https://example.org/"), .http1_1))
+        #expect(!Transfer.canMultiplex(scheme: try scheme("http://example.org/"), .automatic))
+        #expect(Transfer.canMultiplex(scheme: try scheme("http://example.org/"), .http2PriorKnowledge))
+        #expect(!Transfer.canMultiplex(scheme: try scheme("httpsx://example.org/"), .automatic))
     }
 }

@@ -23,6 +23,31 @@ import Testing
         #expect(parser.fields[values: HTTPField.Name("X-A")!] == ["1", "2"])
     }
 
+    /// Common names take a prebuilt `HTTPField.Name` only when spelled exactly as it is; every
+    /// name keeps the bytes the server sent as its `rawName`, whichever path it took.
+    @Test(arguments: ["Content-Type", "content-type", "CONTENT-TYPE", "Content-type", "ETag", "etag", "ETAG", "X-Custom", "Www-Authenticate"])
+    func fieldNamesKeepTheirSpelling(_ name: String) throws {
+        let (parser, ok) = feed(["HTTP/1.1 200 OK\r\n", "\(name): value\r\n", "\r\n"])
+        #expect(ok)
+        let field = try #require(parser.fields.first)
+        #expect(field.name.rawName == name)
+        #expect(field.name.canonicalName == name.lowercased())
+        #expect(field.name == HTTPField.Name(name)!)
+        #expect(parser.fields[HTTPField.Name(name.lowercased())!] == "value")
+    }
+
+    @Test func everyKnownSpellingParsesToItsOwnName() throws {
+        let names = [
+            "Date", "Server", "Content-Length", "Last-Modified", "Accept-Ranges", "Strict-Transport-Security", "Access-Control-Allow-Credentials", "Link",
+            "Via", "Age",
+        ]
+        let lines = names.flatMap { ["\($0): a\r\n", "\($0.lowercased()): b\r\n"] }
+        let (parser, ok) = feed(["HTTP/2 200\r\n"] + lines + ["\r\n"])
+        #expect(ok)
+        #expect(parser.fields.map(\.name.rawName) == names.flatMap { [$0, $0.lowercased()] })
+        for name in names { #expect(parser.fields[values: HTTPField.Name(name)!] == ["a", "b"]) }
+    }
+
     @Test func aLaterHeadReplacesAnEarlierOne() {
         let (parser, _) = feed(["HTTP/1.1 301 Moved\r\n", "Location: /b\r\n", "\r\n", "HTTP/2 200\r\n", "x-final: yes\r\n", "\r\n"])
         #expect(parser.status == 200)

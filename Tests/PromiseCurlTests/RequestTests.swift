@@ -151,6 +151,44 @@ import Testing
         #expect(probe.onQueue, "decoding ran off the queue it was given")
     }
 
+    /// One request at a time reuses one easy handle: a plain GET keeps its options for the
+    /// next plain GET, and anything else must reset them, so no method, body, header field or
+    /// limit of one request reaches the next.
+    @Test func aReusedHandleCarriesNothingOver() async throws {
+        let plain = try await client.get(server.url("/anything")).validate().decode(Echo.self).get()
+        #expect(plain.method == "GET")
+
+        var post = CurlRequest(.post, server.url("/anything"), headers: ["X-Only-Once": "1"], body: .text("one-off"))
+        post.timeout = .seconds(30)
+        let posted = try await client.execute(post).validate().decode(Echo.self).get()
+        #expect(posted.method == "POST")
+        #expect(posted.headers?["X-Only-Once"] == "1")
+
+        let after = try await client.get(server.url("/anything")).validate().decode(Echo.self).get()
+        #expect(after.method == "GET")
+        #expect(after.data == "")
+        #expect(after.headers?["X-Only-Once"] == nil)
+        #expect(after.headers?["Content-Type"] == nil)
+
+        let head = try await client.head(server.url("/bytes/64")).validate().get()
+        #expect(head.body.isEmpty)
+        let full = try await client.get(server.url("/bytes/64")).validate().get()
+        #expect(full.body.count == 64, "a HEAD's NOBODY option was kept")
+
+        var limited = CurlRequest(.get, server.url("/bytes/5000"))
+        limited.maxResponseBodySize = 1000
+        // Refused from the announced Content-Length (CURLOPT_MAXFILESIZE_LARGE), before any
+        // body byte, so the option itself was set, not only the write callback's limit.
+        let refused = await #expect(throws: CurlError.self) { try await client.execute(limited).get() }
+        #expect(refused?.code == .responseTooLarge)
+        #expect(refused?.message.contains("Content-Length says so") == true, "\(String(describing: refused))")
+        let unlimited = try await client.get(server.url("/bytes/5000")).validate().get()
+        #expect(unlimited.body.count == 5000, "the last request's smaller body limit was kept")
+        let refusedAgain = await #expect(throws: CurlError.self) { try await client.execute(limited).get() }
+        #expect(refusedAgain?.code == .responseTooLarge)
+        #expect(refusedAgain?.message.contains("Content-Length says so") == true, "a plain request's larger body limit was kept")
+    }
+
     @Test func callbacksNeverRunOnTheDriverThread() async throws {
         let names = try await client.get(server.url("/get")).then { _ in currentThreadName() }.get()
         #expect(names != "promise-curl")

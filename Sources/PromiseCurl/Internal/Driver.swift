@@ -140,6 +140,8 @@ final class Driver: Sendable {
 
     /// Easy handles kept for reuse, driver thread only: `curl_easy_reset` clears a handle's
     /// options but keeps its allocations, cheaper than `curl_easy_cleanup` + `curl_easy_init`.
+    /// A handle that holds a plain request's options (``EasyHandle/kept``) keeps them instead:
+    /// the next transfer resets it only if it needs other options (`Transfer.start`).
     /// Connections and caches live in the multi handle either way.
     private struct SpareHandles {
         private var handles: [EasyHandle] = []
@@ -150,7 +152,7 @@ final class Driver: Sendable {
         mutating func give(_ handle: EasyHandle?) {
             guard let handle else { return }
             if handles.count < limit {
-                handle.resetForReuse()
+                if handle.kept == nil { handle.resetForReuse() }
                 handles.append(handle)
             } else {
                 handle.close()

@@ -19,6 +19,10 @@ final class EasyHandle {
     /// keeps the body sends it again from here).
     private var uploadBytes: UnsafeMutableRawBufferPointer?
     private var closed = false
+    /// The options the handle holds when they are those of a plain request (see
+    /// ``KeptOptions``): a later transfer with equal ones skips `curl_easy_reset` and sets only
+    /// what differs per transfer. `nil` when the handle holds anything else, or is reset.
+    var kept: KeptOptions?
 
     /// A new handle (`curl_easy_init`), or `nil` when libcurl cannot make one (out of memory).
     init?() {
@@ -58,6 +62,13 @@ final class EasyHandle {
     func resetForNextHop() {
         curl_easy_reset(pointer)
         freeHeaderList()
+        errorBuffer[0] = 0
+        kept = nil
+    }
+
+    /// Ready for another transfer that sets ``kept`` options again: only the error message is
+    /// cleared; the options stay.
+    func prepareForKeptReuse() {
         errorBuffer[0] = 0
     }
 

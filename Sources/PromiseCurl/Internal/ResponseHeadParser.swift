@@ -54,17 +54,18 @@ struct ResponseHeadParser {
         finishFolding()
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return true }
         let nameBytes = trimmed(bytes[..<colon])
-        guard !nameBytes.isEmpty, let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return true }
+        guard !nameBytes.isEmpty,
+            let name = KnownFieldNames.shared.name(spelled: nameBytes) ?? HTTPField.Name(String(decoding: nameBytes, as: UTF8.self))
+        else { return true }
         if parsed.isEmpty { parsed.reserveCapacity(16) }
         let value = trimmed(bytes[(colon + 1)...])
         // An ASCII value becomes its `String` here, in code specialized for these bytes: the
         // byte-collection initializer validates UTF-8 through an unspecialized generic call,
         // about 1 000 instructions a field. Either way the value keeps every byte.
-        if value.allSatisfy({ $0 < 0x80 }) {
-            parsed.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
-        } else {
-            parsed.append(HTTPField(name: name, value: value))
-        }
+        let field =
+            value.allSatisfy({ $0 < 0x80 })
+            ? HTTPField(name: name, value: String(decoding: value, as: UTF8.self)) : HTTPField(name: name, value: value)
+        parsed.append(field)
         return true
     }
 

@@ -108,29 +108,56 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Sets every option for the current ``hop`` on a new or reset handle.
+    /// Sets the options for the current ``hop``: on a handle that already holds the same
+    /// ``KeptOptions`` only the per-transfer ones, otherwise every option, on a new or reset
+    /// handle.
     func configure(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
+        let kept = keptOptions(configuration)
+        let handle = handle!
+        if let kept, handle.kept == kept {
+            handle.prepareForKeptReuse()
+            maxBody = kept.maxBody
+            stallSeconds = kept.stallSeconds
+            try setPerTransferOptions(easy)
+            return
+        }
+        // The handle holds a different request's options: back to libcurl's defaults first.
+        if handle.kept != nil { handle.resetForReuse() }
+        try setAllOptions(easy, configuration)
+        handle.kept = kept
+    }
+
+    /// The options that name this transfer (its URL and the pointer the callbacks get) or
+    /// depend on the moment it starts (the deadline).
+    private func setPerTransferOptions(_ easy: UnsafeMutableRawPointer) throws(CurlError) {
         let context = retainedForC!.toOpaque()
         try setString(easy, CURLOPT_URL, hop.url, "CURLOPT_URL")
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), "CURLOPT_PRIVATE")
+        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
+        if let deadline {
+            try setLong(easy, CURLOPT_TIMEOUT_MS, milliseconds(deadline - .now), "CURLOPT_TIMEOUT_MS")
+        }
+    }
+
+    /// Every option for the current ``hop``, on a new or reset handle.
+    private func setAllOptions(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
+        let context = retainedForC!.toOpaque()
+        try setPerTransferOptions(easy)
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle!.errorBuffer), "CURLOPT_ERRORBUFFER")
         try setLong(easy, CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
 
         // Security defaults, pinned on every handle (libcurl 7.88's own are unsafe).
-        let schemes = request.allowedSchemes.map { $0.sorted().joined(separator: ",") } ?? "http,https"
-        try setString(easy, CURLOPT_PROTOCOLS_STR, schemes, "CURLOPT_PROTOCOLS_STR")
+        try setString(easy, CURLOPT_PROTOCOLS_STR, schemesOption, "CURLOPT_PROTOCOLS_STR")
         try setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "CURLOPT_REDIR_PROTOCOLS_STR")
         // Redirects are followed by `afterResponse` (Transfer+Redirect.swift): libcurl keeps a
         // custom method on a 303 and sends the content fields of a body it dropped.
         try setLong(easy, CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
         try setLong(easy, CURLOPT_UNRESTRICTED_AUTH, 0, "CURLOPT_UNRESTRICTED_AUTH")
-        try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout ?? configuration.connectTimeout), "CURLOPT_CONNECTTIMEOUT_MS")
-        if let deadline {
-            try setLong(easy, CURLOPT_TIMEOUT_MS, milliseconds(deadline - .now), "CURLOPT_TIMEOUT_MS")
-        }
-        if let stall = request.stallTimeout ?? configuration.stallTimeout {
-            // Below 1 byte per second for that many seconds (whole seconds, rounded up).
-            stallSeconds = Int(max(1, stall.secondsRoundedUp(cappedAt: Int64(Int32.max))))
+        try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutOption(configuration), "CURLOPT_CONNECTTIMEOUT_MS")
+        stallSeconds = stallSecondsOption(configuration)
+        if stallSeconds > 0 {
+            // Below 1 byte per second for that many seconds.
             try setLong(easy, CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
             try setLong(easy, CURLOPT_LOW_SPEED_TIME, stallSeconds, "CURLOPT_LOW_SPEED_TIME")
         }
@@ -141,18 +168,16 @@ final class Transfer: @unchecked Sendable {
         // Only where multiplexing can happen: HTTP/2 over TLS (ALPN) or h2c by prior knowledge.
         // On plain HTTP/1.1, PIPEWAIT made a request wait for a same-host connection whose
         // response headers had not arrived yet (a slow page held up every later request).
-        if configuration.waitForMultiplexing, Self.canMultiplex(request.url, configuration.httpVersion) {
+        if waitsForMultiplexing(configuration) {
             try setLong(easy, CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT")
         }
         if configuration.decompressResponses { try setString(easy, CURLOPT_ACCEPT_ENCODING, "", "CURLOPT_ACCEPT_ENCODING") }
 
         // Where the response goes.
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerTrampoline), "CURLOPT_HEADERFUNCTION")
-        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeTrampoline), "CURLOPT_WRITEFUNCTION")
-        try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
         if download == nil {
-            maxBody = max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize)
+            maxBody = maxBodyOption(configuration)
             // An early refusal when Content-Length already says too much; the write
             // callback enforces the limit for chunked and compressed bodies.
             try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBody)), "CURLOPT_MAXFILESIZE_LARGE")
@@ -262,11 +287,6 @@ final class Transfer: @unchecked Sendable {
         try curlCheck(ccurl_easy_setopt_string(easy, option, value), name)
     }
 
-    /// Whole milliseconds, rounded up, at least 1: libcurl reads 0 as "no timeout".
-    private func milliseconds(_ duration: Duration) -> Int {
-        Int(max(1, duration.millisecondsRoundedUp(cappedAt: Int64(Int32.max))))
-    }
-
     // MARK: Finishing
 
     /// Builds the outcome once libcurl says the transfer is done.
@@ -328,16 +348,13 @@ final class Transfer: @unchecked Sendable {
         return error(CurlError.Code(curlCode: Int32(bitPattern: code.rawValue)), message)
     }
 
-    /// Whether a transfer to `url` could share a connection with others (HTTP/2): over TLS
-    /// unless HTTP/1.1 is forced, or over plain HTTP with prior knowledge.
-    static func canMultiplex(_ url: String, _ version: CurlHTTPVersion) -> Bool {
+    /// Whether a transfer over `scheme` (lowercase, as ``URLParts`` has it) could share a
+    /// connection with others (HTTP/2): over TLS unless HTTP/1.1 is forced, or over plain HTTP
+    /// with prior knowledge.
+    static func canMultiplex(scheme: String, _ version: CurlHTTPVersion) -> Bool {
         if version == .http2PriorKnowledge { return true }
         guard version != .http1_1 else { return false }
-        var scheme = url.utf8.prefix(6).makeIterator()
-        for expected in "https:".utf8 {
-            guard let byte = scheme.next(), byte | 0x20 == expected | 0x20 else { return false }
-        }
-        return true
+        return scheme == "https"
     }
 
     private static func versionName(_ value: Int) -> String {

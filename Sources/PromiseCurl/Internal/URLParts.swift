@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// An absolute URL split into the parts a request head needs. Deliberately small: libcurl
 /// parses the URL again when it sends; this only finds what HTTP types need and refuses what
 /// must never be sent (spaces and control characters, which would be header injection in the
@@ -39,20 +41,25 @@ struct URLParts: Sendable, Equatable {
     }
 
     static func parse(_ text: String) -> Result<URLParts, Problem> {
-        var text = text
-        text.makeContiguousUTF8()
-        let utf8 = text.utf8
-        var offset = 0
-        for byte in utf8 {
-            if byte <= 0x20 || byte == 0x7F {
-                let what = byte == 0x20 ? "a space" : "control character 0x\(String(byte, radix: 16, uppercase: true))"
-                return .failure(Problem(message: "URL '\(printable(text))' contains \(what) at offset \(offset); percent-encode it"))
-            }
-            offset += 1
-        }
-        // Every delimiter is ASCII, so byte offsets on the UTF-8 view are valid String indices.
-        let bytes = Array(utf8)
+        parseNotingForm(text).map(\.parts)
+    }
+
+    /// ``parse(_:)``, and whether `text` is already in the form ``string`` gives (a lowercase
+    /// scheme, a path, no fragment), so a caller can keep `text` instead of building it again.
+    static func parseNotingForm(_ text: String) -> Result<(parts: URLParts, isNormal: Bool), Problem> {
+        var contiguous = text
+        return contiguous.withUTF8 { parse($0, text) }
+    }
+
+    /// Parses the UTF-8 bytes of `text`. Every delimiter is ASCII, so the parts cut at them are
+    /// whole UTF-8 sequences and keep every byte.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Result<(parts: URLParts, isNormal: Bool), Problem> {
         let count = bytes.count
+        for offset in 0..<count where bytes[offset] <= 0x20 || bytes[offset] == 0x7F {
+            let byte = bytes[offset]
+            let what = byte == 0x20 ? "a space" : "control character 0x\(String(byte, radix: 16, uppercase: true))"
+            return .failure(Problem(message: "URL '\(printable(text))' contains \(what) at offset \(offset); percent-encode it"))
+        }
         var separator = -1
         var i = 0
         while i + 2 < count {
@@ -63,30 +70,31 @@ struct URLParts: Sendable, Equatable {
             return .failure(Problem(message: "URL '\(printable(text))' is not absolute; write it as scheme://host/path, e.g. http://127.0.0.1:8080/"))
         }
         func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
-        let schemeBytes = bytes[..<separator]
+        let schemeBytes = UnsafeBufferPointer(rebasing: bytes[..<separator])
         guard let first = schemeBytes.first, isLetter(first),
             schemeBytes.allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else {
             return .failure(
                 Problem(message: "URL '\(printable(text))' has an invalid scheme '\(printable(String(decoding: schemeBytes, as: UTF8.self), limit: 32))'"))
         }
-        var end = count
-        if let hash = bytes[(separator + 3)...].firstIndex(of: 0x23) { end = hash }
-        let rest = bytes[(separator + 3)..<end]
-        let authorityEnd = rest.firstIndex(where: { $0 == 0x2F || $0 == 0x3F }) ?? end
-        let authority = String(decoding: bytes[(separator + 3)..<authorityEnd], as: UTF8.self)
-        var pathEnd = end
-        var query: String?
-        if let mark = bytes[authorityEnd..<end].firstIndex(of: 0x3F) {
-            query = String(decoding: bytes[(mark + 1)..<end], as: UTF8.self)
-            pathEnd = mark
-        }
-        let lowered = String(decoding: schemeBytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-        if authority.isEmpty && lowered != "file" {
+        let authorityStart = separator + 3
+        var end = authorityStart
+        while end < count, bytes[end] != 0x23 { end += 1 }
+        var authorityEnd = authorityStart
+        while authorityEnd < end, bytes[authorityEnd] != 0x2F, bytes[authorityEnd] != 0x3F { authorityEnd += 1 }
+        var pathEnd = authorityEnd
+        while pathEnd < end, bytes[pathEnd] != 0x3F { pathEnd += 1 }
+        func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+        let isLowercase = !schemeBytes.contains { $0 >= 0x41 && $0 <= 0x5A }
+        let scheme = isLowercase ? string(0..<separator) : String(decoding: schemeBytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        if authorityEnd == authorityStart && scheme != "file" {
             return .failure(Problem(message: "URL '\(printable(text))' has no host"))
         }
-        let path = pathEnd == authorityEnd ? "/" : String(decoding: bytes[authorityEnd..<pathEnd], as: UTF8.self)
-        return .success(URLParts(scheme: lowered, authority: authority, path: path, query: query))
+        let parts = URLParts(
+            scheme: scheme, authority: string(authorityStart..<authorityEnd),
+            path: pathEnd == authorityEnd ? "/" : string(authorityEnd..<pathEnd),
+            query: pathEnd < end ? string((pathEnd + 1)..<end) : nil)
+        return .success((parts, isLowercase && end == count && pathEnd > authorityEnd))
     }
 
     /// `text` for an error message: control characters as `?`, cut after `limit` scalars
@@ -103,8 +111,14 @@ struct URLParts: Sendable, Equatable {
 /// text, parsed or not: the authority runs from `://` to the first `/`, `?` or `#`, and the
 /// user information ends at its last `@`.
 func redactingUserInfo(_ url: String) -> String {
-    // Most URLs have no `@` at all: nothing to look for then.
-    guard url.utf8.contains(UInt8(ascii: "@")) else { return url }
+    // Most URLs have no `@` at all: nothing to look for then. A native string is searched
+    // in place, with `memchr`.
+    let hasAt =
+        url.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, Int32(UInt8(ascii: "@")), bytes.count) != nil } ?? false
+        }
+        ?? url.utf8.contains(UInt8(ascii: "@"))
+    guard hasAt else { return url }
     var bytes = Array(url.utf8)[...]
     guard let start = firstIndex(of: Array("://".utf8), in: bytes) else { return url }
     let authorityStart = start + 3
