@@ -4,7 +4,19 @@ public import FoundationEssentials
 /// request ended up after redirects.
 public struct CurlResponse: Sendable {
     /// Status and header fields of the final response (after redirects).
-    public var head: HTTPResponse
+    ///
+    /// For a response the client received, the fields are parsed from the received head the
+    /// first time they are read (here, or through ``headerFields``), once for every copy of the
+    /// response; ``status`` alone never parses them.
+    public var head: HTTPResponse {
+        get {
+            switch storedHead {
+            case .built(let head): head
+            case .received(let status, let fields): HTTPResponse(status: status, headerFields: fields.fields)
+            }
+        }
+        set { storedHead = .built(newValue) }
+    }
     /// The body, decoded from any `Content-Encoding` (gzip, deflate). Empty for `HEAD`, and for
     /// ``CurlClient/download(_:to:options:)-(CurlRequest,_,_)``, which writes it to a file instead.
     public var body: [UInt8]
@@ -24,18 +36,45 @@ public struct CurlResponse: Sendable {
     ///   - redirectCount: Redirects followed.
     ///   - httpVersion: The protocol version.
     public init(head: HTTPResponse, body: [UInt8] = [], url: String = "", redirectCount: Int = 0, httpVersion: String = "1.1") {
-        self.head = head
+        self.init(storedHead: .built(head), body: body, url: url, redirectCount: redirectCount, httpVersion: httpVersion)
+    }
+
+    /// A received response, whose fields are parsed when first read.
+    init(status: HTTPResponse.Status, fields: ReceivedFields, body: [UInt8], url: String, redirectCount: Int, httpVersion: String) {
+        self.init(storedHead: .received(status, fields), body: body, url: url, redirectCount: redirectCount, httpVersion: httpVersion)
+    }
+
+    private init(storedHead: StoredHead, body: [UInt8], url: String, redirectCount: Int, httpVersion: String) {
+        self.storedHead = storedHead
         self.body = body
         self.url = redactingUserInfo(url)
         self.redirectCount = redirectCount
         self.httpVersion = httpVersion
     }
 
+    /// The head as built by a caller, or as received, with its fields not parsed yet.
+    private enum StoredHead: Sendable {
+        case built(HTTPResponse)
+        case received(HTTPResponse.Status, ReceivedFields)
+    }
+
+    private var storedHead: StoredHead
+
     /// The status, e.g. `.ok`; `status.code` is the number.
-    public var status: HTTPResponse.Status { head.status }
+    public var status: HTTPResponse.Status {
+        switch storedHead {
+        case .built(let head): head.status
+        case .received(let status, _): status
+        }
+    }
 
     /// The header fields; `headerFields[.contentType]` reads one.
-    public var headerFields: HTTPFields { head.headerFields }
+    public var headerFields: HTTPFields {
+        switch storedHead {
+        case .built(let head): head.headerFields
+        case .received(_, let fields): fields.fields
+        }
+    }
 
     /// The body as UTF-8 text; invalid bytes become U+FFFD.
     public var text: String { String(decoding: body, as: UTF8.self) }
@@ -59,9 +98,10 @@ public struct CurlResponse: Sendable {
     /// - Returns: This response.
     /// - Throws: ``CurlError`` with ``CurlError/Code/badStatus``, carrying this response.
     public func validate() throws(CurlError) -> CurlResponse {
-        guard head.status.kind == .successful else {
-            let reason = head.status.reasonPhrase.isEmpty ? "" : " \(head.status.reasonPhrase)"
-            throw CurlError(.badStatus, message: "status \(head.status.code)\(reason), expected 2xx", url: url, response: self)
+        let status = status
+        guard status.kind == .successful else {
+            let reason = status.reasonPhrase.isEmpty ? "" : " \(status.reasonPhrase)"
+            throw CurlError(.badStatus, message: "status \(status.code)\(reason), expected 2xx", url: url, response: self)
         }
         return self
     }

@@ -50,6 +50,32 @@ import Testing
         #expect(!response.text.isEmpty)
     }
 
+    /// A received response parses its fields when they are first read; copies share that
+    /// parse, the head reads the same through every accessor, and setting it changes only the
+    /// copy it is set on.
+    @Test func receivedFieldsAreParsedOnFirstReadAndCopiesStayValues() async throws {
+        let response = try await client.get(httpbin.url("/response-headers?X-Answer=42&X-Answer=43&X-Empty=")).validate().get()
+        let answer = HTTPField.Name("X-Answer")!
+        // Read from many threads at once: one parse, the same fields everywhere.
+        let readings = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<16 { group.addTask { response.headerFields[values: answer] } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(readings.allSatisfy { $0 == ["42", "43"] })
+        #expect(response.head.headerFields == response.headerFields)
+        #expect(response.head.status == response.status)
+        #expect(response.headerFields[HTTPField.Name("X-Empty")!] == "")
+        #expect(response.headerFields[.contentType] == "application/json")
+
+        var changed = response
+        changed.head.headerFields[answer] = "7"
+        changed.head.status = .created
+        #expect(changed.headerFields[values: answer] == ["7"])
+        #expect(changed.status == .created)
+        #expect(response.headerFields[values: answer] == ["42", "43"], "setting a copy's head changed the original")
+        #expect(response.status == .ok)
+    }
+
     @Test func downloadStreamsIntoTheFileAtomically() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

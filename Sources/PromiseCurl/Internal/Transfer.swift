@@ -23,35 +23,36 @@ final class Transfer: @unchecked Sendable {
     /// Set by `cancel()` on any thread; the driver never starts a transfer that has it.
     let cancelled = Atomic<Bool>(false)
 
-    // Driver thread only.
+    // Driver thread only. One thread and no overlapping accesses, so no run-time exclusivity
+    // checks either: the header and write callbacks reach these once per line and chunk.
     /// The easy handle while the transfer runs (new, or a finished transfer's, reset).
-    private(set) var handle: EasyHandle?
+    @exclusivity(unchecked) private(set) var handle: EasyHandle?
     var easy: UnsafeMutableRawPointer? { handle?.pointer }
-    var uploadFile: UploadFile?
-    var sink: DownloadSink?
-    var head: ResponseHeadParser
-    var body = [UInt8]()
-    var maxBody = 0
+    @exclusivity(unchecked) var uploadFile: UploadFile?
+    @exclusivity(unchecked) var sink: DownloadSink?
+    @exclusivity(unchecked) var head: ResponseHeadParser
+    @exclusivity(unchecked) var body = [UInt8]()
+    @exclusivity(unchecked) var maxBody = 0
     /// The current request of the redirect chain.
-    var hop: Hop
+    @exclusivity(unchecked) var hop: Hop
     /// The most redirects followed.
-    var maxRedirects = 0
+    @exclusivity(unchecked) var maxRedirects = 0
     /// When the whole chain must be done, if the request has a total timeout.
-    var deadline: ContinuousClock.Instant?
+    @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// Whether the current response is a redirect being followed, whose body is dropped.
-    var droppingBody = false
+    @exclusivity(unchecked) var droppingBody = false
     /// Bytes of a redirect's body dropped so far.
-    var droppedBytes = 0
+    @exclusivity(unchecked) var droppedBytes = 0
     /// `CURLOPT_LOW_SPEED_TIME`, or 0 when there is no stall limit.
-    var stallSeconds = 0
+    @exclusivity(unchecked) var stallSeconds = 0
     /// Whether a body byte of the current response arrived.
-    var bodyStarted = false
+    @exclusivity(unchecked) var bodyStarted = false
     /// A failure found by a callback, which then made libcurl stop with a generic code.
-    var failure: CurlError?
-    var progress = ProgressThrottle()
+    @exclusivity(unchecked) var failure: CurlError?
+    @exclusivity(unchecked) var progress = ProgressThrottle()
     /// Where progress reports wait until libcurl returns: the driver's.
     let progressOutbox: ProgressOutbox
-    private var retainedForC: Unmanaged<Transfer>?
+    @exclusivity(unchecked) private var retainedForC: Unmanaged<Transfer>?
 
     init(
         request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int,
@@ -305,7 +306,7 @@ final class Transfer: @unchecked Sendable {
         if status == 0 { status = head.status }
         let responseStatus = HTTPResponse.Status(code: max(0, min(status, 999)), reasonPhrase: head.reason)
         let response = CurlResponse(
-            head: HTTPResponse(status: responseStatus, headerFields: head.fields),
+            status: responseStatus, fields: ReceivedFields(lines: head.takeFieldLines()),
             body: body, url: finalURL, redirectCount: redirects, httpVersion: Self.versionName(version))
         if let sink {
             let accepted = !(download?.options.requireSuccess ?? true) || responseStatus.kind == .successful
