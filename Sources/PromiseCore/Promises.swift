@@ -14,7 +14,7 @@ public enum Promises {
     /// sits in `dispatchMain()` or a run loop: a command-line tool that never does would hang.
     public static let defaultQueue = DispatchQueue(label: "swift-promise.default")
 
-    private static let defaultContextStorage = Lock<any ExecutionContext>(defaultQueue)
+    private static let defaultContextStorage = Lock(DefaultContext(defaultQueue))
     private static let handlerStorage = Lock<@Sendable (PromiseDiagnostic) -> Void>(
         { report in StandardError.writeLine("swift-promise: \(report)") }
     )
@@ -26,9 +26,15 @@ public enum Promises {
     /// `DispatchQueue.main` and have the main thread call `dispatchMain()`. To run them on a
     /// libuv loop, set it to a `UVLoop` from the PromiseUV product.
     public static var defaultContext: any ExecutionContext {
-        get { defaultContextStorage.withLock { $0 } }
-        set { defaultContextStorage.withLock { $0 = newValue } }
+        get { defaultContextStorage.withLock { $0.context } }
+        set {
+            let context = DefaultContext(newValue)
+            defaultContextStorage.withLock { $0 = context }
+        }
     }
+
+    /// ``defaultContext`` with its class-bound form, worked out once when it is set.
+    static var defaultContextAndBound: DefaultContext { defaultContextStorage.withLock { $0 } }
 
     /// Called for every ``PromiseDiagnostic``: unhandled rejections and broken promises.
     ///

@@ -35,6 +35,26 @@ import Testing
         #expect(ranThere)
     }
 
+    /// A default context that is a struct is boxed once, when it is set, and every callback
+    /// that names no context runs on it, chained ones in the turn that resolved them.
+    @Test func aStructCanBeTheDefaultContext() throws {
+        struct Wrapped: ExecutionContext {
+            let tagged: TaggedQueue
+            func execute(_ work: @escaping @Sendable () -> Void) { tagged.queue.async(execute: work) }
+            func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+                tagged.queue.executeAfter(delay, work)
+            }
+            var executionContextID: ObjectIdentifier? { ObjectIdentifier(tagged) }
+        }
+        let tagged = TaggedQueue("struct-default")
+        let previous = Promises.defaultContext
+        Promises.defaultContext = Wrapped(tagged: tagged)
+        defer { Promises.defaultContext = previous }
+        #expect(Promises.defaultContext is Wrapped)
+        let places = try awaitPromise(Promise(1).then { _ in tagged.isCurrent }.then { [$0, tagged.isCurrent] })
+        #expect(places == [true, true])
+    }
+
     @Test func threeLinksOnOneSerialQueueShareOneTurn() throws {
         let context = ManualContext()
         let head = Promise<Int>.pending()

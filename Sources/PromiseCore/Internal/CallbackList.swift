@@ -226,17 +226,19 @@ struct CallbackTarget {
     /// Where callbacks on `context` run; a context that wants to know is told that one waits.
     @usableFromInline
     init<Context: ExecutionContext>(opening context: Context) {
-        resolvingContextID = context.executionContextID
         if Context.self == InlineContext.self {
-            self.context = nil
-            announced = false
+            self.init(context: nil, resolvingContextID: context.executionContextID, announced: false)
         } else {
-            let bound = classBound(context)
-            self.context = bound
-            // Told before the callback is stored; a promise that turns out to be settled
-            // already ends this at once (``Callback/withdrawAnnouncement()``).
-            announced = beginWaiting(for: bound)
+            self.init(bound: classBound(context))
         }
+    }
+
+    /// Where callbacks on the class-bound context `bound` run; it is told that one waits if it
+    /// wants to know.
+    init(bound: any ExecutionContext & AnyObject) {
+        // Told before the callback is stored; a promise that turns out to be settled already
+        // ends this at once (``Callback/withdrawAnnouncement()``).
+        self.init(context: bound, resolvingContextID: bound.executionContextID, announced: beginWaiting(for: bound))
     }
 }
 
@@ -244,7 +246,35 @@ struct CallbackTarget {
 @usableFromInline
 func callbackTarget(_ context: (any ExecutionContext)?) -> CallbackTarget {
     if let context { return CallbackTarget(opening: context) }
-    return CallbackTarget(opening: Promises.defaultContext)
+    return CallbackTarget(default: Promises.defaultContextAndBound)
+}
+
+/// ``Promises/defaultContext`` and what ``CallbackTarget`` makes of it that does not change:
+/// its class-bound form (``classBound(_:)``, a dynamic cast or a box for most types), or `nil`
+/// for the inline context. Worked out once when the default is set, not for every callback.
+struct DefaultContext: Sendable {
+    let context: any ExecutionContext
+    let bound: (any ExecutionContext & AnyObject)?
+
+    init(_ context: any ExecutionContext) {
+        self.context = context
+        bound = Self.bound(context)
+    }
+
+    private static func bound<Context: ExecutionContext>(_ context: Context) -> (any ExecutionContext & AnyObject)? {
+        Context.self == InlineContext.self ? nil : classBound(context)
+    }
+}
+
+extension CallbackTarget {
+    /// Where callbacks on the default context run, as ``init(opening:)`` makes it.
+    init(default context: DefaultContext) {
+        guard let bound = context.bound else {
+            self = CallbackTarget(opening: InlineContext())
+            return
+        }
+        self.init(bound: bound)
+    }
 }
 
 /// Tells `context` that a callback waits for it, if it wants to know; returns whether it did.
