@@ -35,14 +35,16 @@ enum ResponseHeadCheck {
                 accepted == expected, "feed(\(shown)) returned \(accepted), the model says \(expected) (limit \(limit), model head bytes \(model.headBytes))")
             try require(parser.headBytes == model.headBytes, "after \(shown): head bytes \(parser.headBytes), the model counts \(model.headBytes)")
             try require(parser.status == model.status, "after \(shown): status \(parser.status), the model says \(model.status)")
-            try require(parser.fields.count == model.fieldCount, "after \(shown): \(parser.fields.count) fields, the model expects \(model.fieldCount)")
-            try checkFields(parser.fields, after: shown)
-            if let name = model.lastName, let last = parser.fields.last {
+            // Parsed from the kept lines on every read: once per line here.
+            let fields = parser.fields
+            try require(fields.count == model.fieldCount, "after \(shown): \(fields.count) fields, the model expects \(model.fieldCount)")
+            try checkFields(fields, after: shown)
+            if let name = model.lastName, let last = fields.last {
                 try require(
                     last.name.rawName.lowercased() == name.lowercased(), "after \(shown): the last field is \(last.name.rawName), the model expects \(name)")
             }
-            // What Transfer.finish builds from the parser; must not trap on any head.
-            let response = HTTPResponse(status: .init(code: max(0, min(parser.status, 999)), reasonPhrase: parser.reason), headerFields: parser.fields)
+            // What a response's head is built from; must not trap on any head.
+            let response = HTTPResponse(status: .init(code: max(0, min(parser.status, 999)), reasonPhrase: parser.reason), headerFields: fields)
             try require(
                 !response.status.reasonPhrase.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }),
                 "reason phrase \(printable(parser.reason)) keeps CR, LF or NUL")
