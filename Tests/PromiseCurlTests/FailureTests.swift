@@ -13,7 +13,9 @@ import Testing
 
     @Test func waitingForARequestInsideAnInlineCallbackFailsInsteadOfStoppingTheClient() async throws {
         // An inline callback runs on the client's thread: blocking there would stop every transfer.
-        let nested = client.get(httpbin.url("/get")).then(on: .inline) { _ -> Int in
+        // The first response is delayed so the callback is attached before it settles: one
+        // attached to a settled promise runs on the attaching thread, where waiting is fine.
+        let nested = client.get(httpbin.url("/delay/1")).then(on: .inline) { _ -> Int in
             try awaitPromise(client.get(httpbin.url("/status/204"))).status.code
         }
         let error = await #expect(throws: PromiseError.self) { try await nested.get() }
