@@ -270,7 +270,7 @@ extension CallbackTarget {
     /// Where callbacks on the default context run, as ``init(opening:)`` makes it.
     init(default context: DefaultContext) {
         guard let bound = context.bound else {
-            self = CallbackTarget(opening: InlineContext())
+            self.init(context: nil, resolvingContextID: context.context.executionContextID, announced: false)
             return
         }
         self.init(bound: bound)

@@ -1,7 +1,8 @@
-/// The options a plain request sets on an easy handle beyond those that name the transfer:
-/// a `GET` without body, header fields, progress handler or download, on its first hop.
-/// Everything else such a request sets comes from the client's ``CurlConfiguration``, which
-/// is the same for every handle of a client.
+/// The option values a transfer sets on an easy handle that depend on the request, beyond
+/// those that name the transfer (its URL, the callbacks' pointer). Everything else a plain
+/// request (a `GET` without body, header fields, progress handler or download, on its first
+/// hop) sets comes from the client's ``CurlConfiguration``, which is the same for every
+/// handle of a client.
 ///
 /// A handle keeps these options after its transfer (``EasyHandle/kept``). The next plain
 /// request with equal ones reuses them as they are, the way a C program reuses an easy
@@ -23,44 +24,31 @@ struct KeptOptions: Equatable {
 }
 
 extension Transfer {
-    /// The current hop's options as ``KeptOptions``, or `nil` when the hop needs more than a
-    /// plain request does: another method, a body, header fields, a progress handler, a
-    /// download, or a redirect to follow.
-    func keptOptions(_ configuration: CurlConfiguration) -> KeptOptions? {
-        guard hop.count == 0, download == nil, request.body == nil, request.onProgress == nil,
-            request.headerFields.isEmpty, hop.method == .get
-        else { return nil }
+    /// The current hop's option values that depend on the request: what ``configure(_:_:)``
+    /// sets, and what a handle keeps after a plain request (``keepsOptions``).
+    func optionValues(_ configuration: CurlConfiguration) -> KeptOptions {
+        let stallSeconds: Int
+        if let stall = request.stallTimeout ?? configuration.stallTimeout {
+            // Whole seconds, rounded up, at least 1.
+            stallSeconds = Int(max(1, stall.secondsRoundedUp(cappedAt: Int64(Int32.max))))
+        } else {
+            stallSeconds = 0
+        }
         return KeptOptions(
-            schemes: schemesOption, connectTimeout: connectTimeoutOption(configuration),
-            stallSeconds: stallSecondsOption(configuration), maxBody: maxBodyOption(configuration),
-            hasDeadline: deadline != nil, waitsForMultiplexing: waitsForMultiplexing(configuration))
+            schemes: request.allowedSchemes.map { $0.sorted().joined(separator: ",") } ?? "http,https",
+            connectTimeout: milliseconds(request.connectTimeout ?? configuration.connectTimeout),
+            stallSeconds: stallSeconds,
+            maxBody: max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize),
+            hasDeadline: deadline != nil,
+            waitsForMultiplexing: configuration.waitForMultiplexing && Self.canMultiplex(scheme: parts.scheme, configuration.httpVersion))
     }
 
-    /// The schemes the request may use: `http,https` unless it lists others.
-    var schemesOption: String {
-        request.allowedSchemes.map { $0.sorted().joined(separator: ",") } ?? "http,https"
-    }
-
-    /// The connect timeout in milliseconds: the request's, else the client's.
-    func connectTimeoutOption(_ configuration: CurlConfiguration) -> Int {
-        milliseconds(request.connectTimeout ?? configuration.connectTimeout)
-    }
-
-    /// Whole seconds below 1 byte per second that abort the transfer (rounded up, at least 1),
-    /// or 0 when neither the request nor the client sets a stall timeout.
-    func stallSecondsOption(_ configuration: CurlConfiguration) -> Int {
-        guard let stall = request.stallTimeout ?? configuration.stallTimeout else { return 0 }
-        return Int(max(1, stall.secondsRoundedUp(cappedAt: Int64(Int32.max))))
-    }
-
-    /// The largest body collected in memory: the request's limit, else the client's.
-    func maxBodyOption(_ configuration: CurlConfiguration) -> Int {
-        max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize)
-    }
-
-    /// Whether the request waits for a connection it can multiplex on (`CURLOPT_PIPEWAIT`).
-    func waitsForMultiplexing(_ configuration: CurlConfiguration) -> Bool {
-        configuration.waitForMultiplexing && Self.canMultiplex(scheme: parts.scheme, configuration.httpVersion)
+    /// Whether the current hop is a plain request, whose options a handle may keep: not when
+    /// it needs another method, a body, header fields, a progress handler, a download, or is a
+    /// redirect being followed.
+    var keepsOptions: Bool {
+        hop.count == 0 && download == nil && request.body == nil && request.onProgress == nil
+            && request.headerFields.isEmpty && hop.method == .get
     }
 
     /// Whole milliseconds, rounded up, at least 1: libcurl reads 0 as "no timeout".

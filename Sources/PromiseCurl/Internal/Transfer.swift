@@ -113,19 +113,20 @@ final class Transfer: @unchecked Sendable {
     /// ``KeptOptions`` only the per-transfer ones, otherwise every option, on a new or reset
     /// handle.
     func configure(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
-        let kept = keptOptions(configuration)
+        let values = optionValues(configuration)
+        let keeps = keepsOptions
         let handle = handle!
-        if let kept, handle.kept == kept {
+        stallSeconds = values.stallSeconds
+        if download == nil { maxBody = values.maxBody }
+        if keeps, handle.kept == values {
             handle.prepareForKeptReuse()
-            maxBody = kept.maxBody
-            stallSeconds = kept.stallSeconds
             try setPerTransferOptions(easy)
             return
         }
         // The handle holds a different request's options: back to libcurl's defaults first.
         if handle.kept != nil { handle.resetForReuse() }
-        try setAllOptions(easy, configuration)
-        handle.kept = kept
+        try setAllOptions(easy, configuration, values)
+        handle.kept = keeps ? values : nil
     }
 
     /// The options that name this transfer (its URL and the pointer the callbacks get) or
@@ -142,21 +143,20 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Every option for the current ``hop``, on a new or reset handle.
-    private func setAllOptions(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration) throws(CurlError) {
+    private func setAllOptions(_ easy: UnsafeMutableRawPointer, _ configuration: CurlConfiguration, _ values: KeptOptions) throws(CurlError) {
         let context = retainedForC!.toOpaque()
         try setPerTransferOptions(easy)
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle!.errorBuffer), "CURLOPT_ERRORBUFFER")
         try setLong(easy, CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
 
         // Security defaults, pinned on every handle (libcurl 7.88's own are unsafe).
-        try setString(easy, CURLOPT_PROTOCOLS_STR, schemesOption, "CURLOPT_PROTOCOLS_STR")
+        try setString(easy, CURLOPT_PROTOCOLS_STR, values.schemes, "CURLOPT_PROTOCOLS_STR")
         try setString(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "CURLOPT_REDIR_PROTOCOLS_STR")
         // Redirects are followed by `afterResponse` (Transfer+Redirect.swift): libcurl keeps a
         // custom method on a 303 and sends the content fields of a body it dropped.
         try setLong(easy, CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
         try setLong(easy, CURLOPT_UNRESTRICTED_AUTH, 0, "CURLOPT_UNRESTRICTED_AUTH")
-        try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutOption(configuration), "CURLOPT_CONNECTTIMEOUT_MS")
-        stallSeconds = stallSecondsOption(configuration)
+        try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, values.connectTimeout, "CURLOPT_CONNECTTIMEOUT_MS")
         if stallSeconds > 0 {
             // Below 1 byte per second for that many seconds.
             try setLong(easy, CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
@@ -169,7 +169,7 @@ final class Transfer: @unchecked Sendable {
         // Only where multiplexing can happen: HTTP/2 over TLS (ALPN) or h2c by prior knowledge.
         // On plain HTTP/1.1, PIPEWAIT made a request wait for a same-host connection whose
         // response headers had not arrived yet (a slow page held up every later request).
-        if waitsForMultiplexing(configuration) {
+        if values.waitsForMultiplexing {
             try setLong(easy, CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT")
         }
         if configuration.decompressResponses { try setString(easy, CURLOPT_ACCEPT_ENCODING, "", "CURLOPT_ACCEPT_ENCODING") }
@@ -178,7 +178,6 @@ final class Transfer: @unchecked Sendable {
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerTrampoline), "CURLOPT_HEADERFUNCTION")
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeTrampoline), "CURLOPT_WRITEFUNCTION")
         if download == nil {
-            maxBody = maxBodyOption(configuration)
             // An early refusal when Content-Length already says too much; the write
             // callback enforces the limit for chunked and compressed bodies.
             try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBody)), "CURLOPT_MAXFILESIZE_LARGE")
