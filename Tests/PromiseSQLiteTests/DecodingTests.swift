@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PromiseSQLite
+import Synchronization
 import Testing
 
 private struct User: Codable, Equatable, Sendable {
@@ -93,5 +94,153 @@ private struct User: Codable, Equatable, Sendable {
         struct NotOptional: Decodable, Sendable { let email: String }
         await #expect(throws: DecodingError.self) { try await db.query(NotOptional.self, "SELECT email FROM users").get() }
         await #expect(throws: DecodingError.self) { try await db.query(User.Role.self, "SELECT 'owner'").get() }
+    }
+
+    @Test func optionalPropertiesAreNilForNULLAndForAMissingColumn() async throws {
+        struct Loose: Decodable, Equatable, Sendable {
+            let id: UInt64?
+            let email: String?
+            let nickname: String?
+            let score: Double?
+            let role: User.Role?
+            let avatar: [UInt8]?
+        }
+        let db = try await database()
+        defer { db.close() }
+        let rows = try await db.query(Loose.self, "SELECT id, email, score, role, avatar FROM users ORDER BY id").get()
+        #expect(
+            rows == [
+                Loose(id: 1, email: "ada@example.com", nickname: nil, score: 9.5, role: .admin, avatar: [0, 255]),
+                Loose(id: 2, email: nil, nickname: nil, score: 7, role: .member, avatar: nil),
+            ])
+        // Present but of the wrong type is an error, not nil.
+        struct WrongOptional: Decodable, Sendable { let name: Int? }
+        do {
+            _ = try await db.query(WrongOptional.self, "SELECT name FROM users").get()
+            Issue.record("text must not decode as Int?")
+        } catch let DecodingError.typeMismatch(_, context) {
+            #expect(context.debugDescription == "column 'name' (0) holds text, which does not convert to Int")
+        }
+    }
+
+    /// Column lookups follow the previous row's keys; a row that asks in another order, or with
+    /// another key type whose cases have the same bytes, must still get the right columns.
+    @Test func keysAskedInAnotherOrderOrTypeStillFindTheirColumns() async throws {
+        enum First: CodingKey { case name, email }
+        enum Second: CodingKey { case email, name }
+        struct ByName: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        struct Shuffled: Decodable, Equatable, Sendable {
+            let name: String
+            let email: String?
+            let role: String
+            init(name: String, email: String?, role: String) {
+                self.name = name
+                self.email = email
+                self.role = role
+            }
+            init(from decoder: any Decoder) throws {
+                let byName = try decoder.container(keyedBy: ByName.self)
+                let flip = try byName.decode(Int.self, forKey: ByName(stringValue: "id")) % 2 == 0
+                if flip {
+                    email = try decoder.container(keyedBy: Second.self).decodeIfPresent(String.self, forKey: .email)
+                    name = try decoder.container(keyedBy: First.self).decode(String.self, forKey: .name)
+                } else {
+                    name = try decoder.container(keyedBy: First.self).decode(String.self, forKey: .name)
+                    email = try decoder.container(keyedBy: Second.self).decodeIfPresent(String.self, forKey: .email)
+                }
+                role = try decoder.container(keyedBy: ByName.self).decode(String.self, forKey: ByName(stringValue: flip ? "role" : "name"))
+            }
+        }
+        let db = try await database()
+        defer { db.close() }
+        try await db.execute("INSERT INTO users VALUES (3, 'Edsger', 'ewd@example.com', 8, 1, 'member', NULL)").get()
+        let rows = try await db.query(Shuffled.self, "SELECT * FROM users ORDER BY id").get()
+        #expect(
+            rows == [
+                Shuffled(name: "Ada", email: "ada@example.com", role: "Ada"),
+                Shuffled(name: "Grace", email: nil, role: "member"),
+                Shuffled(name: "Edsger", email: "ewd@example.com", role: "Edsger"),
+            ])
+    }
+
+    @Test func aKeyedContainerKeptPastItsRowThrowsInsteadOfReading() async throws {
+        enum Keys: CodingKey { case name }
+        /// A container is not `Sendable`; the test hands it between its own decodes only.
+        struct Escaped: @unchecked Sendable { let container: KeyedDecodingContainer<Keys> }
+        final class Kept: Sendable {
+            let container = Mutex<Escaped?>(nil)
+        }
+        struct Keeper: Decodable, Sendable {
+            static let kept = Kept()
+            let name: String
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Keys.self)
+                name = try container.decode(String.self, forKey: .name)
+                let escaping = Escaped(container: container)
+                Self.kept.container.withLock { $0 = escaping }
+            }
+        }
+        /// Reads through the kept container while decoding a row of another query.
+        struct Prober: Decodable, Sendable {
+            let outcome: String
+            init(from decoder: any Decoder) throws {
+                let kept = Keeper.kept.container.withLock { $0 }?.container
+                do {
+                    outcome = "read \(try kept!.decode(String.self, forKey: .name))"
+                } catch let DecodingError.dataCorrupted(context) {
+                    outcome = context.debugDescription
+                }
+            }
+        }
+        let db = try await database()
+        defer { db.close() }
+        #expect(try await db.query(Keeper.self, "SELECT name FROM users ORDER BY id").get().map(\.name) == ["Ada", "Grace"])
+        let kept = try #require(Keeper.kept.container.withLock { $0 }?.container)
+        let message = "a row's keyed container was used after the row was decoded, or on another thread; read every value inside init(from:), where the container is handed out"
+        do {
+            _ = try kept.decode(String.self, forKey: .name)
+            Issue.record("a kept container must not read")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.debugDescription == message)
+        }
+        #expect(!kept.contains(.name))
+        #expect(kept.allKeys.isEmpty)
+        // Inside another query's row, on the connection's thread, it still does not read.
+        #expect(try await db.query(Prober.self, "SELECT name FROM users WHERE id = 2").get().map(\.outcome) == [message])
+    }
+
+    @Test func aRowDecodedInsideAnotherRowsInitLeavesTheOuterRowReadable() async throws {
+        struct Inner: Decodable, Sendable { let value: String }
+        struct Outer: Decodable, Equatable, Sendable {
+            static let inner = Mutex<SQLiteRow?>(nil)
+            let name: String
+            let inner: String
+            let score: Double
+            init(name: String, inner: String, score: Double) {
+                self.name = name
+                self.inner = inner
+                self.score = score
+            }
+            enum CodingKeys: CodingKey { case name, score }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                name = try container.decode(String.self, forKey: .name)
+                inner = try Self.inner.withLock { $0 }!.decode(Inner.self).value
+                score = try container.decode(Double.self, forKey: .score)
+            }
+        }
+        let db = try await database()
+        defer { db.close() }
+        let row = try #require(try await db.queryFirst("SELECT 'inside' AS value").get())
+        Outer.inner.withLock { $0 = row }
+        #expect(
+            try await db.query(Outer.self, "SELECT name, score FROM users ORDER BY id").get() == [
+                Outer(name: "Ada", inner: "inside", score: 9.5), Outer(name: "Grace", inner: "inside", score: 7),
+            ])
     }
 }

@@ -1,29 +1,91 @@
+internal import CSQLite
+import Glibc
+import Synchronization
+
 /// Where ``RowDecoder`` reads values: the current row of a live statement, or a materialized
 /// ``SQLiteRow``. One reader serves every row of a query, so what it learns on the first row
-/// (which column each key is, the keyed container) is reused on the next ones.
+/// (which column each key is, the keyed container) is reused on the next ones. While it
+/// decodes, it is its thread's current reader (``enter()``), which is how ``KeyedColumns``
+/// finds it.
+///
+/// A reader belongs to one decoding loop on one thread, so its mutable state is exempt from
+/// the run-time exclusivity checks (about 230 instructions a three-field row).
 final class RowReader {
     let columns: SQLiteColumns
-    private let statement: Statement?
-    private var row: SQLiteRow?
-    /// For the n-th key looked up in a row, the column it was found in last time (-1: none).
-    private var hints: [Int] = []
-    private var position = 0
+    /// The live statement's handle; its ``Statement`` outlives the reader (the decoding loop
+    /// holds it), so reading a value retains nothing.
+    private let handle: OpaquePointer?
+    private let row: SQLiteRow?
+    /// The keys looked up in a row, in order, each with the column it named: the plan the next
+    /// row is decoded by. Synthesized `init(from:)` asks for the same keys in the same order on
+    /// every row, so a lookup is normally one comparison with the planned key.
+    @exclusivity(unchecked) private var plan: [PlannedKey] = []
+    @exclusivity(unchecked) private var position = 0
     /// The keyed container of the last row, reused when the next row asks for the same key type.
-    var keyedContainer: AnyObject?
-    var keyedContainerType: ObjectIdentifier?
+    @exclusivity(unchecked) var keyedContainer: AnyObject?
+    @exclusivity(unchecked) var keyedContainerType: ObjectIdentifier?
+
+    /// A key the plan expects at one position of the row.
+    private struct PlannedKey {
+        /// The key's type.
+        var type: ObjectIdentifier
+        /// The key's bytes when its type is trivially copyable and at most eight bytes (a
+        /// synthesized `CodingKeys` case is one byte); `nil` otherwise.
+        var bits: UInt64?
+        /// The column it names, -1 when the result has none by that name.
+        var column: Int
+    }
+
+    /// Tells this reader from every other: ``KeyedColumns`` holds it instead of a reference.
+    let generation: UInt64
+
+    private static let generations = Atomic<UInt64>(0)
+
+    /// The thread-specific slot that holds the reader decoding on each thread.
+    static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed (\(status)): no thread-specific key is left")
+        return key
+    }()
 
     init(statement: Statement) {
-        self.statement = statement
+        handle = statement.handle
+        row = nil
         columns = statement.columns
+        generation = Self.generations.add(1, ordering: .relaxed).newValue
     }
 
     init(row: SQLiteRow) {
-        statement = nil
+        handle = nil
         self.row = row
         columns = row.columns
+        generation = Self.generations.add(1, ordering: .relaxed).newValue
     }
 
-    /// Starts a new row: key lookups follow the previous row's order again.
+    /// Makes this reader the one decoding on the calling thread, until ``leave(_:)`` with what
+    /// this returns (the reader it replaces, for a row decoded inside another's `init(from:)`).
+    func enter() -> UnsafeMutableRawPointer? {
+        let previous = pthread_getspecific(Self.currentKey)
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        return previous
+    }
+
+    /// Puts back the reader that ``enter()`` replaced.
+    static func leave(_ previous: UnsafeMutableRawPointer?) {
+        pthread_setspecific(currentKey, previous)
+    }
+
+    /// The reader numbered `generation`, if it is decoding on the calling thread (`key` is
+    /// ``currentKey``). It is alive: its decoding loop holds it until ``leave(_:)``.
+    @inline(__always)
+    static func current(_ generation: UInt64, key: pthread_key_t) -> Unmanaged<RowReader>? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        let reader = Unmanaged<RowReader>.fromOpaque(pointer)
+        return reader._withUnsafeGuaranteedRef { $0.generation == generation } ? reader : nil
+    }
+
+    /// Starts a new row: key lookups follow the plan from its start again.
     @inline(__always)
     func startRow() {
         position = 0
@@ -31,40 +93,119 @@ final class RowReader {
 
     @inline(__always)
     func value(at index: Int) -> SQLiteValue {
-        if let statement { return statement.value(at: index) }
-        return row!.values[index]
+        if let handle { return Statement.value(of: handle, at: index) }
+        return row.unsafelyUnwrapped.values[index]
     }
 
-    /// Whether a column is called `name`, trying the hint for the next lookup first (what
-    /// `decodeIfPresent` asks before it decodes).
+    /// Whether column `index` of the current row is NULL, without reading its value.
     @inline(__always)
-    func contains(_ name: String) -> Bool {
-        if position < hints.count {
-            let hint = hints[position]
-            if hint >= 0, columns.names[hint] == name { return true }
-        }
-        return columns.index(of: name) != nil
+    func isNull(at index: Int) -> Bool {
+        if let handle { return sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+        return row.unsafelyUnwrapped.values[index].isNull
     }
 
-    /// The column called `name`: rows are decoded key by key in the same order each time, so
-    /// the column found for this position on the previous row is tried before hashing.
+    /// `key`'s bytes, when equal bytes mean an equal key: its type is trivially copyable (no
+    /// references, so the bytes are the whole value) and 0, 1, 2, 4 or 8 bytes long. A key's
+    /// `stringValue` is taken to depend on its value alone, as every `CodingKey` the compiler
+    /// synthesizes does.
     @inline(__always)
-    func index(of name: String) -> Int? {
-        if position < hints.count {
-            let hint = hints[position]
-            if hint >= 0, columns.names[hint] == name {
-                position += 1
-                return hint
-            }
+    private static func bits<Key: CodingKey>(of key: Key) -> UInt64? {
+        guard _isPOD(Key.self) else { return nil }
+        switch MemoryLayout<Key>.size {
+        case 0: return 0
+        case 1: return UInt64(unsafeBitCast(key, to: UInt8.self))
+        case 2: return UInt64(unsafeBitCast(key, to: UInt16.self))
+        case 4: return UInt64(unsafeBitCast(key, to: UInt32.self))
+        case 8: return unsafeBitCast(key, to: UInt64.self)
+        default: return nil
         }
-        let found = columns.index(of: name)
-        if position < hints.count {
-            hints[position] = found ?? -1
-        } else if hints.count < 256 {
-            hints.append(found ?? -1)
+    }
+
+    /// The column the plan has for `key` at the current position, if the planned key is
+    /// `key`: -1 for a key the result has no column for.
+    @inline(__always)
+    private func planned<Key: CodingKey>(_ key: Key) -> Int? {
+        guard position < plan.count, let bits = Self.bits(of: key) else { return nil }
+        let entry = plan[position]
+        guard entry.bits == bits, entry.type == ObjectIdentifier(Key.self) else { return nil }
+        return entry.column
+    }
+
+    /// Whether the result has a column for `key` (what `decodeIfPresent` asks before it decodes).
+    @inline(__always)
+    func contains<Key: CodingKey>(_ key: Key) -> Bool {
+        if let column = planned(key) { return column >= 0 }
+        return columns.index(of: key.stringValue) != nil
+    }
+
+    /// The column for `key`, following the plan: the key planned at this position is compared
+    /// with `key` before its name is looked up.
+    @inline(__always)
+    func index<Key: CodingKey>(of key: Key) -> Int? {
+        if let column = planned(key) {
+            position += 1
+            return column >= 0 ? column : nil
+        }
+        return lookUp(key)
+    }
+
+    /// Finds `key`'s column by name and records it in the plan at the current position.
+    @inline(never)
+    private func lookUp<Key: CodingKey>(_ key: Key) -> Int? {
+        let name = key.stringValue
+        var found: Int?
+        // A key whose bytes do not identify it: its name is compared with the planned column's.
+        if position < plan.count, plan[position].bits == nil, plan[position].column >= 0,
+            columns.names[plan[position].column] == name
+        {
+            found = plan[position].column
+        } else {
+            found = columns.index(of: name)
+        }
+        let entry = PlannedKey(type: ObjectIdentifier(Key.self), bits: Self.bits(of: key), column: found ?? -1)
+        if position < plan.count {
+            plan[position] = entry
+        } else if plan.count < 256 {
+            plan.append(entry)
         }
         position += 1
         return found
+    }
+}
+
+/// Names a ``RowReader`` without holding a reference to it: its ``RowReader/generation``.
+/// The reader is reached through ``RowReader/current(_:key:)``, so only while it decodes on
+/// the calling thread.
+///
+/// The keyed container holds this: the standard library copies a keyed container for every
+/// value it decodes, and a reference would be retained and released each time. A container
+/// kept past its row's decoding, or used from another thread, throws instead of reading a
+/// statement that has moved on.
+struct ReaderReference {
+    let generation: UInt64
+    /// ``RowReader/currentKey``, copied here so that reading it needs no check that the
+    /// global is initialized.
+    let currentKey: pthread_key_t
+
+    init(_ reader: RowReader) {
+        generation = reader.generation
+        currentKey = RowReader.currentKey
+    }
+
+    /// Runs `body` with the reader, which stays alive (it is decoding) without being retained.
+    @inline(__always)
+    func withReader<R>(_ body: (RowReader) throws -> R) throws -> R {
+        guard let reader = RowReader.current(generation, key: currentKey) else { throw Self.outsideItsRow() }
+        return try reader._withUnsafeGuaranteedRef(body)
+    }
+
+    private static func outsideItsRow() -> DecodingError {
+        DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription:
+                    "a row's keyed container was used after the row was decoded, or on another thread; read every value inside init(from:), where the container is handed out"
+            ))
     }
 }
 
@@ -157,7 +298,15 @@ struct ColumnKey: CodingKey {
 func decodeColumn<T: SQLiteValueConvertible>(
     _ type: T.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
 ) throws -> T {
-    let value = source.value(at: index)
+    try convertColumn(source.value(at: index), T.self, source, index, path: path())
+}
+
+/// Converts `value`, read from column `index` of `source`, to `T`, or throws the
+/// `DecodingError` a person can act on.
+@inline(__always)
+func convertColumn<T: SQLiteValueConvertible>(
+    _ value: SQLiteValue, _ type: T.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
+) throws -> T {
     if let converted = T.fromSQLiteValue(value) { return converted }
     let message = mismatchMessage(value, column: source.columns.names[index], index: index, type: T.self)
     if value.isNull {
@@ -206,21 +355,34 @@ func decodeUnsigned<T: FixedWidthInteger & UnsignedInteger>(
     return value
 }
 
+/// The keyed container of a row. It reads through a ``ReaderReference``, so copying it (the
+/// standard library's box does for every value) costs no reference counting (about 150
+/// instructions a three-field row).
 struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let source: RowReader
+    let reader: ReaderReference
+
+    init(source: RowReader) {
+        reader = ReaderReference(source)
+    }
+
     var codingPath: [any CodingKey] { [] }
 
+    @inline(__always)
+    private func withSource<R>(_ body: (RowReader) throws -> R) throws -> R {
+        try reader.withReader(body)
+    }
+
     var allKeys: [Key] {
-        source.columns.names.compactMap { Key(stringValue: $0) }
+        (try? withSource { source in source.columns.names.compactMap { Key(stringValue: $0) } }) ?? []
     }
 
     func contains(_ key: Key) -> Bool {
-        source.contains(key.stringValue)
+        (try? withSource { $0.contains(key) }) ?? false
     }
 
     @inline(__always)
-    private func index(_ key: Key) throws -> Int {
-        if let index = source.index(of: key.stringValue) { return index }
+    private static func index(_ key: Key, _ source: RowReader) throws -> Int {
+        if let index = source.index(of: key) { return index }
         throw DecodingError.keyNotFound(
             key,
             DecodingError.Context(
@@ -229,7 +391,9 @@ struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
             ))
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool { try source.value(at: index(key)).isNull }
+    func decodeNil(forKey key: Key) throws -> Bool {
+        try withSource { source in try source.isNull(at: Self.index(key, source)) }
+    }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try column(key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try column(key) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try column(key) }
@@ -243,34 +407,85 @@ struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try column(key) }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try column(key) }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        let index = try index(key)
-        return try decodeUnsigned(UInt.self, source, index, path: [key])
+        try withSource { source in try decodeUnsigned(UInt.self, source, Self.index(key, source), path: [key]) }
     }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        let index = try index(key)
-        return try decodeUnsigned(UInt64.self, source, index, path: [key])
+        try withSource { source in try decodeUnsigned(UInt64.self, source, Self.index(key, source), path: [key]) }
     }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let index = try index(key)
-        return try decodeAny(T.self, source, index, path: [key])
+        try withSource { source in try decodeAny(T.self, source, Self.index(key, source), path: [key]) }
     }
 
     @inline(__always)
     private func column<T: SQLiteValueConvertible>(_ key: Key) throws -> T {
-        let index = try index(key)
-        return try decodeColumn(T.self, source, index, path: [key])
+        try withSource { source in try decodeColumn(T.self, source, Self.index(key, source), path: [key]) }
+    }
+
+    // `decodeIfPresent` answers `nil` for a missing column or a NULL, like the protocol's own
+    // version, but finds the column once where that one asks `contains`, `decodeNil` and
+    // `decode` in turn.
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalColumn(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try withSource { source in
+            guard let index = Self.presentIndex(key, source) else { return nil }
+            return try decodeUnsigned(UInt.self, source, index, path: [key])
+        }
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try withSource { source in
+            guard let index = Self.presentIndex(key, source) else { return nil }
+            return try decodeUnsigned(UInt64.self, source, index, path: [key])
+        }
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try withSource { source in
+            guard let index = Self.presentIndex(key, source) else { return nil }
+            return try decodeAny(T.self, source, index, path: [key])
+        }
+    }
+
+    /// The column for `key` when the result has one and its value is not NULL.
+    @inline(__always)
+    private static func presentIndex(_ key: Key, _ source: RowReader) -> Int? {
+        guard let index = source.index(of: key), !source.isNull(at: index) else { return nil }
+        return index
+    }
+
+    @inline(__always)
+    private func optionalColumn<T: SQLiteValueConvertible>(_ key: Key) throws -> T? {
+        try withSource { source in
+            guard let index = source.index(of: key) else { return nil }
+            let value = source.value(at: index)
+            if value.isNull { return nil }
+            return try convertColumn(value, T.self, source, index, path: [key])
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try RowDecoder(source: source, column: index(key)).container(keyedBy: type)
+        try withSource { source in try RowDecoder(source: source, column: Self.index(key, source)).container(keyedBy: type) }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try RowDecoder(source: source, column: index(key)).unkeyedContainer()
+        try withSource { source in try RowDecoder(source: source, column: Self.index(key, source)).unkeyedContainer() }
     }
 
-    func superDecoder() throws -> any Decoder { RowDecoder(source: source, column: nil) }
-    func superDecoder(forKey key: Key) throws -> any Decoder { try RowDecoder(source: source, column: index(key)) }
+    func superDecoder() throws -> any Decoder {
+        try withSource { source in RowDecoder(source: source, column: nil) }
+    }
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        try withSource { source in try RowDecoder(source: source, column: Self.index(key, source)) }
+    }
 }
 
 struct UnkeyedColumns: UnkeyedDecodingContainer {
@@ -296,7 +511,7 @@ struct UnkeyedColumns: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool {
         try checkNotAtEnd(Any.self)
-        guard source.value(at: currentIndex).isNull else { return false }
+        guard source.isNull(at: currentIndex) else { return false }
         currentIndex += 1
         return true
     }
@@ -333,7 +548,7 @@ struct SingleColumn: SingleValueDecodingContainer {
     let index: Int
     var codingPath: [any CodingKey] { [ColumnKey(source.columns.names[index], index: index)] }
 
-    func decodeNil() -> Bool { source.value(at: index).isNull }
+    func decodeNil() -> Bool { source.isNull(at: index) }
     func decode(_ type: Bool.Type) throws -> Bool { try column() }
     func decode(_ type: String.Type) throws -> String { try column() }
     func decode(_ type: Double.Type) throws -> Double { try column() }
@@ -372,14 +587,20 @@ struct SingleColumn: SingleValueDecodingContainer {
 struct RowDecoding<T: Decodable> {
     let reader: RowReader
     private let single: Bool
+    private let previous: UnsafeMutableRawPointer?
 
+    /// Starts decoding on the calling thread with `reader` (``RowReader/enter()``): call
+    /// ``finish()`` on the same thread when done.
     init(_ type: T.Type, reader: RowReader) {
         self.reader = reader
         single = T.self is any SQLiteValueConvertible.Type && !reader.columns.names.isEmpty
+        previous = reader.enter()
     }
 
-    /// Drops the cached keyed container, which refers back to the reader: call when done.
+    /// Ends the decoding: the reader stops being the thread's, and its cached keyed container
+    /// is dropped.
     func finish() {
+        RowReader.leave(previous)
         reader.keyedContainer = nil
         reader.keyedContainerType = nil
     }
