@@ -201,7 +201,9 @@ private struct User: Codable, Equatable, Sendable {
         defer { db.close() }
         #expect(try await db.query(Keeper.self, "SELECT name FROM users ORDER BY id").get().map(\.name) == ["Ada", "Grace"])
         let kept = try #require(Keeper.kept.container.withLock { $0 }?.container)
-        let message = "a row's keyed container was used after the row was decoded, or on another thread; read every value inside init(from:), where the container is handed out"
+        let message =
+            "a row's keyed container was used after the row was decoded, or on another thread; "
+            + "read every value inside init(from:), where the container is handed out"
         do {
             _ = try kept.decode(String.self, forKey: .name)
             Issue.record("a kept container must not read")
