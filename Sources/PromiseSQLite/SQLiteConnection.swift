@@ -27,7 +27,9 @@ public final class SQLiteConnection {
     @usableFromInline
     func invalidate() { valid = false }
 
-    private func checked() throws -> Connection {
+    /// Throws unless the connection may still be used. It returns nothing: callers use the
+    /// stored `connection`, borrowed for the call, where a returned one would be retained.
+    private func check() throws {
         guard valid else {
             throw SQLiteError(.invalidUse, message: "an SQLiteConnection was used after its closure returned; keep it inside the closure")
         }
@@ -41,7 +43,6 @@ public final class SQLiteConnection {
                     "the transaction is no longer open (SQLite rolled it back after an error, or the closure ran COMMIT or ROLLBACK); nothing after that point ran"
             )
         }
-        return connection
     }
 
     /// Runs one statement.
@@ -62,7 +63,8 @@ public final class SQLiteConnection {
     /// - Throws: ``SQLiteError`` naming the statement that failed; the statements before it
     ///   stay applied unless a transaction around them rolls back.
     public func executeScript(_ sql: String) throws {
-        try checked().executeScript(sql, cancel: cancel)
+        try check()
+        return try connection.executeScript(sql, cancel: cancel)
     }
 
     /// Runs one query and returns all its rows.
@@ -145,7 +147,8 @@ public final class SQLiteConnection {
     /// - Throws: What `body` throws, after rolling back.
     @discardableResult
     public func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try checked().transaction(.immediate, cancel: cancel) { try body(self) }
+        try check()
+        return try connection.transaction(.immediate, cancel: cancel) { try body(self) }
     }
 
     /// Whether a transaction is open on this connection.
@@ -157,39 +160,46 @@ public final class SQLiteConnection {
 extension SQLiteConnection {
     @usableFromInline
     func execute(_ sql: String, bind: Binder) throws -> SQLiteChanges {
-        try checked().execute(sql, cancel: cancel, bind: bind)
+        try check()
+        return try connection.execute(sql, cancel: cancel, bind: bind)
     }
 
     @usableFromInline
     func query(_ sql: String, bind: Binder) throws -> [SQLiteRow] {
         var rows = [SQLiteRow]()
-        try checked().forEachRow(sql, cancel: cancel, bind: bind) { rows.append($0.row()) }
+        try check()
+        try connection.forEachRow(sql, cancel: cancel, bind: bind) { rows.append($0.row()) }
         return rows
     }
 
     @usableFromInline
     func query<T: Decodable>(_ type: T.Type, _ sql: String, bind: Binder) throws -> [T] {
-        try checked().decodeAll(T.self, sql, cancel: cancel, bind: bind)
+        try check()
+        return try connection.decodeAll(T.self, sql, cancel: cancel, bind: bind)
     }
 
     @usableFromInline
     func queryFirst(_ sql: String, bind: Binder) throws -> SQLiteRow? {
-        try checked().run(sql, cancel: cancel, bind: bind) { try $0.step() ? $0.row() : nil }
+        try check()
+        return try connection.run(sql, cancel: cancel, bind: bind) { try $0.step() ? $0.row() : nil }
     }
 
     @usableFromInline
     func queryFirst<T: Decodable>(_ type: T.Type, _ sql: String, bind: Binder) throws -> T? {
-        try checked().decodeFirst(T.self, sql, cancel: cancel, bind: bind)
+        try check()
+        return try connection.decodeFirst(T.self, sql, cancel: cancel, bind: bind)
     }
 
     @usableFromInline
     func scalar<T: SQLiteValueConvertible>(_ type: T.Type, _ sql: String, bind: Binder) throws -> T? {
-        try checked().scalar(T.self, sql, cancel: cancel, bind: bind)
+        try check()
+        return try connection.scalar(T.self, sql, cancel: cancel, bind: bind)
     }
 
     @usableFromInline
     func forEachRow(_ sql: String, bind: Binder, _ body: (SQLiteRow) throws -> Void) throws {
-        try checked().forEachRow(sql, cancel: cancel, bind: bind) { try body($0.row()) }
+        try check()
+        return try connection.forEachRow(sql, cancel: cancel, bind: bind) { try body($0.row()) }
     }
 }
 

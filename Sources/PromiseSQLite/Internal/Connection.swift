@@ -129,13 +129,22 @@ final class Connection {
         _ body: (Statement) throws -> R
     ) throws -> R {
         try cancel?.check()
-        let cached = cache.statement(for: sql)
-        let statement = try cached ?? prepare(sql)
+        // One reference for both cases: a `cached` optional beside `statement` costs a
+        // retain and a release more on every run.
+        let statement: Statement
+        let wasCached: Bool
+        if let cached = cache.statement(for: sql) {
+            statement = cached
+            wasCached = true
+        } else {
+            statement = try prepare(sql)
+            wasCached = false
+        }
         statement.inUse = true
         defer {
             statement.reset()
             statement.inUse = false
-            if cached == nil {
+            if !wasCached {
                 cache.insert(statement)
             }
         }

@@ -130,39 +130,25 @@ final class Statement {
     }
 
     private func bind(_ value: SQLiteValue, at index: Int32, name: String?) throws(SQLiteError) {
-        let status: Int32
         switch value {
         case .null:
-            status = sqlite3_bind_null(handle, index)
+            try checkBound(sqlite3_bind_null(handle, index))
         case .integer(let integer):
-            status = sqlite3_bind_int64(handle, index, integer)
+            try bind(integer: integer, at: index)
         case .real(let real):
-            guard !real.isNaN else {
-                throw SQLiteError(
-                    .invalidBinding,
-                    message: "parameter \(name ?? String(index)) is NaN, which SQLite would store as NULL; bind nil if NULL is meant",
-                    sql: sql
-                )
-            }
-            status = sqlite3_bind_double(handle, index, real)
-        case .text(var text):
-            status = text.withUTF8 { bytes in
-                // A nil pointer would bind NULL, not the empty string.
-                guard let base = bytes.baseAddress else {
-                    return sqlite3_bind_text(handle, index, "", 0, csqlite_static())
-                }
-                if bytes.count >= 4096 { holdsLargeValue = true }
-                return sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
-            }
+            try bind(real: real, at: index, name: name)
+        case .text(let text):
+            try bind(text: text, at: index)
         case .invalidText(let bytes):
-            status = bytes.withUnsafeBufferPointer { buffer in
+            let status = bytes.withUnsafeBufferPointer { buffer in
                 // Never empty: empty text is valid UTF-8.
                 guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, csqlite_static()) }
                 if buffer.count >= 4096 { holdsLargeValue = true }
                 return sqlite3_bind_text64(handle, index, base, UInt64(buffer.count), csqlite_transient(), UInt8(SQLITE_UTF8))
             }
+            try checkBound(status)
         case .blob(let bytes):
-            status = bytes.withUnsafeBytes { raw in
+            let status = bytes.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress, raw.count > 0 else {
                     // A nil pointer would bind NULL, not the empty blob.
                     return sqlite3_bind_zeroblob(handle, index, 0)
@@ -170,8 +156,56 @@ final class Statement {
                 if raw.count >= 4096 { holdsLargeValue = true }
                 return sqlite3_bind_blob64(handle, index, base, UInt64(raw.count), csqlite_transient())
             }
+            try checkBound(status)
         }
-        try sqliteCheck(status, db, sql: sql)
+    }
+
+    /// Binds `integer` to the parameter at `index`, counted from 1.
+    @inline(__always)
+    func bind(integer: Int64, at index: Int32) throws(SQLiteError) {
+        try checkBound(sqlite3_bind_int64(handle, index, integer))
+    }
+
+    /// Binds `real` to the parameter at `index`; NaN is refused (SQLite would store NULL).
+    /// `name` is the parameter's name for the error, when it was bound by name.
+    @inline(__always)
+    func bind(real: Double, at index: Int32, name: String? = nil) throws(SQLiteError) {
+        guard !real.isNaN else {
+            throw SQLiteError(
+                .invalidBinding,
+                message: "parameter \(name ?? String(index)) is NaN, which SQLite would store as NULL; bind nil if NULL is meant",
+                sql: sql
+            )
+        }
+        try checkBound(sqlite3_bind_double(handle, index, real))
+    }
+
+    /// Binds `text` to the parameter at `index`; SQLite copies it.
+    @inline(__always)
+    func bind(text: String, at index: Int32) throws(SQLiteError) {
+        // A native string lends its UTF-8 in place; any other is copied into one first.
+        let status =
+            text.utf8.withContiguousStorageIfAvailable { bind(utf8: $0, at: index) }
+            ?? {
+                var native = text
+                return native.withUTF8 { bind(utf8: $0, at: index) }
+            }()
+        try checkBound(status)
+    }
+
+    private func bind(utf8 bytes: UnsafeBufferPointer<UInt8>, at index: Int32) -> Int32 {
+        // A nil pointer would bind NULL, not the empty string.
+        guard let base = bytes.baseAddress else {
+            return sqlite3_bind_text(handle, index, "", 0, csqlite_static())
+        }
+        if bytes.count >= 4096 { holdsLargeValue = true }
+        return sqlite3_bind_text64(handle, index, base, UInt64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+    }
+
+    @inline(__always)
+    private func checkBound(_ status: Int32) throws(SQLiteError) {
+        guard status != SQLITE_OK else { return }
+        throw sqliteError(status, db, sql: sql)
     }
 
     /// Advances to the next row: `true` when there is one, `false` when the statement is done.
