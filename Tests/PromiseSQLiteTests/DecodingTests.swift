@@ -15,6 +15,10 @@ private struct User: Codable, Equatable, Sendable {
 }
 
 @Suite struct DecodingTests {
+    static let outsideMessage =
+        "a row's decoder or container was used after the query's rows were decoded, or on another thread; "
+        + "read every value inside init(from:), where they are handed out"
+
     private func database() async throws -> SQLiteDatabase {
         let db = SQLiteDatabase.inMemory()
         try await db.executeScript(
@@ -201,9 +205,7 @@ private struct User: Codable, Equatable, Sendable {
         defer { db.close() }
         #expect(try await db.query(Keeper.self, "SELECT name FROM users ORDER BY id").get().map(\.name) == ["Ada", "Grace"])
         let kept = try #require(Keeper.kept.container.withLock { $0 }?.container)
-        let message =
-            "a row's keyed container was used after the row was decoded, or on another thread; "
-            + "read every value inside init(from:), where the container is handed out"
+        let message = Self.outsideMessage
         do {
             _ = try kept.decode(String.self, forKey: .name)
             Issue.record("a kept container must not read")
@@ -244,5 +246,272 @@ private struct User: Codable, Equatable, Sendable {
             try await db.query(Outer.self, "SELECT name, score FROM users ORDER BY id").get() == [
                 Outer(name: "Ada", inner: "inside", score: 9.5), Outer(name: "Grace", inner: "inside", score: 7),
             ])
+    }
+
+    /// A decoder, single-value or unkeyed container kept past the query reads nothing: with no
+    /// statement cache, its statement is finalized by then.
+    @Test func aKeptDecoderOrColumnContainerThrowsAfterTheQuery() async throws {
+        struct Kept: @unchecked Sendable {
+            let decoder: any Decoder
+            let single: any SingleValueDecodingContainer
+            let unkeyed: any UnkeyedDecodingContainer
+        }
+        struct Keeper: Decodable, Sendable {
+            static let kept = Mutex<Kept?>(nil)
+            let name: String
+            init(from decoder: any Decoder) throws {
+                name = try decoder.singleValueContainer().decode(String.self)
+                let kept = Kept(decoder: decoder, single: try decoder.singleValueContainer(), unkeyed: try decoder.unkeyedContainer())
+                Self.kept.withLock { $0 = kept }
+            }
+        }
+        var configuration = SQLiteConfiguration()
+        configuration.statementCacheCapacity = 0
+        let db = SQLiteDatabase.inMemory(configuration: configuration)
+        defer { db.close() }
+        try await db.executeScript("CREATE TABLE t(name TEXT); INSERT INTO t VALUES ('Ada'), ('Grace');").get()
+        #expect(try await db.query(Keeper.self, "SELECT name FROM t ORDER BY name").get().map(\.name) == ["Ada", "Grace"])
+        let kept = try #require(Keeper.kept.withLock { $0 })
+        func expectOutside(_ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("a kept decoder or container must not read")
+            } catch let DecodingError.dataCorrupted(context) {
+                #expect(context.debugDescription == Self.outsideMessage)
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        expectOutside { _ = try kept.single.decode(String.self) }
+        expectOutside { _ = try kept.single.decode(UInt64.self) }
+        #expect(!kept.single.decodeNil())
+        var unkeyed = kept.unkeyed
+        expectOutside { _ = try unkeyed.decode(String.self) }
+        expectOutside { _ = try unkeyed.decodeNil() }
+        expectOutside { _ = try kept.decoder.singleValueContainer().decode(String.self) }
+        enum Keys: CodingKey { case name }
+        expectOutside { _ = try kept.decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .name) }
+
+        // A materialized row's decoder is kept the same way.
+        let row = try #require(try await db.queryFirst("SELECT 'Edsger' AS name").get())
+        #expect(try row.decode(Keeper.self).name == "Edsger")
+        let fromRow = try #require(Keeper.kept.withLock { $0 })
+        expectOutside { _ = try fromRow.single.decode(String.self) }
+    }
+
+    /// Kept from one row and used while a later row of the same query decodes, a keyed
+    /// container reads that later row, as the decoder it came from does.
+    @Test func aKeyedContainerKeptFromAnEarlierRowReadsTheRowBeingDecoded() async throws {
+        enum Keys: CodingKey { case name }
+        struct Escaped: @unchecked Sendable { let container: KeyedDecodingContainer<Keys> }
+        struct Pair: Decodable, Sendable {
+            static let first = Mutex<Escaped?>(nil)
+            let own: String
+            let throughFirst: String
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Keys.self)
+                own = try container.decode(String.self, forKey: .name)
+                let first = Self.first.withLock { kept in
+                    if kept == nil { kept = Escaped(container: container) }
+                    return kept!.container
+                }
+                throughFirst = try first.decode(String.self, forKey: .name)
+            }
+        }
+        let db = try await database()
+        defer { db.close() }
+        let pairs = try await db.query(Pair.self, "SELECT name FROM users ORDER BY id").get()
+        #expect(pairs.map(\.own) == ["Ada", "Grace"])
+        #expect(pairs.map(\.throughFirst) == ["Ada", "Grace"])
+    }
+
+    @Test func aCaughtErrorFromANestedDecodeLeavesTheOuterRowReadable() async throws {
+        struct Wrong: Decodable, Sendable { let value: Int }
+        struct Outer: Decodable, Equatable, Sendable {
+            static let inner = Mutex<SQLiteRow?>(nil)
+            let name: String
+            let innerFailed: Bool
+            let score: Double
+            init(name: String, innerFailed: Bool, score: Double) {
+                self.name = name
+                self.innerFailed = innerFailed
+                self.score = score
+            }
+            enum CodingKeys: CodingKey { case name, score }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                name = try container.decode(String.self, forKey: .name)
+                do {
+                    _ = try Self.inner.withLock { $0 }!.decode(Wrong.self)
+                    innerFailed = false
+                } catch is DecodingError {
+                    innerFailed = true
+                }
+                score = try container.decode(Double.self, forKey: .score)
+            }
+        }
+        let db = try await database()
+        defer { db.close() }
+        let row = try #require(try await db.queryFirst("SELECT 'text' AS value").get())
+        Outer.inner.withLock { $0 = row }
+        #expect(
+            try await db.query(Outer.self, "SELECT name, score FROM users ORDER BY id").get() == [
+                Outer(name: "Ada", innerFailed: true, score: 9.5), Outer(name: "Grace", innerFailed: true, score: 7),
+            ])
+    }
+
+    /// Keys that are trivially copyable and 0, 2, 4 or 8 bytes long are matched by their bytes;
+    /// each row asks in a different order, so a wrong match would read the wrong column.
+    @Test func keysOfEverySizeFindTheirColumns() async throws {
+        struct Short: CodingKey {
+            static let names = ["id", "name", "score"]
+            let raw: UInt16
+            var stringValue: String { Self.names[Int(raw)] }
+            var intValue: Int? { nil }
+            init(_ raw: UInt16) { self.raw = raw }
+            init?(stringValue: String) { nil }
+            init?(intValue: Int) { nil }
+        }
+        struct Medium: CodingKey {
+            let raw: UInt32
+            var stringValue: String { Short.names[Int(raw)] }
+            var intValue: Int? { nil }
+            init(_ raw: UInt32) { self.raw = raw }
+            init?(stringValue: String) { nil }
+            init?(intValue: Int) { nil }
+        }
+        struct Long: CodingKey {
+            let raw: Int
+            var stringValue: String { Short.names[raw] }
+            var intValue: Int? { raw }
+            init(_ raw: Int) { self.raw = raw }
+            init?(stringValue: String) { nil }
+            init?(intValue: Int) { self.raw = intValue }
+        }
+        enum Only: CodingKey { case email }
+        struct Row: Decodable, Equatable, Sendable {
+            let id: Int
+            let name: String
+            let score: Double
+            let email: String?
+            init(id: Int, name: String, score: Double, email: String?) {
+                self.id = id
+                self.name = name
+                self.score = score
+                self.email = email
+            }
+            init(from decoder: any Decoder) throws {
+                let short = try decoder.container(keyedBy: Short.self)
+                let id = try short.decode(Int.self, forKey: Short(0))
+                let medium = try decoder.container(keyedBy: Medium.self)
+                let long = try decoder.container(keyedBy: Long.self)
+                if id % 2 == 1 {
+                    name = try medium.decode(String.self, forKey: Medium(1))
+                    score = try long.decode(Double.self, forKey: Long(2))
+                } else {
+                    score = try medium.decode(Double.self, forKey: Medium(2))
+                    name = try long.decode(String.self, forKey: Long(1))
+                }
+                email = try decoder.container(keyedBy: Only.self).decodeIfPresent(String.self, forKey: .email)
+                self.id = id
+            }
+        }
+        let db = try await database()
+        defer { db.close() }
+        try await db.execute("INSERT INTO users VALUES (3, 'Edsger', 'ewd@example.com', 8, 1, 'member', NULL)").get()
+        #expect(
+            try await db.query(Row.self, "SELECT * FROM users ORDER BY id").get() == [
+                Row(id: 1, name: "Ada", score: 9.5, email: "ada@example.com"),
+                Row(id: 2, name: "Grace", score: 7, email: nil),
+                Row(id: 3, name: "Edsger", score: 8, email: "ewd@example.com"),
+            ])
+    }
+
+    @Test func optionalPropertiesKeepTheirErrors() async throws {
+        let db = try await database()
+        defer { db.close() }
+        struct Unsigned: Decodable, Sendable { let value: UInt64? }
+        do {
+            _ = try await db.query(Unsigned.self, "SELECT -1 AS value").get()
+            Issue.record("a negative integer must not decode as UInt64?")
+        } catch let DecodingError.typeMismatch(_, context) {
+            #expect(context.debugDescription == "column 'value' (0) holds a negative integer, which does not convert to UInt64")
+        }
+        struct Text: Decodable, Sendable { let value: String? }
+        await #expect(throws: DecodingError.self) { try await db.query(Text.self, "SELECT CAST(X'C328FF41' AS TEXT) AS value").get() }
+        struct Roles: Decodable, Equatable, Sendable {
+            let role: User.Role?
+            let other: User.Role?
+        }
+        #expect(try await db.query(Roles.self, "SELECT NULL AS role").get() == [Roles(role: nil, other: nil)])
+        #expect(try await db.query(Roles.self, "SELECT 'admin' AS role, 'member' AS other").get() == [Roles(role: .admin, other: .member)])
+        await #expect(throws: DecodingError.self) { try await db.query(Roles.self, "SELECT 'owner' AS role").get() }
+    }
+
+    /// Each thread decodes with its own reader: two connections decoding at once keep their
+    /// rows apart.
+    @Test func twoConnectionsDecodingAtOnceKeepTheirRowsApart() async throws {
+        struct Item: Decodable, Equatable, Sendable {
+            let id: Int
+            let label: String
+        }
+        func database(_ prefix: String) async throws -> SQLiteDatabase {
+            let db = SQLiteDatabase.inMemory()
+            try await db.executeScript(
+                """
+                CREATE TABLE items(id INTEGER PRIMARY KEY, label TEXT NOT NULL);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+                INSERT INTO items SELECT i, '\(prefix)' || i FROM n;
+                """
+            ).get()
+            return db
+        }
+        let first = try await database("a")
+        let second = try await database("b")
+        defer {
+            first.close()
+            second.close()
+        }
+        for _ in 0..<5 {
+            async let a = first.query(Item.self, "SELECT id, label FROM items ORDER BY id").get()
+            async let b = second.query(Item.self, "SELECT id, label FROM items ORDER BY id").get()
+            let (itemsA, itemsB) = try await (a, b)
+            #expect(itemsA == (1...5000).map { Item(id: $0, label: "a\($0)") })
+            #expect(itemsB == (1...5000).map { Item(id: $0, label: "b\($0)") })
+        }
+    }
+
+    /// A query run from inside another query's `init(from:)`, on the same connection, decodes
+    /// with a reader of its own and hands the outer row back intact.
+    @Test func aQueryInsideAnotherRowsInitDecodesOnTheSameConnection() async throws {
+        struct Connection: @unchecked Sendable { let connection: SQLiteConnection }
+        struct Label: Decodable, Sendable { let label: String }
+        struct Outer: Decodable, Equatable, Sendable {
+            static let connection = Mutex<Connection?>(nil)
+            let name: String
+            let labels: [String]
+            let score: Double
+            init(name: String, labels: [String], score: Double) {
+                self.name = name
+                self.labels = labels
+                self.score = score
+            }
+            enum CodingKeys: CodingKey { case name, score }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                name = try container.decode(String.self, forKey: .name)
+                let connection = Self.connection.withLock { $0 }!.connection
+                labels = try connection.query(Label.self, "SELECT name || '!' AS label FROM users ORDER BY id").map(\.label)
+                score = try container.decode(Double.self, forKey: .score)
+            }
+        }
+        let db = try await database()
+        defer { db.close() }
+        let outer = try await db.read { connection in
+            Outer.connection.withLock { $0 = Connection(connection: connection) }
+            defer { Outer.connection.withLock { $0 = nil } }
+            return try connection.query(Outer.self, "SELECT name, score FROM users ORDER BY id")
+        }.get()
+        #expect(outer == [Outer(name: "Ada", labels: ["Ada!", "Grace!"], score: 9.5), Outer(name: "Grace", labels: ["Ada!", "Grace!"], score: 7)])
     }
 }

@@ -12,8 +12,9 @@ import Synchronization
 /// the run-time exclusivity checks (about 230 instructions a three-field row).
 final class RowReader {
     let columns: SQLiteColumns
-    /// The live statement's handle; its ``Statement`` outlives the reader (the decoding loop
-    /// holds it), so reading a value retains nothing.
+    /// The live statement's handle, read without retaining its ``Statement``: values are read
+    /// only while the reader decodes on the calling thread (every container checks), and the
+    /// decoding loop holds the statement until then.
     private let handle: OpaquePointer?
     private let row: SQLiteRow?
     /// The keys looked up in a row, in order, each with the column it named: the plan the next
@@ -74,6 +75,28 @@ final class RowReader {
     /// Puts back the reader that ``enter()`` replaced.
     static func leave(_ previous: UnsafeMutableRawPointer?) {
         pthread_setspecific(currentKey, previous)
+    }
+
+    /// Whether this reader is decoding on the calling thread.
+    var isDecodingHere: Bool {
+        pthread_getspecific(Self.currentKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Throws unless this reader is decoding on the calling thread: what the containers that
+    /// hold the reader check before they read a value.
+    func checkDecoding() throws {
+        guard isDecodingHere else { throw Self.outsideDecoding() }
+    }
+
+    /// The error for a decoder or container used after its query's rows were decoded, or on
+    /// another thread.
+    static func outsideDecoding() -> DecodingError {
+        DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription:
+                    "a row's decoder or container was used after the query's rows were decoded, or on another thread; read every value inside init(from:), where they are handed out"
+            ))
     }
 
     /// The reader numbered `generation`, if it is decoding on the calling thread (`key` is
@@ -179,8 +202,9 @@ final class RowReader {
 ///
 /// The keyed container holds this: the standard library copies a keyed container for every
 /// value it decodes, and a reference would be retained and released each time. A container
-/// kept past its row's decoding, or used from another thread, throws instead of reading a
-/// statement that has moved on.
+/// kept after its query's rows were decoded, or used from another thread, throws instead of
+/// reading a statement that has moved on or been finalized. (Kept from one row and used while
+/// a later row of the same query decodes, it reads that later row, as the decoder does.)
 struct ReaderReference {
     let generation: UInt64
     /// ``RowReader/currentKey``, copied here so that reading it needs no check that the
@@ -195,17 +219,8 @@ struct ReaderReference {
     /// Runs `body` with the reader, which stays alive (it is decoding) without being retained.
     @inline(__always)
     func withReader<R>(_ body: (RowReader) throws -> R) throws -> R {
-        guard let reader = RowReader.current(generation, key: currentKey) else { throw Self.outsideItsRow() }
+        guard let reader = RowReader.current(generation, key: currentKey) else { throw RowReader.outsideDecoding() }
         return try reader._withUnsafeGuaranteedRef(body)
-    }
-
-    private static func outsideItsRow() -> DecodingError {
-        DecodingError.dataCorrupted(
-            DecodingError.Context(
-                codingPath: [],
-                debugDescription:
-                    "a row's keyed container was used after the row was decoded, or on another thread; read every value inside init(from:), where the container is handed out"
-            ))
     }
 }
 
@@ -510,6 +525,7 @@ struct UnkeyedColumns: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
+        try source.checkDecoding()
         try checkNotAtEnd(Any.self)
         guard source.isNull(at: currentIndex) else { return false }
         currentIndex += 1
@@ -517,6 +533,7 @@ struct UnkeyedColumns: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try source.checkDecoding()
         try checkNotAtEnd(T.self)
         let index = currentIndex
         let value = try decodeAny(T.self, source, index, path: [ColumnKey(source.columns.names[index], index: index)])
@@ -525,18 +542,21 @@ struct UnkeyedColumns: UnkeyedDecodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try source.checkDecoding()
         try checkNotAtEnd(NestedKey.self)
         defer { currentIndex += 1 }
         return try RowDecoder(source: source, column: currentIndex).container(keyedBy: type)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try source.checkDecoding()
         try checkNotAtEnd([Any].self)
         defer { currentIndex += 1 }
         return try RowDecoder(source: source, column: currentIndex).unkeyedContainer()
     }
 
     mutating func superDecoder() throws -> any Decoder {
+        try source.checkDecoding()
         try checkNotAtEnd(Any.self)
         defer { currentIndex += 1 }
         return RowDecoder(source: source, column: currentIndex)
@@ -548,7 +568,8 @@ struct SingleColumn: SingleValueDecodingContainer {
     let index: Int
     var codingPath: [any CodingKey] { [ColumnKey(source.columns.names[index], index: index)] }
 
-    func decodeNil() -> Bool { source.isNull(at: index) }
+    /// `false` outside the decoding, so that the `decode` that follows throws.
+    func decodeNil() -> Bool { source.isDecodingHere && source.isNull(at: index) }
     func decode(_ type: Bool.Type) throws -> Bool { try column() }
     func decode(_ type: String.Type) throws -> String { try column() }
     func decode(_ type: Double.Type) throws -> Double { try column() }
@@ -561,9 +582,16 @@ struct SingleColumn: SingleValueDecodingContainer {
     func decode(_ type: UInt8.Type) throws -> UInt8 { try column() }
     func decode(_ type: UInt16.Type) throws -> UInt16 { try column() }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try column() }
-    func decode(_ type: UInt.Type) throws -> UInt { try decodeUnsigned(UInt.self, source, index, path: codingPath) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeUnsigned(UInt64.self, source, index, path: codingPath) }
+    func decode(_ type: UInt.Type) throws -> UInt {
+        try source.checkDecoding()
+        return try decodeUnsigned(UInt.self, source, index, path: codingPath)
+    }
+    func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try source.checkDecoding()
+        return try decodeUnsigned(UInt64.self, source, index, path: codingPath)
+    }
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try source.checkDecoding()
         if let convertible = T.self as? any SQLiteValueConvertible.Type {
             return try open(convertible) as! T
         }
@@ -578,7 +606,8 @@ struct SingleColumn: SingleValueDecodingContainer {
 
     @inline(__always)
     private func column<T: SQLiteValueConvertible>() throws -> T {
-        try decodeColumn(T.self, source, index, path: codingPath)
+        try source.checkDecoding()
+        return try decodeColumn(T.self, source, index, path: codingPath)
     }
 }
 

@@ -255,7 +255,9 @@ final class Statement {
         case SQLITE_FLOAT:
             return .real(sqlite3_value_double(value))
         case SQLITE_TEXT:
-            guard let text = sqlite3_value_text(value) else { return .text("") }
+            // NULL here means SQLite ran out of memory adding the terminator or converting
+            // from UTF-16; sqlite3_column_text then records the failure on the statement.
+            guard let text = sqlite3_value_text(value) ?? sqlite3_column_text(handle, Int32(index)) else { return .text("") }
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
             if let string = UTF8Text.string(validating: bytes) { return .text(string) }
             return .invalidText([UInt8](bytes))
