@@ -14,6 +14,16 @@ private struct User: Codable, Equatable, Sendable {
     let avatar: Data?
 }
 
+/// A coding key as wide as `Raw` (2, 4 or 8 bytes), naming one of three columns.
+private struct SizedKey<Raw: FixedWidthInteger & Sendable>: CodingKey {
+    let raw: Raw
+    var stringValue: String { ["id", "name", "score"][Int(raw)] }
+    var intValue: Int? { nil }
+    init(_ raw: Raw) { self.raw = raw }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}
+
 @Suite struct DecodingTests {
     static let outsideMessage =
         "a row's decoder or container was used after the query's rows were decoded, or on another thread; "
@@ -218,33 +228,59 @@ private struct User: Codable, Equatable, Sendable {
         #expect(try await db.query(Prober.self, "SELECT name FROM users WHERE id = 2").get().map(\.outcome) == [message])
     }
 
-    @Test func aRowDecodedInsideAnotherRowsInitLeavesTheOuterRowReadable() async throws {
+    /// Inside another row's `init(from:)`: a materialized row that decodes, one that throws,
+    /// and a query run on the same connection each decode with a reader of their own and hand
+    /// the outer row back readable.
+    @Test func decodingInsideAnotherRowsInitLeavesTheOuterRowReadable() async throws {
         struct Inner: Decodable, Sendable { let value: String }
+        struct Wrong: Decodable, Sendable { let value: Int }
+        struct Label: Decodable, Sendable { let label: String }
+        struct Nested: @unchecked Sendable {
+            let row: SQLiteRow
+            let connection: SQLiteConnection
+        }
         struct Outer: Decodable, Equatable, Sendable {
-            static let inner = Mutex<SQLiteRow?>(nil)
+            static let nested = Mutex<Nested?>(nil)
             let name: String
             let inner: String
+            let wrongFailed: Bool
+            let labels: [String]
             let score: Double
-            init(name: String, inner: String, score: Double) {
+            init(name: String, inner: String, wrongFailed: Bool, labels: [String], score: Double) {
                 self.name = name
                 self.inner = inner
+                self.wrongFailed = wrongFailed
+                self.labels = labels
                 self.score = score
             }
             enum CodingKeys: CodingKey { case name, score }
             init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 name = try container.decode(String.self, forKey: .name)
-                inner = try Self.inner.withLock { $0 }!.decode(Inner.self).value
+                let nested = Self.nested.withLock { $0 }!
+                inner = try nested.row.decode(Inner.self).value
+                do {
+                    _ = try nested.row.decode(Wrong.self)
+                    wrongFailed = false
+                } catch is DecodingError {
+                    wrongFailed = true
+                }
+                labels = try nested.connection.query(Label.self, "SELECT name || '!' AS label FROM users ORDER BY id").map(\.label)
                 score = try container.decode(Double.self, forKey: .score)
             }
         }
         let db = try await database()
         defer { db.close() }
         let row = try #require(try await db.queryFirst("SELECT 'inside' AS value").get())
-        Outer.inner.withLock { $0 = row }
+        let outer = try await db.read { connection in
+            Outer.nested.withLock { $0 = Nested(row: row, connection: connection) }
+            defer { Outer.nested.withLock { $0 = nil } }
+            return try connection.query(Outer.self, "SELECT name, score FROM users ORDER BY id")
+        }.get()
         #expect(
-            try await db.query(Outer.self, "SELECT name, score FROM users ORDER BY id").get() == [
-                Outer(name: "Ada", inner: "inside", score: 9.5), Outer(name: "Grace", inner: "inside", score: 7),
+            outer == [
+                Outer(name: "Ada", inner: "inside", wrongFailed: true, labels: ["Ada!", "Grace!"], score: 9.5),
+                Outer(name: "Grace", inner: "inside", wrongFailed: true, labels: ["Ada!", "Grace!"], score: 7),
             ])
     }
 
@@ -325,69 +361,9 @@ private struct User: Codable, Equatable, Sendable {
         #expect(pairs.map(\.throughFirst) == ["Ada", "Grace"])
     }
 
-    @Test func aCaughtErrorFromANestedDecodeLeavesTheOuterRowReadable() async throws {
-        struct Wrong: Decodable, Sendable { let value: Int }
-        struct Outer: Decodable, Equatable, Sendable {
-            static let inner = Mutex<SQLiteRow?>(nil)
-            let name: String
-            let innerFailed: Bool
-            let score: Double
-            init(name: String, innerFailed: Bool, score: Double) {
-                self.name = name
-                self.innerFailed = innerFailed
-                self.score = score
-            }
-            enum CodingKeys: CodingKey { case name, score }
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                name = try container.decode(String.self, forKey: .name)
-                do {
-                    _ = try Self.inner.withLock { $0 }!.decode(Wrong.self)
-                    innerFailed = false
-                } catch is DecodingError {
-                    innerFailed = true
-                }
-                score = try container.decode(Double.self, forKey: .score)
-            }
-        }
-        let db = try await database()
-        defer { db.close() }
-        let row = try #require(try await db.queryFirst("SELECT 'text' AS value").get())
-        Outer.inner.withLock { $0 = row }
-        #expect(
-            try await db.query(Outer.self, "SELECT name, score FROM users ORDER BY id").get() == [
-                Outer(name: "Ada", innerFailed: true, score: 9.5), Outer(name: "Grace", innerFailed: true, score: 7),
-            ])
-    }
-
     /// Keys that are trivially copyable and 0, 2, 4 or 8 bytes long are matched by their bytes;
     /// each row asks in a different order, so a wrong match would read the wrong column.
     @Test func keysOfEverySizeFindTheirColumns() async throws {
-        struct Short: CodingKey {
-            static let names = ["id", "name", "score"]
-            let raw: UInt16
-            var stringValue: String { Self.names[Int(raw)] }
-            var intValue: Int? { nil }
-            init(_ raw: UInt16) { self.raw = raw }
-            init?(stringValue: String) { nil }
-            init?(intValue: Int) { nil }
-        }
-        struct Medium: CodingKey {
-            let raw: UInt32
-            var stringValue: String { Short.names[Int(raw)] }
-            var intValue: Int? { nil }
-            init(_ raw: UInt32) { self.raw = raw }
-            init?(stringValue: String) { nil }
-            init?(intValue: Int) { nil }
-        }
-        struct Long: CodingKey {
-            let raw: Int
-            var stringValue: String { Short.names[raw] }
-            var intValue: Int? { raw }
-            init(_ raw: Int) { self.raw = raw }
-            init?(stringValue: String) { nil }
-            init?(intValue: Int) { self.raw = intValue }
-        }
         enum Only: CodingKey { case email }
         struct Row: Decodable, Equatable, Sendable {
             let id: Int
@@ -401,16 +377,16 @@ private struct User: Codable, Equatable, Sendable {
                 self.email = email
             }
             init(from decoder: any Decoder) throws {
-                let short = try decoder.container(keyedBy: Short.self)
-                let id = try short.decode(Int.self, forKey: Short(0))
-                let medium = try decoder.container(keyedBy: Medium.self)
-                let long = try decoder.container(keyedBy: Long.self)
+                let short = try decoder.container(keyedBy: SizedKey<UInt16>.self)
+                let id = try short.decode(Int.self, forKey: SizedKey(0))
+                let medium = try decoder.container(keyedBy: SizedKey<UInt32>.self)
+                let long = try decoder.container(keyedBy: SizedKey<Int>.self)
                 if id % 2 == 1 {
-                    name = try medium.decode(String.self, forKey: Medium(1))
-                    score = try long.decode(Double.self, forKey: Long(2))
+                    name = try medium.decode(String.self, forKey: SizedKey(1))
+                    score = try long.decode(Double.self, forKey: SizedKey(2))
                 } else {
-                    score = try medium.decode(Double.self, forKey: Medium(2))
-                    name = try long.decode(String.self, forKey: Long(1))
+                    score = try medium.decode(Double.self, forKey: SizedKey(2))
+                    name = try long.decode(String.self, forKey: SizedKey(1))
                 }
                 email = try decoder.container(keyedBy: Only.self).decodeIfPresent(String.self, forKey: .email)
                 self.id = id
@@ -479,39 +455,5 @@ private struct User: Codable, Equatable, Sendable {
             #expect(itemsA == (1...5000).map { Item(id: $0, label: "a\($0)") })
             #expect(itemsB == (1...5000).map { Item(id: $0, label: "b\($0)") })
         }
-    }
-
-    /// A query run from inside another query's `init(from:)`, on the same connection, decodes
-    /// with a reader of its own and hands the outer row back intact.
-    @Test func aQueryInsideAnotherRowsInitDecodesOnTheSameConnection() async throws {
-        struct Connection: @unchecked Sendable { let connection: SQLiteConnection }
-        struct Label: Decodable, Sendable { let label: String }
-        struct Outer: Decodable, Equatable, Sendable {
-            static let connection = Mutex<Connection?>(nil)
-            let name: String
-            let labels: [String]
-            let score: Double
-            init(name: String, labels: [String], score: Double) {
-                self.name = name
-                self.labels = labels
-                self.score = score
-            }
-            enum CodingKeys: CodingKey { case name, score }
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                name = try container.decode(String.self, forKey: .name)
-                let connection = Self.connection.withLock { $0 }!.connection
-                labels = try connection.query(Label.self, "SELECT name || '!' AS label FROM users ORDER BY id").map(\.label)
-                score = try container.decode(Double.self, forKey: .score)
-            }
-        }
-        let db = try await database()
-        defer { db.close() }
-        let outer = try await db.read { connection in
-            Outer.connection.withLock { $0 = Connection(connection: connection) }
-            defer { Outer.connection.withLock { $0 = nil } }
-            return try connection.query(Outer.self, "SELECT name, score FROM users ORDER BY id")
-        }.get()
-        #expect(outer == [Outer(name: "Ada", labels: ["Ada!", "Grace!"], score: 9.5), Outer(name: "Grace", labels: ["Ada!", "Grace!"], score: 7)])
     }
 }
