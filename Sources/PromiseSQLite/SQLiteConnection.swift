@@ -64,7 +64,7 @@ public final class SQLiteConnection {
     ///   stay applied unless a transaction around them rolls back.
     public func executeScript(_ sql: String) throws {
         try check()
-        return try connection.executeScript(sql, cancel: cancel)
+        try connection.executeScript(sql, cancel: cancel)
     }
 
     /// Runs one query and returns all its rows.
@@ -199,7 +199,7 @@ extension SQLiteConnection {
     @usableFromInline
     func forEachRow(_ sql: String, bind: Binder, _ body: (SQLiteRow) throws -> Void) throws {
         try check()
-        return try connection.forEachRow(sql, cancel: cancel, bind: bind) { try body($0.row()) }
+        try connection.forEachRow(sql, cancel: cancel, bind: bind) { try body($0.row()) }
     }
 }
 

@@ -140,13 +140,7 @@ final class Statement {
         case .text(let text):
             try bind(text: text, at: index)
         case .invalidText(let bytes):
-            let status = bytes.withUnsafeBufferPointer { buffer in
-                // Never empty: empty text is valid UTF-8.
-                guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, csqlite_static()) }
-                if buffer.count >= 4096 { holdsLargeValue = true }
-                return sqlite3_bind_text64(handle, index, base, UInt64(buffer.count), csqlite_transient(), UInt8(SQLITE_UTF8))
-            }
-            try checkBound(status)
+            try checkBound(bytes.withUnsafeBufferPointer { bind(utf8: $0, at: index) })
         case .blob(let bytes):
             let status = bytes.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress, raw.count > 0 else {
@@ -193,6 +187,7 @@ final class Statement {
         try checkBound(status)
     }
 
+    /// Binds `bytes` as text (SQLite copies them); returns SQLite's status.
     private func bind(utf8 bytes: UnsafeBufferPointer<UInt8>, at index: Int32) -> Int32 {
         // A nil pointer would bind NULL, not the empty string.
         guard let base = bytes.baseAddress else {
