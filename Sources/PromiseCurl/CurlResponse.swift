@@ -10,22 +10,35 @@ public struct CurlResponse: Sendable {
     /// response; ``status`` alone never parses them.
     public var head: HTTPResponse {
         get {
-            switch storedHead {
+            switch storage.head {
             case .built(let head): head
             case .received(let status, let fields): HTTPResponse(status: status, headerFields: fields.fields)
             }
         }
-        set { storedHead = .built(newValue) }
+        set { unique().head = .built(newValue) }
     }
     /// The body, decoded from any `Content-Encoding` (gzip, deflate). Empty for `HEAD`, and for
     /// ``CurlClient/download(_:to:options:)-(CurlRequest,_,_)``, which writes it to a file instead.
-    public var body: [UInt8]
+    public var body: [UInt8] {
+        get { storage.body }
+        set { unique().body = newValue }
+        _modify { yield &unique().body }
+    }
     /// The URL of the final response, after redirects.
-    public var url: String
+    public var url: String {
+        get { storage.url }
+        set { unique().url = newValue }
+    }
     /// How many redirects were followed.
-    public var redirectCount: Int
+    public var redirectCount: Int {
+        get { storage.redirectCount }
+        set { unique().redirectCount = newValue }
+    }
     /// The HTTP version of the final response, e.g. `1.1` or `2`.
-    public var httpVersion: String
+    public var httpVersion: String {
+        get { storage.httpVersion }
+        set { unique().httpVersion = newValue }
+    }
 
     /// Creates a response; the client makes these, and tests may too.
     ///
@@ -45,11 +58,8 @@ public struct CurlResponse: Sendable {
     }
 
     private init(storedHead: StoredHead, body: [UInt8], url: String, redirectCount: Int, httpVersion: String) {
-        self.storedHead = storedHead
-        self.body = body
-        self.url = redactingUserInfo(url)
-        self.redirectCount = redirectCount
-        self.httpVersion = httpVersion
+        storage = Storage(
+            head: storedHead, body: body, url: redactingUserInfo(url), redirectCount: redirectCount, httpVersion: httpVersion)
     }
 
     /// The head as built by a caller, or as received, with its fields not parsed yet.
@@ -58,11 +68,41 @@ public struct CurlResponse: Sendable {
         case received(HTTPResponse.Status, ReceivedFields)
     }
 
-    private var storedHead: StoredHead
+    /// The fields, in one object that copies of the response share until one of them is
+    /// changed. A response passes through several promises and callbacks on its way to the
+    /// caller, and each copy would otherwise retain and release every string and array in it.
+    ///
+    /// `@unchecked Sendable`: an instance is changed only through ``unique()``, by the one
+    /// response that references it, so no instance another thread can see is ever changed.
+    private final class Storage: @unchecked Sendable {
+        var head: StoredHead
+        var body: [UInt8]
+        var url: String
+        var redirectCount: Int
+        var httpVersion: String
+
+        init(head: StoredHead, body: [UInt8], url: String, redirectCount: Int, httpVersion: String) {
+            self.head = head
+            self.body = body
+            self.url = url
+            self.redirectCount = redirectCount
+            self.httpVersion = httpVersion
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage, copied first if another response shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = Storage(head: storage.head, body: storage.body, url: storage.url, redirectCount: storage.redirectCount, httpVersion: storage.httpVersion)
+        }
+        return storage
+    }
 
     /// The status, e.g. `.ok`; `status.code` is the number.
     public var status: HTTPResponse.Status {
-        switch storedHead {
+        switch storage.head {
         case .built(let head): head.status
         case .received(let status, _): status
         }
@@ -70,7 +110,7 @@ public struct CurlResponse: Sendable {
 
     /// The header fields; `headerFields[.contentType]` reads one.
     public var headerFields: HTTPFields {
-        switch storedHead {
+        switch storage.head {
         case .built(let head): head.headerFields
         case .received(_, let fields): fields.fields
         }

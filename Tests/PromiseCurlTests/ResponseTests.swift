@@ -76,6 +76,40 @@ import Testing
         #expect(response.status == .ok)
     }
 
+    /// Copies of a response share their fields until one is changed: every field changed on
+    /// a copy leaves the original as it was, and a body changed in place is not copied first.
+    @Test func everyFieldOfACopyChangesAlone() {
+        let original = CurlResponse(
+            head: HTTPResponse(status: .ok), body: [1, 2, 3], url: "http://user:secret@127.0.0.1/a", redirectCount: 1, httpVersion: "1.1")
+        var copy = original
+        copy.body.append(4)
+        copy.url = "http://127.0.0.1/b"
+        copy.redirectCount = 2
+        copy.httpVersion = "2"
+        copy.head.status = .created
+        #expect(copy.body == [1, 2, 3, 4])
+        #expect(copy.url == "http://127.0.0.1/b")
+        #expect(copy.redirectCount == 2)
+        #expect(copy.httpVersion == "2")
+        #expect(copy.status == .created)
+        #expect(original.body == [1, 2, 3])
+        #expect(original.url == "http://***@127.0.0.1/a")
+        #expect(original.redirectCount == 1)
+        #expect(original.httpVersion == "1.1")
+        #expect(original.status == .ok)
+
+        var alone = CurlResponse(head: HTTPResponse(status: .ok))
+        alone.body.reserveCapacity(64)
+        let before = alone.body.withUnsafeBufferPointer { $0.baseAddress }
+        var moved = 0
+        for byte in 0..<64 {
+            alone.body.append(UInt8(byte))
+            if alone.body.withUnsafeBufferPointer({ $0.baseAddress }) != before { moved += 1 }
+        }
+        #expect(moved == 0, "appending to a response's body copied it \(moved) times")
+        #expect(alone.body == (0..<64).map { UInt8($0) })
+    }
+
     @Test func downloadStreamsIntoTheFileAtomically() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
