@@ -97,13 +97,13 @@ soak: bootstrap
 	scripts/soak
 	FUZZ_SECONDS=$(SOAK_FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz
 
-## bench: the Benchmarks/ package: PromiseCore's instruction and malloc counts, then its wall time, next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl
+## bench: the Benchmarks/ package: PromiseCore's instruction and malloc counts, then its wall time, next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl, each adapter's wall time followed by its counts under valgrind
 bench: bootstrap bench-counts
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
-	cd Benchmarks && ./sqlite-ratios.sh
-	cd Benchmarks && ./uv-ratios.sh
-	cd Benchmarks && ./curl-ratios.sh
+	cd Benchmarks && ./sqlite-ratios.sh && ./sqlite-counts.sh
+	cd Benchmarks && ./uv-ratios.sh && ./uv-counts.sh
+	cd Benchmarks && ./curl-ratios.sh && ./curl-counts.sh
 
 ## bench-counts: PromiseCore's instructions, mallocs and bytes per operation next to SwiftNIO and GCD, counted under valgrind (deterministic where wall time is noisy; ~1 min once built)
 bench-counts: bootstrap
@@ -117,13 +117,13 @@ bench-fs: bootstrap
 bench-sqlite: bootstrap
 	cd Benchmarks && ./sqlite-ratios.sh && ./sqlite-counts.sh
 
-## bench-uv: PromiseUV next to raw libuv C calls, a serial DispatchQueue and Node (timers, round trips, Bluebird workloads; ~2 min)
+## bench-uv: PromiseUV next to raw libuv C calls, a serial DispatchQueue and Node (timers, round trips, Bluebird workloads), then the Bluebird workloads' instructions and mallocs per call under valgrind (~3 min)
 bench-uv: bootstrap
-	cd Benchmarks && ./uv-ratios.sh
+	cd Benchmarks && ./uv-ratios.sh && ./uv-counts.sh
 
-## bench-curl: PromiseCurl next to a raw C libcurl multi loop and AsyncHTTPClient against nginx on loopback (c=1/16/256 and a 256 MiB download, 5 rounds; ~1 min once built)
+## bench-curl: PromiseCurl next to a raw C libcurl multi loop and AsyncHTTPClient against nginx on loopback (c=1/16/256 and a 256 MiB download, 5 rounds), then instructions and mallocs per request under valgrind (~4 min once built)
 bench-curl: bootstrap
-	cd Benchmarks && ./curl-ratios.sh
+	cd Benchmarks && ./curl-ratios.sh && ./curl-counts.sh
 
 ## docs: DocC catalogs of PromiseCore, PromiseTesting and the adapters into .build-docs/ (swift-docc-plugin; warnings fail)
 ## docs: every product's DocC documentation as one static site in .build-docs/site (an index page linking each module); any DocC warning fails it

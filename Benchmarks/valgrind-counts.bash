@@ -20,12 +20,19 @@ counts_setup() {
 }
 
 # Runs one variant with N operations under valgrind with the given tool options; the program
-# gets "$variant $n" and then the elements of the array exe_args, if set. valgrind's report
+# gets "$variant $n" and then the elements of the array exe_args, if set. A script whose
+# program takes other arguments defines counts_arguments VARIANT N, which sets the array
+# counts_args (and may export what the program reads from its environment). valgrind's report
 # goes to $out/valgrind.log.
 run_valgrind() {
     local variant=$1 n=$2
     shift 2
-    if ! valgrind "$@" "$exe" "$variant" "$n" "${exe_args[@]}" </dev/null >"$out/program.log" 2>"$out/valgrind.log"; then
+    local args=("$variant" "$n" "${exe_args[@]}")
+    if declare -F counts_arguments >/dev/null; then
+        counts_arguments "$variant" "$n"
+        args=("${counts_args[@]}")
+    fi
+    if ! valgrind "$@" "$exe" "${args[@]}" </dev/null >"$out/program.log" 2>"$out/valgrind.log"; then
         echo "$counts_name: $variant $n failed under valgrind $*" >&2
         cat "$out/program.log" "$out/valgrind.log" >&2
         exit 1
