@@ -6,8 +6,8 @@ public struct CurlResponse: Sendable {
     /// Status and header fields of the final response (after redirects).
     ///
     /// For a response the client received, the fields are parsed from the received head the
-    /// first time they are read (here, or through ``headerFields``), once for every copy of the
-    /// response; ``status`` alone never parses them.
+    /// first time they are read (here, or through ``headerFields``), once for the response and
+    /// all its copies; ``status`` alone never parses them.
     public var head: HTTPResponse {
         get {
             switch storage.head {
