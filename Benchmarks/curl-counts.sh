@@ -4,7 +4,7 @@
 # nginx's 6-byte /hello on loopback, counted under valgrind: unlike requests per second on a
 # shared 2-core machine, these move by a few per cent at most between runs.
 #
-#   Benchmarks/curl-counts.sh          ~6 min once built
+#   Benchmarks/curl-counts.sh          ~3 min once built
 #
 # Each candidate runs PromiseCurlBench alone (CURL_BENCH_ONLY) four times: under callgrind
 # (instructions of every thread, the `totals:` line) and memcheck ("total heap usage"), each at
@@ -50,7 +50,8 @@ counts_arguments() {
     counts_args=("$out" 1 "$2" "$selected")
 }
 
-# PromiseCurlBench's request count at concurrency $1 and scale $2.
+# PromiseCurlBench's request count at concurrency $1 and scale $2: its requestCount(_:)
+# (Sources/PromiseCurlBench/main.swift) in awk; the two must change together.
 requests() {
     awk -v c="$1" -v s="$2" 'BEGIN { n = int((c == 1 ? 5000 : 20000) * s); print (n > c ? n : c) }'
 }
