@@ -195,7 +195,10 @@ let package = Package(
         // and PromiseSQLite finish the work, in a helper process of its own.
         .testTarget(
             name: "PromiseIntegrationTests",
-            dependencies: ["PromiseTestSupport", "promise-integration-helper", "promise-core-signal-helper"],
+            dependencies: [
+                "PromiseTestSupport", "promise-integration-helper", "promise-core-signal-helper",
+                "promise-signal-owner-helper",
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -210,6 +213,14 @@ let package = Package(
             name: "promise-core-signal-helper",
             dependencies: ["PromiseCore"],
             path: "Tests/PromiseCoreSignalHelper",
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseIntegrationTests: core and loop signal watches in one process, in
+        // the order a script gives, to check that both go through one owner of signal actions.
+        .executableTarget(
+            name: "promise-signal-owner-helper",
+            dependencies: ["PromiseUV"],
+            path: "Tests/PromiseSignalOwnerHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(

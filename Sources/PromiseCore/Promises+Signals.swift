@@ -16,20 +16,22 @@ extension Promises {
     /// While the promise is pending, the library's handler replaces the signals' actions, so
     /// Ctrl-C no longer kills the program: the program decides. The watch is one-shot: when
     /// one of the signals arrives, every signal's previous action is back before the promise's
-    /// callbacks run, so a second Ctrl-C stops a program that is slow to wind down. When the
-    /// promise settles any other way (you cancel it, or nothing waits for it any more), the
-    /// watch ends and the previous actions are back too. Watches from several calls can share a
-    /// signal: its previous action comes back when the last of them ends, and the signal
-    /// fulfils every watch of it that is pending when it arrives.
+    /// callbacks run, so a second Ctrl-C stops a program that is slow to wind down.
+    ///
+    /// Every signal watch of the process, this one and PromiseUV's `UVLoop.nextSignal(_:)`
+    /// alike, goes through one owner of the signals' actions (<doc:Signals> gives its rules):
+    /// - the action from before the first watch of a signal comes back when the last one ends;
+    /// - one delivery fulfils every live watch of the signal;
+    /// - the watch is live while the promise is pending and something holds it or is chained
+    ///   to it. `_ = Promises.nextSignal()` is dead at once; the owner ends a dead watch when
+    ///   it next looks (a watch starting or ending, or a signal arriving), and a signal that
+    ///   finds only dead watches is raised again under the restored action;
+    /// - cancelling the promise ends the watch before `cancel()` returns.
     ///
     /// A signal that every thread blocks (a mask inherited from the parent process) is read
     /// from the kernel's queue of pending signals instead, so it fulfils the promise too. No
-    /// thread's signal mask is changed.
-    ///
-    /// While the watch lasts, the library's handler also replaces any other handler of the
-    /// same signals (a `DispatchSource` signal source, a `UVLoop.nextSignal` watch), which
-    /// sees nothing until it ends. A pending watch does not keep the program running. Call
-    /// `nextSignal` again after it fires to keep watching.
+    /// thread's signal mask is changed. A pending watch does not keep the program running.
+    /// Call `nextSignal` again after it fires to keep watching.
     ///
     /// `nextSignal()` waits for `SIGINT` and `SIGTERM`; pass a list for other signals.
     ///
@@ -43,7 +45,7 @@ extension Promises {
     ///   no file descriptor to spare at the first call (which is not retried); the message
     ///   says which.
     public static func nextSignal(_ signals: [Int32]) -> Promise<Int32> {
-        SignalWatches.watch(signals)
+        watchSignals(signals)
     }
 
     /// A promise fulfilled with `SIGINT` (Ctrl-C) or `SIGTERM`, whichever the process receives
@@ -51,6 +53,6 @@ extension Promises {
     ///
     /// - Returns: A promise fulfilled with the number of the signal that arrived.
     public static func nextSignal() -> Promise<Int32> {
-        SignalWatches.watch(SignalWatches.stopSignals)
+        watchSignals(SignalOwner.stopSignals)
     }
 }

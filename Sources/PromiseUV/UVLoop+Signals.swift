@@ -10,35 +10,32 @@ extension UVLoop {
     /// try loop.run(until: mirror)
     /// ```
     ///
-    /// While the promise is pending, libuv's handler replaces the signal's default action, so
-    /// Ctrl-C no longer kills the program: the program decides. The watch is one-shot
-    /// (`uv_signal_start_oneshot`): once the signal arrives, its default action is back, so a
-    /// second Ctrl-C stops a program that is slow to wind down. Cancelling the promise stops
-    /// watching and restores the default action too (unless another watch for the same
-    /// signal is pending, on this loop or another).
+    /// The watch goes through the process's one owner of signal dispositions, the same as
+    /// `Promises.nextSignal(_:)`, so the two never undo each other: the handler is installed
+    /// before this returns, the action that was there before the first watch of a signal comes
+    /// back when the last watch ends, and one delivery fulfils every live watch of the signal,
+    /// on every loop and in PromiseCore alike. The watch is one-shot: once the signal arrives,
+    /// the previous action is back before the promise's callbacks run, so a second Ctrl-C stops
+    /// a program that is slow to wind down. Cancelling the promise ends the watch at once. A
+    /// watch whose promise nothing holds and nothing is chained to ends too: the article
+    /// <doc:RunningPromisesOnALibuvLoop> and `Promises.nextSignal(_:)` give the rules.
     ///
-    /// The signal is unblocked on the loop thread (`pthread_sigmask`), so a blocked mask
-    /// inherited from a parent process cannot swallow it.
+    /// A signal that every thread blocks (a mask inherited from a parent process) is read from
+    /// the kernel's queue of pending signals, so it fulfils the watch too.
     ///
     /// A pending watch does not keep ``run()`` going: a program that is done exits even if
     /// nobody pressed Ctrl-C. Call `nextSignal` again after it fires to keep watching.
     ///
-    /// - Parameter signal: The signal to wait for. `SIGKILL` and `SIGSTOP` cannot be watched.
-    /// - Returns: A promise fulfilled with `signal` on the loop thread. Rejected with a
-    ///   ``UVError`` when libuv cannot watch the signal (`invalidArgument` for `SIGKILL`,
-    ///   `SIGSTOP` or a number out of range), or with
-    ///   ``UVError/Code-swift.struct/loopClosed`` when the loop is shut down first.
+    /// - Parameter signal: The signal to wait for. `SIGKILL` and `SIGSTOP` cannot be caught,
+    ///   and the fault signals (`SIGSEGV`, `SIGBUS`, `SIGFPE`, `SIGILL`, `SIGTRAP`, `SIGSYS`)
+    ///   cannot be watched.
+    /// - Returns: A promise fulfilled with `signal` on the loop thread. Rejected at once with
+    ///   ``UVError/Code-swift.struct/invalidArgument`` when the signal cannot be watched (the
+    ///   message says why), or with ``UVError/Code-swift.struct/loopClosed`` when the loop is
+    ///   shut down first.
     public func nextSignal(_ signal: UVSignal) -> Promise<UVSignal> {
-        let core = self.core
         let promise = Promise<UVSignal>.pending(resolvedOn: core.contextID)
-        let watcher = SignalWatcher(core: core, signal: signal, promise: promise)
-        if core.isOnLoopThread {
-            core.startSignal(watcher)
-        } else if !core.submit(.user, { core.startSignal(watcher) }) {
-            watcher.abandon()
-            return promise
-        }
-        promise.onCancelFromLibrary { core.cancelSignal(watcher) }
+        core.watchSignal(signal, promise)
         return promise
     }
 }

@@ -36,19 +36,4 @@ enum Trampolines {
         request!.pointee.data = nil
         work.core.workFinished(work, status: status)
     }
-
-    /// `uv_signal_t` callback: the signal a ``SignalWatcher`` waits for arrived.
-    static let signal: @convention(c) (UnsafeMutablePointer<uv_signal_t>?, Int32) -> Void = { handle, _ in
-        let watcher = Unmanaged<SignalWatcher>.fromOpaque(handle!.pointee.data).takeUnretainedValue()
-        watcher.core.signalArrived(watcher)
-    }
-
-    /// `uv_close` callback of a signal handle: releases the watcher's reference and frees the
-    /// handle's memory.
-    static let signalClosed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in
-        let watcher = Unmanaged<SignalWatcher>.fromOpaque(handle!.pointee.data).takeRetainedValue()
-        handle!.pointee.data = nil
-        UnsafeMutableRawPointer(handle!).deallocate()
-        watcher.core.handleClosed()
-    }
 }

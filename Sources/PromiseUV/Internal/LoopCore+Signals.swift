@@ -1,53 +1,35 @@
 // LoopCore's signal watches (``UVLoop/nextSignal(_:)``), split from LoopCore.swift by concern.
-// Everything here runs on the loop thread unless its comment says otherwise.
+// The process's signal dispositions belong to PromiseCore's `SignalOwner`; a loop's watches are
+// entries there, grouped under the loop's identity and fulfilled on the loop thread.
 extension LoopCore {
-    /// Starts watching, unless the watch was cancelled meanwhile or the loop is shutting down.
-    func startSignal(_ watcher: SignalWatcher) {
-        guard !watcher.cancelled.load(ordering: .acquiring) else { return }
-        guard !shuttingDown else {
-            watcher.abandon()
-            return
+    /// Starts a watch of `signal` for `promise`, from any thread: the owner installs its
+    /// handler before this returns. Rejects `promise` when the owner refuses the signal or the
+    /// loop no longer accepts work.
+    func watchSignal(_ signal: UVSignal, _ promise: Promise<UVSignal>) {
+        let started = SignalOwner.watch([signal.rawValue], promise, group: contextID) { [self] promise, _ in
+            let fulfilled = submit(.late) { [self] in
+                AdapterSupport.runTurn(contextID) { promise.resolveFromLibrary(.success(signal)) }
+            }
+            if !fulfilled { promise.reject(Self.signalAbandoned(signal)) }
         }
-        openHandles += 1
-        do {
-            try watcher.start(on: loop)
-        } catch {
-            watcher.fail(error)
-            return
-        }
-        signals[watcher.id] = watcher
-    }
-
-    /// The signal arrived: close the one-shot handle and fulfil the promise.
-    func signalArrived(_ watcher: SignalWatcher) {
-        guard signals.removeValue(forKey: watcher.id) != nil else { return }
-        watcher.close()
-        watcher.fire()
-        drainLocal()
-    }
-
-    /// Stops a watch from any thread after its promise was cancelled.
-    func cancelSignal(_ watcher: SignalWatcher) {
-        guard !watcher.cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if isOnLoopThread {
-            stopSignal(watcher)
-        } else {
-            _ = submit(.late) { [self] in stopSignal(watcher) }
+        switch started {
+        case .failure(let error):
+            promise.reject(UVError(.invalidArgument, operation: "nextSignal", detail: error.message, underlying: error))
+        case .success(let id):
+            // A shutdown that began before the watch was recorded did not see it: end it here.
+            // One that begins after sees it in `abandonSignals()`.
+            if !isAccepting { SignalOwner.end(id, rejecting: Self.signalAbandoned(signal)) }
         }
     }
 
-    private func stopSignal(_ watcher: SignalWatcher) {
-        watcher.forget()
-        if signals.removeValue(forKey: watcher.id) != nil { watcher.close() }
-    }
-
-    /// Shutdown: close every watch and reject its promise.
+    /// Shutdown: end every watch of this loop and reject its promise.
     func abandonSignals() {
-        let watching = signals.values
-        signals = [:]
-        for watcher in watching {
-            watcher.close()
-            watcher.abandon()
-        }
+        SignalOwner.endAll(in: contextID, rejecting: Self.signalAbandoned(nil))
+    }
+
+    /// The rejection of a watch that the loop's shutdown ended.
+    private static func signalAbandoned(_ signal: UVSignal?) -> UVError {
+        let what = signal.map { "\($0)" } ?? "its signal"
+        return UVError(.loopClosed, operation: "nextSignal", detail: "the UVLoop was shut down before \(what) arrived")
     }
 }

@@ -67,7 +67,7 @@ final class LoopCore: @unchecked Sendable {
     var shuttingDown = false
     private var holdsThread = false
     private var asyncClosed = false
-    /// Handles not yet closed: the wake-up and timer handles, and one per signal watch.
+    /// Handles not yet closed: the wake-up and timer handles.
     var openHandles = 2
     private var loopClosed = false
     /// Set while `onTimer` runs: a timer started meanwhile must not re-arm the handle with a
@@ -80,8 +80,6 @@ final class LoopCore: @unchecked Sendable {
     let timers = TimerQueue()
     var armedExpiry: UInt64?
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
-    /// Pending ``UVLoop/nextSignal(_:)`` watches.
-    var signals: [ObjectIdentifier: SignalWatcher] = [:]
 
     /// How many local work items run in a row before pending I/O gets a turn.
     private static let localBatchLimit = 65_536
@@ -195,6 +193,9 @@ final class LoopCore: @unchecked Sendable {
             return true
         }
     }
+
+    /// Whether the loop accepts user work (no shutdown asked for yet); any thread.
+    var isAccepting: Bool { remote.withLock { $0.lifecycle.isAccepting } }
 
     /// How many wake-ups were sent and how many were consumed, for tests of coalescing.
     var wakeStatistics: (sends: Int, drains: Int) {
