@@ -195,7 +195,11 @@ let package = Package(
         // and PromiseSQLite finish the work, in a helper process of its own.
         .testTarget(
             name: "PromiseIntegrationTests",
-            dependencies: ["PromiseTestSupport", "promise-integration-helper", "promise-core-signal-helper"],
+            dependencies: [
+                "PromiseTestSupport", "promise-integration-helper", "promise-core-signal-helper",
+                // In this process: OwnerDeinitPolicyTests drops one owner of each product.
+                "PromiseCurl", "PromiseCurlTesting", "PromiseFS", "PromiseSQLite", "PromiseUV",
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
