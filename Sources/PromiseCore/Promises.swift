@@ -59,7 +59,7 @@ public enum Promises {
     }
 
     /// Reports what an owner deallocated without its `shutdown()` or `close()` lost
-    /// (``PromiseDiagnostic/Kind/notShutDown``). Owners call it through ``DroppedOwner``,
+    /// (``PromiseDiagnostic/Kind/notShutDown``). Owners call it through `DroppedOwner`,
     /// which words the report and holds the policy.
     ///
     /// - Parameter error: Says what was lost, and what to call next time.

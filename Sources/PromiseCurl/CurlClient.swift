@@ -67,7 +67,7 @@ public final class CurlClient: Sendable {
         self.isShared = isShared
     }
 
-    /// ``DroppedOwner``'s policy: shuts down as ``shutdown()`` does (requests in flight are
+    /// `DroppedOwner`'s policy: shuts down as ``shutdown()`` does (requests in flight are
     /// rejected with ``CurlError/Code/shutdown``, libcurl is cleaned up on the driver thread,
     /// which then ends), and reports the requests that lost.
     deinit {

@@ -36,7 +36,7 @@ public final class FSFile: Sendable {
         state = Lock(State(fd: fd))
     }
 
-    /// ``DroppedOwner``'s policy: only reachable when no operation is queued (each holds the
+    /// `DroppedOwner`'s policy: only reachable when no operation is queued (each holds the
     /// file), so no pool thread uses the descriptor: closes it as ``close()`` does, and reports
     /// an error of close(2) (such as EIO for data a network file system could not write back).
     deinit {

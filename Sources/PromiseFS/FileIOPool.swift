@@ -65,7 +65,7 @@ public final class FileIOPool: Sendable {
         self.threads = PoolThreads(starting: threads, queueLimit: queueLimit, threadName: threadName)
     }
 
-    /// ``DroppedOwner``'s policy: shuts down as ``shutdown()`` does. The queued jobs still run
+    /// `DroppedOwner`'s policy: shuts down as ``shutdown()`` does. The queued jobs still run
     /// and settle their promises, so nothing is lost and nothing is reported; then the
     /// threads end.
     deinit {

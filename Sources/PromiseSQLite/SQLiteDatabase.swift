@@ -78,7 +78,7 @@ public final class SQLiteDatabase: SQLiteWriter {
         return database.submit { _, _ in database }
     }
 
-    /// ``DroppedOwner``'s policy: closes as ``close()`` does (this only queues the close, which
+    /// `DroppedOwner`'s policy: closes as ``close()`` does (this only queues the close, which
     /// runs on the connection thread after the queued work; that thread then ends), and
     /// reports a close that fails with nobody waiting to hear it.
     deinit {

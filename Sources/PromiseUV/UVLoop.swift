@@ -65,7 +65,7 @@ import PromiseCore
 public final class UVLoop: ExecutionContext, Sendable {
     let core: LoopCore
 
-    /// ``DroppedOwner``'s policy: shuts the loop down as ``shutdown()`` does, on the thread
+    /// `DroppedOwner`'s policy: shuts the loop down as ``shutdown()`` does, on the thread
     /// running it or, when none does, on this one (see "Shutting down" above).
     deinit {
         core.dropOwner()

@@ -40,7 +40,7 @@ import Testing
             #expect(try await eventually(.seconds(15)) { !NotShutDownRecorder.reports(mentioning: dropped.marker).isEmpty })
             let reports = NotShutDownRecorder.reports(mentioning: dropped.marker)
             #expect(reports.count == 1, "\(owner): \(reports)")
-            #expect(reports.allSatisfy { $0.contains("a \(owner.typeName) (") && $0.contains(loss) }, "\(owner): \(reports)")
+            #expect(reports.allSatisfy { $0.contains(" \(owner.typeName) (") && $0.contains(loss) }, "\(owner): \(reports)")
         } else {
             #expect(NotShutDownRecorder.reports(mentioning: dropped.marker).isEmpty, "\(owner) lost nothing, so reports nothing")
         }

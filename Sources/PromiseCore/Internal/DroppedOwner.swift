@@ -45,7 +45,13 @@ package struct DroppedOwner: Sendable {
     ///   down as shutdown() does: 2 timers were rejected with loopClosed. Keep the UVLoop until
     ///   its work is done, then call shutdown()`.
     package func message(_ lost: String) -> String {
-        "a \(type) (\(name)) was deallocated without \(call) and \(call == "close()" ? "closed" : "shut down") as \(call) does: \(lost). Keep the \(type) until its work is done, then call \(call)"
+        "\(article) \(type) (\(name)) was deallocated without \(call) and \(call == "close()" ? "closed" : "shut down") as \(call) does: \(lost). Keep the \(type) until its work is done, then call \(call)"
+    }
+
+    /// `an` before a vowel sound, including initialisms read letter by letter (`an FSFile`,
+    /// `an SQLiteDatabase`), `a` otherwise (`a UVLoop`, `a CurlClient`).
+    private var article: String {
+        type.first.map { "AEIO".contains($0) } == true || type.hasPrefix("FS") || type.hasPrefix("SQL") ? "an" : "a"
     }
 
     /// Reports `error`, the product's own error built from ``message(_:)``, as a

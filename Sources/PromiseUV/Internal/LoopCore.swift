@@ -489,7 +489,7 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// The `UVLoop` was deallocated without `shutdown()` (any thread): shuts the loop down as
-    /// `shutdown()` does (``DroppedOwner``'s policy). A thread running the loop does it
+    /// `shutdown()` does (`DroppedOwner`'s policy). A thread running the loop does it
     /// there; when none does, nobody can any more (the `UVLoop` is gone, and with it ``UVLoop/run()``
     /// and ``UVLoop/startThread(named:)``), so the calling thread claims the loop as
     /// `shutdown()` would and runs it to its close before returning.
@@ -501,7 +501,7 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// Loop thread, at the close of a loop dropped without `shutdown()`: reports what the
-    /// shutdown rejected and a failed close, if anything, as ``DroppedOwner`` words it.
+    /// shutdown rejected and a failed close, if anything, as `DroppedOwner` words it.
     private func reportDrop(_ name: String, _ result: Result<Void, UVError>) {
         let dropped = DroppedOwner("UVLoop", named: name, call: "shutdown()")
         let rejected = DroppedOwner.rejected(
