@@ -198,6 +198,8 @@ let package = Package(
             dependencies: [
                 "PromiseTestSupport", "promise-integration-helper", "promise-core-signal-helper",
                 "promise-signal-owner-helper",
+                // In this process: OwnerDeinitPolicyTests drops one owner of each product.
+                "PromiseCurl", "PromiseCurlTesting", "PromiseFS", "PromiseSQLite", "PromiseUV",
             ],
             swiftSettings: strictSettings
         ),

@@ -12,11 +12,13 @@ public struct PromiseDiagnostic: Sendable, CustomStringConvertible {
         /// context had shut down (a closure or a Swift task job given to a `UVLoop` after its
         /// `shutdown()`). ``PromiseDiagnostic/valueType`` is empty.
         public static let droppedWork = Kind(name: "dropped work")
-        /// An owner of a thread or a resource (a `CurlClient`, an `SQLiteDatabase`, an
-        /// `FSFile`) was deallocated without its `shutdown()` or `close()`, and something was
-        /// lost: requests in flight that were failed, or a close that failed with nobody
-        /// waiting to hear it. Deallocating an owner closes it on its own thread after its
-        /// queued work, as that call would have; only a loss is reported.
+        /// An owner of a thread, a handle or a loop (a `CurlClient`, an `SQLiteDatabase`, a
+        /// `FileIOPool`, an `FSFile`, a `UVLoop`) was deallocated without its `shutdown()` or
+        /// `close()`, and something was lost: promises it owed that were rejected with its
+        /// product's `shutdown` code (requests in flight, pending timers), or a close that
+        /// failed with nobody waiting to hear it. Deallocating an owner ends it as that call
+        /// would have, on the thread that owns it (a `UVLoop` that no thread runs: on the
+        /// deallocating thread); only a loss is reported, once, naming the owner.
         /// ``PromiseDiagnostic/valueType`` is empty.
         public static let notShutDown = Kind(name: "not shut down")
         /// The kind's name.

@@ -39,8 +39,9 @@ public enum Promises {
     /// Called for every ``PromiseDiagnostic``: unhandled rejections and broken promises.
     ///
     /// The default writes one line to standard error. It is called on the thread that
-    /// deallocates the promise (or the owner, for ``PromiseDiagnostic/Kind/notShutDown``);
-    /// keep it short and thread-safe.
+    /// deallocates the promise; for ``PromiseDiagnostic/Kind/notShutDown``, on the thread
+    /// that deallocates the owner or on the owner's own thread once it has ended its work.
+    /// Keep it short and thread-safe.
     public static var diagnosticsHandler: @Sendable (PromiseDiagnostic) -> Void {
         get { handlerStorage.withLock { $0 } }
         set { handlerStorage.withLock { $0 = newValue } }
@@ -58,8 +59,8 @@ public enum Promises {
     }
 
     /// Reports what an owner deallocated without its `shutdown()` or `close()` lost
-    /// (``PromiseDiagnostic/Kind/notShutDown``): the adapters clean up on the owner's own
-    /// thread, and report only when something could not finish or failed on the way.
+    /// (``PromiseDiagnostic/Kind/notShutDown``). Owners call it through `DroppedOwner`,
+    /// which words the report and holds the policy.
     ///
     /// - Parameter error: Says what was lost, and what to call next time.
     package static func reportNotShutDown(_ error: any Error) {

@@ -20,7 +20,10 @@
 ///
 /// ``shutdown()`` refuses new requests, fails the ones in flight with
 /// ``CurlError/Code/shutdown`` and cleans libcurl up on the driver thread. A client that is
-/// released without `shutdown()` shuts down by itself. ``shared`` is never shut down.
+/// deallocated without `shutdown()` shuts down the same way, and its driver thread ends; if
+/// requests were in flight, they are rejected with ``CurlError/Code/shutdown`` and a
+/// `notShutDown` diagnostic says how many (see `Promises.diagnosticsHandler`). ``shared`` is
+/// never shut down.
 ///
 /// ```swift
 /// let client = try CurlClient()
@@ -64,18 +67,15 @@ public final class CurlClient: Sendable {
         self.isShared = isShared
     }
 
+    /// `DroppedOwner`'s policy: shuts down as ``shutdown()`` does (requests in flight are
+    /// rejected with ``CurlError/Code/shutdown``, libcurl is cleaned up on the driver thread,
+    /// which then ends), and reports the requests that lost.
     deinit {
-        // The one deinit policy of the adapters: clean up on the owner's thread, and report
-        // what that loses (here, requests still in flight, which are failed).
         let inFlight = driver.pendingTransfers
         if driver.isAccepting, inFlight > 0 {
-            let requests = inFlight == 1 ? "1 request in flight; it was" : "\(inFlight) requests in flight; they were"
-            Promises.reportNotShutDown(
-                CurlError(
-                    .shutdown,
-                    message:
-                        "a CurlClient (thread '\(driver.configuration.threadName)') was deallocated without shutdown() with \(requests) failed. Keep the client until its requests finish, then call shutdown()"
-                ))
+            let owner = DroppedOwner("CurlClient", named: "thread '\(driver.configuration.threadName)'", call: "shutdown()")
+            owner.report(
+                CurlError(.shutdown, message: owner.message(DroppedOwner.rejected(inFlight, "request in flight", "requests in flight", code: "shutdown"))))
         }
         _ = driver.shutdown()
     }

@@ -75,9 +75,19 @@ public final class ScriptedCurlClient: CurlExecuting {
         /// Promises not settled yet, held as a real client holds its transfers: a request the
         /// script never answers stays pending (until cancelled) rather than being dropped.
         var inFlight: [ObjectIdentifier: Promise<CurlResponse>] = [:]
+        /// ``shutdown()`` was called: requests are refused.
+        var isShutDown = false
     }
 
-    private let state = Lock(State())
+    /// The script and the requests, in an object of their own: a request's promise refers to
+    /// it (to forget the request once settled), never to the client, so an unanswered request
+    /// does not keep the client alive and the client's `deinit` can end it.
+    private final class Script: Sendable {
+        let state = Lock(State())
+    }
+
+    private let script = Script()
+    private var state: Lock<State> { _read { yield script.state } }
     private let context: any ExecutionContext
 
     /// A client with an empty script.
@@ -87,6 +97,44 @@ public final class ScriptedCurlClient: CurlExecuting {
     ///   test runs it.
     public init(context: any ExecutionContext = .inline) {
         self.context = context
+    }
+
+    /// `DroppedOwner`'s policy, as `CurlClient` follows it: a client deallocated without
+    /// ``shutdown()`` shuts down as that does, and a `notShutDown` diagnostic says how many
+    /// requests were still unanswered.
+    deinit {
+        let unanswered = end()
+        guard !unanswered.isEmpty else { return }
+        let dropped = DroppedOwner(
+            "ScriptedCurlClient", named: requests.last.map { "last request \($0.method.rawValue) \($0.url)" } ?? "no request", call: "shutdown()")
+        dropped.report(
+            CurlError(
+                .shutdown, message: dropped.message(DroppedOwner.rejected(unanswered.count, "unanswered request", "unanswered requests", code: "shutdown"))))
+        reject(unanswered)
+    }
+
+    /// Ends the client as `CurlClient.shutdown()` does: requests still unanswered (a
+    /// ``Reply/never`` reply, or a delayed one not due yet) are rejected with
+    /// `CurlError.Code.shutdown`, and later requests are refused with it.
+    ///
+    /// - Returns: A fulfilled promise.
+    @discardableResult
+    public func shutdown() -> Promise<Void> {
+        reject(end())
+        return Promise(())
+    }
+
+    /// Refuses later requests and takes the unanswered ones.
+    private func end() -> [Promise<CurlResponse>] {
+        state.withLock { state in
+            state.isShutDown = true
+            defer { state.inFlight = [:] }
+            return Array(state.inFlight.values)
+        }
+    }
+
+    private func reject(_ unanswered: [Promise<CurlResponse>]) {
+        for promise in unanswered { promise.reject(CurlError(.shutdown, message: "the client was shut down; make a new ScriptedCurlClient")) }
     }
 
     /// Scripts `replies` for requests to exactly `url`, whatever their method.
@@ -152,12 +200,19 @@ public final class ScriptedCurlClient: CurlExecuting {
     }
 
     private func answer(_ request: CurlRequest, _ finish: @escaping @Sendable (CurlResponse) throws -> CurlResponse) -> Promise<CurlResponse> {
-        let reply: Reply? = state.withLock { state in
+        // `nil`: shut down; `.some(nil)`: no rule matches.
+        let reply: Reply?? = state.withLock { state in
+            if state.isShutDown { return nil }
             state.requests.append(request)
-            guard let index = state.rules.firstIndex(where: { $0.matches(request) }) else { return nil }
+            guard let index = state.rules.firstIndex(where: { $0.matches(request) }) else { return .some(nil) }
             let reply = state.rules[index].replies[0]
             if state.rules[index].replies.count > 1 { state.rules[index].replies.removeFirst() }
             return reply
+        }
+        guard let reply else {
+            return Promise(
+                CurlError(
+                    .shutdown, message: "the client was shut down; make a new ScriptedCurlClient", method: request.method.rawValue, url: request.url))
         }
         let promise = Promise<CurlResponse>.pending()
         guard let reply else {
@@ -172,11 +227,11 @@ public final class ScriptedCurlClient: CurlExecuting {
         }
         let id = ObjectIdentifier(promise)
         state.withLock { $0.inFlight[id] = promise }
-        promise.whenSettled { [self] in state.withLock { _ = $0.inFlight.removeValue(forKey: id) } }
+        promise.whenSettled { [script] in script.state.withLock { _ = $0.inFlight.removeValue(forKey: id) } }
         let scheduled = ScheduledReply()
-        promise.onCancel(on: .inline) { [self] in
+        promise.onCancel(on: .inline) { [script] in
             scheduled.cancel()
-            state.withLock { $0.cancelled.append(request) }
+            script.state.withLock { $0.cancelled.append(request) }
         }
         run(reply, for: request, to: promise, finish: finish, scheduled: scheduled)
         return promise

@@ -36,15 +36,16 @@ public final class FSFile: Sendable {
         state = Lock(State(fd: fd))
     }
 
+    /// `DroppedOwner`'s policy: only reachable when no operation is queued (each holds the
+    /// file), so no pool thread uses the descriptor: closes it as ``close()`` does, and reports
+    /// an error of close(2) (such as EIO for data a network file system could not write back).
     deinit {
-        // Only reachable when no operation is queued (each holds the file), so no pool
-        // thread uses the descriptor: give it back, and report what that loses (an error of
-        // close(2), such as EIO for data a network file system could not write back).
         if let fd = state.withLock({ $0.fd }), let code = Sys.closeReportingError(fd) {
-            Promises.reportNotShutDown(
+            let dropped = DroppedOwner("FSFile", named: "'\(path)'", call: "close()")
+            dropped.report(
                 FSError(
                     FSError.Code(errno: code), operation: "close", path: path,
-                    activity: "closing \(path), an FSFile deallocated without close(); call close() and handle its result"))
+                    activity: dropped.message("closing it failed with \(FSError.Code(errno: code))")))
         }
     }
 

@@ -1,5 +1,3 @@
-import Dispatch
-internal import Synchronization
 internal import PromiseSystem
 
 /// The threads that run PromiseFS's blocking system calls, with a bounded queue.
@@ -16,33 +14,26 @@ internal import PromiseSystem
 /// let archive = PromiseFileSystem(pool: try FileIOPool(threads: 2, queueLimit: 1_000))
 /// ```
 ///
-/// A pool's threads keep it alive until ``shutdown()``: shut down the pools you create once
-/// you are done with them, as with an event loop group.
+/// Shut down the pools you create once you are done with them, as with an event loop group.
+/// A pool deallocated without ``shutdown()`` shuts down the same way: its queued jobs still
+/// run and settle their promises, then its threads end. Its threads hold only the pool's
+/// queue, never the pool itself, so dropping the last reference is enough for that.
 public final class FileIOPool: Sendable {
     /// The process-wide pool: 4 threads, 65 536 queued jobs at most. Never shut down.
     ///
     /// Should not even one of its threads start, every job on it is rejected with
     /// ``FSError/Code-swift.struct/poolUnavailable`` naming the `pthread_create` error.
-    public static let shared = FileIOPool(starting: 4, queueLimit: 65_536)
+    public static let shared = FileIOPool(starting: 4, queueLimit: 65_536, threadName: "promise-fs")
 
     /// How many threads run jobs: as many as were asked for, unless the system refused some.
-    public var threadCount: Int { state.withLock { $0.started } }
+    public var threadCount: Int { threads.threadCount }
     /// How many jobs may wait at once; a job submitted past it is rejected at once with
     /// ``FSError/Code-swift.struct/poolUnavailable`` instead of growing memory without bound.
-    public let queueLimit: Int
+    public var queueLimit: Int { threads.queueLimit }
 
-    private struct State {
-        var jobs = FIFO<@Sendable () -> Void>()
-        var lifecycle = Lifecycle<Promise<Void>, FSError>(
-            refusal: FSError(.poolUnavailable, operation: "submit", path: "", activity: "the FileIOPool was shut down"))
-        /// Threads that started.
-        var started = 0
-        /// Threads that have not ended.
-        var running = 0
-    }
-
-    private let state: Lock<State>
-    private let available = DispatchSemaphore(value: 0)
+    /// The queue and its threads. The threads hold it, not the pool, so the pool's `deinit`
+    /// runs once its users let go.
+    let threads: PoolThreads
 
     /// Creates a pool and starts its threads, named `promise-fs`.
     ///
@@ -53,42 +44,32 @@ public final class FileIOPool: Sendable {
     ///   below 1, or with the `pthread_create` error when not even one thread started (a pool
     ///   with fewer threads than asked still works, with ``threadCount`` telling how many).
     public convenience init(threads: Int = 4, queueLimit: Int = 65_536) throws(FSError) {
+        try self.init(threads: threads, queueLimit: queueLimit, threadName: "promise-fs")
+    }
+
+    /// ``init(threads:queueLimit:)`` with threads named `threadName` (tests tell their
+    /// pool's threads apart by it).
+    init(threads: Int, queueLimit: Int, threadName: String) throws(FSError) {
         guard threads >= 1, queueLimit >= 1 else {
             throw FSError(
                 .invalidArgument, operation: "FileIOPool.init", path: "",
                 activity: "creating a FileIOPool with \(threads) threads and a queue limit of \(queueLimit): both must be at least 1")
         }
-        self.init(starting: threads, queueLimit: queueLimit)
-        if let failure = startFailure { throw failure }
+        self.threads = PoolThreads(starting: threads, queueLimit: queueLimit, threadName: threadName)
+        if let failure = self.threads.startFailure { throw failure }
     }
 
     /// Starts up to `threads` threads; when none starts, the pool is closed from the outset and
-    /// refuses every job with the reason (``startFailure``).
-    private init(starting threads: Int, queueLimit: Int) {
-        self.queueLimit = queueLimit
-        state = Lock(State())
-        var started = 0
-        var lastError: Int32 = 0
-        for _ in 0..<threads {
-            // Named like the other products' threads, so `top -H` and debuggers tell them apart.
-            let status = NamedThread.start(name: "promise-fs") { [self] in work() }
-            if status == 0 { started += 1 } else { lastError = status }
-        }
-        state.withLock { state in
-            state.started = started
-            state.running = started
-            if started == 0 {
-                state.lifecycle.failedToStart(
-                    FSError(
-                        FSError.Code(errno: lastError), operation: "pthread_create", path: "",
-                        activity: "starting the FileIOPool's threads (none of \(threads) started)"))
-            }
-        }
+    /// refuses every job with the reason.
+    private init(starting threads: Int, queueLimit: Int, threadName: String) {
+        self.threads = PoolThreads(starting: threads, queueLimit: queueLimit, threadName: threadName)
     }
 
-    /// Why the pool refuses every job from the outset, if it does.
-    private var startFailure: FSError? {
-        state.withLock { $0.running == 0 && $0.lifecycle.isClosed ? $0.lifecycle.refusal : nil }
+    /// `DroppedOwner`'s policy: shuts down as ``shutdown()`` does. The queued jobs still run
+    /// and settle their promises, so nothing is lost and nothing is reported; then the
+    /// threads end.
+    deinit {
+        _ = threads.shutdown()
     }
 
     /// Stops accepting jobs, lets the queued ones finish, and ends the threads.
@@ -104,51 +85,12 @@ public final class FileIOPool: Sendable {
                     activity: "shutting down FileIOPool.shared, which every PromiseFileSystem() without a pool uses; shut down a pool of your own instead"
                 ))
         }
-        let waiter = Promise<Void>.pending()
-        let (step, wake) = state.withLock { state in (state.lifecycle.shutdown(waiter), state.running) }
-        switch step {
-        case .begin:
-            // Each thread wakes once more than there are jobs, finds none, and ends; the last
-            // one to end closes the pool.
-            for _ in 0..<wake { available.signal() }
-        case .wait:
-            break
-        case .settled(let result):
-            waiter.resolve(result.mapError { $0 as any Error })
-        }
-        return waiter
+        return threads.shutdown()
     }
 
     /// Queues `job`; `false` when the pool is shut down or its queue is full.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let accepted = state.withLock { state in
-            guard state.lifecycle.isAccepting, state.jobs.count < queueLimit else { return false }
-            state.jobs.append(job)
-            return true
-        }
-        if accepted { available.signal() }
-        return accepted
-    }
-
-    /// What each thread runs: jobs until the queue is empty and the pool is shut down.
-    private func work() {
-        while true {
-            available.wait()
-            let job: (@Sendable () -> Void)? = state.withLock { state in
-                state.jobs.popFirst()
-            }
-            if let job {
-                job()
-                continue
-            }
-            // Woken with nothing to do: only shutdown does that.
-            let waiters = state.withLock { state in
-                state.running -= 1
-                return state.running == 0 ? state.lifecycle.finish(.success(())) : []
-            }
-            for waiter in waiters { waiter.fulfill(()) }
-            return
-        }
+        threads.submit(job)
     }
 
     /// Runs `body` as one job and resolves the returned promise with its result.
@@ -182,7 +124,7 @@ public final class FileIOPool: Sendable {
             promise.resolve(Result { try body(flag) })
         }
         if !accepted {
-            let refusal: FSError? = state.withLock { $0.lifecycle.isAccepting ? nil : $0.lifecycle.refusal }
+            let refusal = threads.refusal
             promise.reject(
                 FSError(
                     .poolUnavailable, operation: operation, path: path,

@@ -28,7 +28,9 @@ public import PromiseSystem
 /// transaction. `timeout` cancels, so `db.query(…).timeout(.seconds(2))` stops a runaway query.
 ///
 /// **Closing.** ``close()`` lets queued work finish, then closes. A database that is
-/// deallocated without being closed is closed the same way, on its thread.
+/// deallocated without being closed is closed the same way, on its thread, which then ends;
+/// its queued operations still run and settle. Only a close that fails is reported, as a
+/// `notShutDown` diagnostic (see `Promises.diagnosticsHandler`).
 ///
 /// The defaults are the safe ones: foreign keys on, double-quoted string literals off,
 /// defensive mode on, a 5-second busy timeout, `synchronous` FULL; see ``SQLiteConfiguration``.
@@ -76,19 +78,14 @@ public final class SQLiteDatabase: SQLiteWriter {
         return database.submit { _, _ in database }
     }
 
+    /// `DroppedOwner`'s policy: closes as ``close()`` does (this only queues the close, which
+    /// runs on the connection thread after the queued work; that thread then ends), and
+    /// reports a close that fails with nobody waiting to hear it.
     deinit {
-        // The one deinit policy of the adapters: clean up on the owner's thread (this only
-        // enqueues the close, which runs after the queued work; no C call from deinit), and
-        // report what that loses: a close that fails with nobody waiting to hear it.
         guard owner.isAccepting else { return }
-        let path = path
+        let dropped = DroppedOwner("SQLiteDatabase", named: "'\(path)'", call: "close()")
         owner.close().catch(on: .inline) { error in
-            Promises.reportNotShutDown(
-                SQLiteError(
-                    .shutdown,
-                    message:
-                        "an SQLiteDatabase for '\(path)' was deallocated without close(), and closing it failed: \(error). Call close() and handle its result",
-                    underlying: error))
+            dropped.report(SQLiteError(.shutdown, message: dropped.message("closing it failed: \(error)"), underlying: error))
         }
     }
 

@@ -51,10 +51,25 @@ import PromiseCore
 /// ``shutdown()`` refuses new work at once (``UVError/Code-swift.struct/loopClosed``), rejects
 /// pending timers, cancels pool work that has not started, waits for pool work that has,
 /// closes every handle and then the loop. Handles are freed only in their close callbacks.
-/// Shut every loop down when you are done with it: a loop deallocated without it leaks its
-/// libuv memory rather than call into libuv from `deinit`.
+///
+/// A loop deallocated without ``shutdown()`` is shut down the same way, and every promise it
+/// owed settles. A thread started with ``startThread(named:)`` shuts it down, then ends. When
+/// no thread runs it, nothing else ever can (the `UVLoop` is gone), so the deallocating thread
+/// does it before the deallocation returns: it runs the loop's last turn (callbacks queued
+/// before, and waiting for pool work already running) and closes it, as ``shutdown()`` called
+/// there would. libuv is still only ever called by the one thread that runs the loop. If
+/// that rejected pending timers, pool work or signal watches, or the close failed (the loop's
+/// memory is then leaked), a `notShutDown` diagnostic says so (see
+/// `Promises.diagnosticsHandler`). Call ``shutdown()`` yourself to choose where and when
+/// this happens.
 public final class UVLoop: ExecutionContext, Sendable {
     let core: LoopCore
+
+    /// `DroppedOwner`'s policy: shuts the loop down as ``shutdown()`` does, on the thread
+    /// running it or, when none does, on this one (see "Shutting down" above).
+    deinit {
+        core.dropOwner()
+    }
 
     /// Creates a loop. It does nothing until a thread runs it with ``run()`` or
     /// ``startThread(named:)``; work submitted meanwhile waits.
@@ -119,7 +134,7 @@ public final class UVLoop: ExecutionContext, Sendable {
     ///   ``UVError/Code-swift.struct/loopClosed`` if the loop was shut down.
     ///   Starting a loop that is already running stops the program with a message.
     public func startThread(named name: String = "promise-uv") throws(UVError) {
-        guard core.claimForThread() else {
+        guard core.claimForThread(named: name) else {
             throw UVError(.loopClosed, operation: "startThread", detail: "the UVLoop was shut down; create a new one")
         }
         let core = self.core

@@ -83,13 +83,17 @@ package enum SignalOwner {
     }
 
     /// Ends every watch made with `group` and rejects its promise with `error`.
-    package static func endAll(in group: ObjectIdentifier, rejecting error: any Error) {
+    ///
+    /// - Returns: How many watches were ended.
+    @discardableResult
+    package static func endAll(in group: ObjectIdentifier, rejecting error: any Error) -> Int {
         let ended: [any SignalWatchEntry] = registry.withLock { registry in
             guard case .success(let channel) = SignalChannel.shared else { return [] }
             let ids = registry.entries.filter { $0.value.group == group }.map(\.key)
             return ids.compactMap { registry.remove($0, channel: channel) }
         }
         for entry in ended { entry.fail(error) }
+        return ended.count
     }
 
     /// Whether the process has a watch of `signal` now, live or not yet found dead (for tests).

@@ -23,7 +23,9 @@ extension LoopCore {
     }
 
     /// Shutdown: end every watch of this loop and reject its promise.
-    func abandonSignals() {
+    ///
+    /// - Returns: How many watches were pending.
+    func abandonSignals() -> Int {
         SignalOwner.endAll(in: contextID, rejecting: Self.signalAbandoned(nil))
     }
 

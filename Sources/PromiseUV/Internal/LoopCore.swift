@@ -42,6 +42,11 @@ final class LoopCore: @unchecked Sendable {
         var finished = false
         /// Swift concurrency jobs refused after the close, waiting for the loop thread to finish.
         var adopted: [@Sendable () -> Void] = []
+        /// The name of the thread ``UVLoop/startThread(named:)`` started, while it runs the loop.
+        var threadName: String?
+        /// Set when the shutdown began because the `UVLoop` was deallocated without
+        /// `shutdown()`: who closes the loop, for the report (``reportDrop(_:_:)``).
+        var droppedAs: String?
         /// `uv_async_send` calls made, and wake-ups that found one pending (for tests).
         var sends = 0
         var drains = 0
@@ -67,6 +72,9 @@ final class LoopCore: @unchecked Sendable {
     var shuttingDown = false
     private var holdsThread = false
     private var asyncClosed = false
+    /// What the shutdown rejected (timers, pool work not started, signal watches), for the
+    /// report of a loop dropped without `shutdown()`.
+    private var lostAtShutdown = (timers: 0, work: 0, signals: 0)
     /// Handles not yet closed: the wake-up and timer handles.
     var openHandles = 2
     private var loopClosed = false
@@ -125,9 +133,10 @@ final class LoopCore: @unchecked Sendable {
     }
 
     deinit {
-        // Reached only after both close callbacks ran. Never calls into libuv: the loop was
-        // closed by shutdown (then only its memory is left), or shutdown failed and the loop
-        // is leaked rather than touched from an arbitrary thread.
+        // Reached only after both close callbacks ran (a shutdown, asked for or begun by the
+        // UVLoop's deinit). Never calls into libuv: the loop was closed (only its memory is
+        // left), or uv_loop_close failed, which was reported, and the loop is leaked rather
+        // than touched from an arbitrary thread.
         if loopClosed { loop.deallocate() }
     }
 
@@ -153,9 +162,11 @@ final class LoopCore: @unchecked Sendable {
         return claimed
     }
 
-    /// Marks the loop as running on a thread of its own that holds it open until shutdown.
-    func claimForThread() -> Bool {
+    /// Marks the loop as running on a thread of its own, named `name`, that holds it open
+    /// until shutdown.
+    func claimForThread(named name: String) -> Bool {
         guard claimForRun() else { return false }
+        remote.withLock { $0.threadName = name }
         holds.add(1, ordering: .relaxed)
         holdsThread = true  // written before the thread starts; pthread_create orders it
         return true
@@ -170,6 +181,7 @@ final class LoopCore: @unchecked Sendable {
         holdsThread = false
         holds.subtract(1, ordering: .relaxed)
         let shutdownRequested: Bool = remote.withLock { state in
+            state.threadName = nil
             if !state.lifecycle.isAccepting { return true }
             state.running = false
             return false
@@ -363,7 +375,10 @@ final class LoopCore: @unchecked Sendable {
 
     /// Starts shutting down (any thread). Returns the promise and whether the caller must run
     /// the loop itself to finish it (nobody else is running it).
-    func requestShutdown() -> (Promise<Void>, drive: Bool) {
+    ///
+    /// - Parameter dropped: The `UVLoop` is being deallocated without `shutdown()`: if this
+    ///   begins the shutdown, its end reports what it rejected (``reportDrop(_:_:)``).
+    func requestShutdown(dropped: Bool = false) -> (Promise<Void>, drive: Bool) {
         // One promise per call, so a caller that cancels its own (a timeout) cannot cancel
         // anyone else's; all settle with the same result.
         let waiter = Promise<Void>.pending(resolvedOn: contextID)
@@ -372,10 +387,14 @@ final class LoopCore: @unchecked Sendable {
             guard case .begin = step else { return (step, false) }
             let woken = state.mailbox.post { [self] in beginShutdown() }
             if state.running {
+                if dropped {
+                    state.droppedAs = state.threadName.map { "thread '\($0)'" } ?? "\(identity), closed by the thread running it"
+                }
                 if woken { send(&state) }
                 return (step, false)
             }
             // Nobody runs the loop: the caller drives it through the shutdown.
+            if dropped { state.droppedAs = "\(identity), which no thread ran, closed on the thread that deallocated it" }
             state.running = true
             return (step, true)
         }
@@ -394,12 +413,14 @@ final class LoopCore: @unchecked Sendable {
         }
         // Pool work first: nothing below runs user code before every queued job is cancelled.
         for request in inFlight.values {
-            request.cancelIfQueued()
+            let cancelledByCaller = request.cancelled.load(ordering: .acquiring)
+            if request.cancelIfQueued(), !cancelledByCaller { lostAtShutdown.work += 1 }
         }
         for entry in timers.removeAll() where !entry.isCancelled {
+            lostAtShutdown.timers += 1
             entry.abandon()
         }
-        abandonSignals()
+        lostAtShutdown.signals = abandonSignals()
         armTimer()
         updateReference()
         if inFlight.isEmpty { closeHandles() }
@@ -441,7 +462,8 @@ final class LoopCore: @unchecked Sendable {
                 UVError(
                     UVError.Code(uvCode: status), operation: "uv_loop_close",
                     detail: "a libuv handle or request of this loop is still open after shutdown; the loop is leaked"))
-        let waiters = remote.withLock { $0.lifecycle.finish(result) }
+        let (waiters, droppedAs) = remote.withLock { ($0.lifecycle.finish(result), $0.droppedAs) }
+        if let droppedAs { reportDrop(droppedAs, result) }
         for waiter in waiters { waiter.resolve(result.mapError { $0 as any Error }) }
         // Settling the promise may have resumed a task or actor on this loop that awaited
         // it (its job was queued here, on the loop thread): run it, and whatever it queues in
@@ -465,6 +487,38 @@ final class LoopCore: @unchecked Sendable {
             closedJobs.async { [self] in runAsOwner(job) }
         }
     }
+
+    /// The `UVLoop` was deallocated without `shutdown()` (any thread): shuts the loop down as
+    /// `shutdown()` does (`DroppedOwner`'s policy). A thread running the loop does it
+    /// there; when none does, nobody can any more (the `UVLoop` is gone, and with it ``UVLoop/run()``
+    /// and ``UVLoop/startThread(named:)``), so the calling thread claims the loop as
+    /// `shutdown()` would and runs it to its close before returning.
+    func dropOwner() {
+        let (promise, drive) = requestShutdown(dropped: true)
+        // Its failure is reported by `reportDrop`, not as an unhandled rejection.
+        promise.catch(on: .inline) { _ in }
+        if drive { self.drive() }
+    }
+
+    /// Loop thread, at the close of a loop dropped without `shutdown()`: reports what the
+    /// shutdown rejected and a failed close, if anything, as `DroppedOwner` words it.
+    private func reportDrop(_ name: String, _ result: Result<Void, UVError>) {
+        let dropped = DroppedOwner("UVLoop", named: name, call: "shutdown()")
+        let rejected = DroppedOwner.rejected(
+            [
+                (lostAtShutdown.timers, "pending timer", "pending timers"),
+                (lostAtShutdown.work, "pool job not started", "pool jobs not started"),
+                (lostAtShutdown.signals, "signal watch", "signal watches"),
+            ], code: "loopClosed (core delay and timeout timers with contextInvalidated)")
+        var lost = rejected.map { [$0] } ?? []
+        if case .failure(let error) = result { lost.append("closing it failed, and its libuv memory is leaked: \(error)") }
+        guard !lost.isEmpty else { return }
+        dropped.report(UVError(.loopClosed, operation: "deinit", detail: dropped.message(lost.joined(separator: "; "))))
+    }
+
+    /// How a report names a loop that no named thread runs: `loop 0x55d0c3a4e2b0`, the hex
+    /// of its ``UVLoop/executionContextID``.
+    var identity: String { "loop 0x" + String(UInt(bitPattern: contextID), radix: 16) }
 
     /// Takes a Swift concurrency job that the closed loop refused, so its task still
     /// resumes: it runs on a serial queue once the loop thread has finished, one job at a
