@@ -54,8 +54,9 @@ public final class Promise<Value: Sendable>: Sendable {
         @usableFromInline var deliveryScheduled = false
         /// Whether anything ever registered interest in the result.
         @usableFromInline var observed = false
-        /// Counted as pending by `PromiseTesting.waitForPromises` until it settles or is
-        /// deallocated (set only while tracking is on).
+        /// Counted as pending by `PromiseTesting.waitForPromises` until it settles with no
+        /// callbacks, its callbacks have been handed to their contexts, or it is deallocated
+        /// (set only while tracking is on).
         @usableFromInline var tracked = false
         @usableFromInline var consumers: Int32 = 0
         @usableFromInline var withdrawn: Int32 = 0
@@ -392,10 +393,6 @@ public final class Promise<Value: Sendable>: Sendable {
     ) -> Settlement {
         var settlement = Settlement()
         state.result = result
-        if state.tracked {
-            state.tracked = false
-            trackedPromiseSettled()
-        }
         if case .failure(let error) = result, error is CancellationError {
             settlement.runHandlers = true
         }
@@ -405,6 +402,11 @@ public final class Promise<Value: Sendable>: Sendable {
         if !state.callbacks.isEmpty {
             state.deliveryScheduled = true
             settlement.deliver = true
+        } else if state.tracked {
+            // With callbacks, a tracked promise counts on until `deliverCallbacks` has handed
+            // them to their contexts, whose jobs count from then on.
+            state.tracked = false
+            trackedPromiseSettled()
         }
         return settlement
     }

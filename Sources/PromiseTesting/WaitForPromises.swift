@@ -35,14 +35,9 @@ public func startTrackingPromises() {
 /// - Returns: `true` if everything finished, `false` if `timeout` passed first.
 public func waitForPromises(timeout: Duration) -> Bool {
     startTrackingPromises()
-    let deadline = DispatchTime.now() + timeout.dispatchInterval
+    let deadline = ContinuousClock.now.advanced(by: timeout)
     let drained = DispatchSemaphore(value: 0)
     Promises.defaultQueue.async { drained.signal() }
-    guard drained.wait(timeout: deadline) == .success else { return false }
-    let tick = DispatchSemaphore(value: 0)
-    while Tracking.pendingCount > 0 {
-        if DispatchTime.now() >= deadline { return false }
-        _ = tick.wait(timeout: .now() + .microseconds(200))
-    }
-    return true
+    guard drained.wait(timeout: .now() + timeout.dispatchInterval) == .success else { return false }
+    return Tracking.waitUntilIdle(before: deadline)
 }

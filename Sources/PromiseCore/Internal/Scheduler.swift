@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Synchronization
 
 /// A promise seen without its value type: what the drain loop and upward cancellation need.
@@ -342,5 +343,30 @@ package enum Tracking {
     /// Work submitted while counting that has not finished yet.
     package static var pendingCount: Int { inFlight.load(ordering: .acquiring) }
     static func begin() { inFlight.add(1, ordering: .relaxed) }
-    static func end() { inFlight.subtract(1, ordering: .releasing) }
+    static func end() {
+        let left = inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
+        if left == 0, idleWaiters.load(ordering: .acquiring) > 0 { idle.signal() }
+    }
+
+    /// Threads inside ``waitUntilIdle(before:)``.
+    private static let idleWaiters = Atomic<Int>(0)
+    /// Signalled when the count drops to zero while a thread waits for that.
+    private static let idle = DispatchSemaphore(value: 0)
+
+    /// Blocks until no counted work is in flight, or until `deadline`. Returns whether the
+    /// count reached zero.
+    ///
+    /// A waiter that misses a signal (the count dropped to zero between its look and its
+    /// wait) looks again within a millisecond; a signal left over from an earlier wait only
+    /// makes it look again sooner.
+    package static func waitUntilIdle(before deadline: ContinuousClock.Instant) -> Bool {
+        idleWaiters.add(1, ordering: .acquiringAndReleasing)
+        defer { idleWaiters.subtract(1, ordering: .relaxed) }
+        while pendingCount > 0 {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero { return false }
+            _ = idle.wait(timeout: .now() + min(left, .milliseconds(1)).dispatchInterval)
+        }
+        return true
+    }
 }
