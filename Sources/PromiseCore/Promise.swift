@@ -138,6 +138,16 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Creates a pending promise, for internal operators.
+    ///
+    /// `resolvingContextID` is the ``ExecutionContext/executionContextID`` of the context
+    /// whose work settles the promise: the context the operator hands its callback, timer or
+    /// work to. `awaitPromise` throws ``PromiseError/Code-swift.struct/deadlock`` when a thread
+    /// running that context waits for the promise while it is pending. `nil` for a promise
+    /// settled inline by the promises it waits for (a combinator, linked to its inputs); the
+    /// scheduler checks, in debug builds, that work handed to a context is for a promise
+    /// naming it.
+    ///
+    /// - Parameter resolvingContextID: The resolving context's identity, or `nil`.
     @inlinable
     init(resolvingContextID: ObjectIdentifier?) {
         attention = Atomic(false)

@@ -205,8 +205,23 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) {
         let id = context.executionContextID
+        assert(recordsResolver(owner, id), resolverRuleMessage)
         submitTurn(context, owner: owner) { runTurn(id, work) }
     }
+
+    /// Whether `owner` names `contextID` as the context that resolves it: the rule behind
+    /// `awaitPromise`'s deadlock check, which every operator follows by creating its promise
+    /// with the context it hands work to (``Promise/init(resolvingContextID:)``), and which
+    /// ``submit(_:owner:_:)`` and ``schedule(on:owner:after:_:)`` check in debug builds.
+    static func recordsResolver(_ owner: (any PromiseNode)?, _ contextID: ObjectIdentifier?) -> Bool {
+        guard let owner, let contextID else { return true }
+        return owner.resolverInfo.contextID == contextID
+    }
+
+    /// What a debug build says when an operator breaks the rule ``recordsResolver(_:_:)`` checks.
+    static let resolverRuleMessage =
+        "swift-promise: an operator handed work to a context for a promise that does not name that context as its resolver; "
+        + "create the promise with Promise(resolvingContextID: context.executionContextID) so that awaitPromise detects deadlocks"
 
     /// Hands a callback's `body` and the `result` it gets to `context`, as a turn of its own:
     /// one closure, which runs the turn itself.
@@ -255,6 +270,7 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) -> ScheduledWork {
         let id = context.executionContextID
+        assert(recordsResolver(owner, id), resolverRuleMessage)
         guard Tracking.isEnabled else {
             return context.submit(ContextJob(contextID: id, owner: owner, work: work), after: delay)
         }
