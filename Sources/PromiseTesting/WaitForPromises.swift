@@ -19,11 +19,12 @@ public func startTrackingPromises() {
 ///
 /// Pending promises are those made with `Promise.pending()` and
 /// `Promise { fulfill, reject in … }`, and the adapters' own (a request, a query, a timer),
-/// from the moment counting is on; each counts until it settles or is deallocated. Pending
-/// timers (`delay`, `timeout`, `retry`) count as work in flight. Each call also waits
-/// for `Promises.defaultQueue` to drain, which covers callbacks scheduled on the
+/// from the moment counting is on; each counts until it settles or is deallocated, and a
+/// settled one until its callbacks are handed to their contexts, where they count until they
+/// have run. Pending timers (`delay`, `timeout`, `retry`) count as work in flight. Each call
+/// also waits for `Promises.defaultQueue` to drain, which covers callbacks scheduled on the
 /// default context before counting began; for anything else scheduled before then, call
-/// ``startTrackingPromises()`` first.
+/// ``startTrackingPromises()`` first. It returns as soon as the count reaches zero.
 ///
 /// The count covers the whole process: when a test runner runs tests in parallel (Swift
 /// Testing does by default), it includes the other tests' promise work too. Give a waiting
