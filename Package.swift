@@ -150,8 +150,16 @@ let package = Package(
                 "PromiseCore",
                 "PromiseTesting",
                 "PromiseTestSupport",
+                "promise-core-helper",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseCoreTests: blocking waits on a process's own main thread and main queue.
+        .executableTarget(
+            name: "promise-core-helper",
+            dependencies: ["PromiseCore"],
+            path: "Tests/PromiseCoreHelper",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -20,10 +20,13 @@
 //    job's `refuse()` instead of `run()`: the promise the job would have resolved is rejected
 //    with `contextInvalidated`, and its dependents hear of it. Closures given to `execute(_:)`
 //    directly have no promise behind them; a refusing context drops them.
-// 5. Blocking waits. `awaitPromise` walks the pending steps of the awaited chain (through
-//    `then`, adopted promises and the inputs of `all`, `any` and `race`). A step resolved by
-//    the context whose turn the calling thread is running would never settle: it throws
-//    `deadlock`, naming the context. A context registered with `ContextRegistry` is asked
+// 5. Blocking waits. Every promise an operator creates names the context whose work settles
+//    it (`Promise(resolvingContextID:)`); the scheduler checks, in debug builds, that work
+//    handed to a context is for a promise naming it. `awaitPromise` walks the pending steps of
+//    the awaited chain (through `then`, adopted promises and the inputs of combinators). A
+//    step resolved by the context whose turn the calling thread is running, or by the main
+//    queue while the calling thread blocks it, would never settle: it throws `deadlock`,
+//    naming the context. The rule is written once, in `AwaitPromise.swift`. A context registered with `ContextRegistry` is asked
 //    for `BlockingWaitAdvice` first: block, refuse with a reason, or drive the context on the
 //    calling thread until the promise settles (a `UVLoop` that nobody runs yet). A registered
 //    `WaitingThreadRunner` is also asked, by `awaitPromise` before blocking and by `get()`

@@ -93,7 +93,7 @@ private final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
     private let state: Lock<State>
 
     init(context: any ExecutionContext, items: [Item], transform: @escaping @Sendable (Item) throws -> Promise<Value>) {
-        self.result = Promise(resolvingContextID: nil)
+        self.result = Promise(resolvingContextID: context.executionContextID)
         self.context = context
         self.items = items
         self.transform = transform

@@ -144,7 +144,14 @@ extension Promise: PromiseNode {
         while true {
             let (callbacks, result) = withState { state in
                 let callbacks = state.callbacks.take()
-                if callbacks.isEmpty { state.deliveryScheduled = false }
+                if callbacks.isEmpty {
+                    state.deliveryScheduled = false
+                    // Every callback is handed over (and counted, if tracked, as its job).
+                    if state.tracked {
+                        state.tracked = false
+                        trackedPromiseSettled()
+                    }
+                }
                 return (callbacks, state.result)
             }
             guard let result, !callbacks.isEmpty else { return }

@@ -54,8 +54,9 @@ public final class Promise<Value: Sendable>: Sendable {
         @usableFromInline var deliveryScheduled = false
         /// Whether anything ever registered interest in the result.
         @usableFromInline var observed = false
-        /// Counted as pending by `PromiseTesting.waitForPromises` until it settles or is
-        /// deallocated (set only while tracking is on).
+        /// Counted as pending by `PromiseTesting.waitForPromises` until it settles with no
+        /// callbacks, its callbacks have been handed to their contexts, or it is deallocated
+        /// (set only while tracking is on).
         @usableFromInline var tracked = false
         @usableFromInline var consumers: Int32 = 0
         @usableFromInline var withdrawn: Int32 = 0
@@ -137,6 +138,16 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Creates a pending promise, for internal operators.
+    ///
+    /// `resolvingContextID` is the ``ExecutionContext/executionContextID`` of the context
+    /// whose work settles the promise: the context the operator hands its callback, timer or
+    /// work to. `awaitPromise` throws ``PromiseError/Code-swift.struct/deadlock`` when a thread
+    /// running that context waits for the promise while it is pending. `nil` for a promise
+    /// settled inline by the promises it waits for (a combinator, linked to its inputs); the
+    /// scheduler checks, in debug builds, that work handed to a context is for a promise
+    /// naming it.
+    ///
+    /// - Parameter resolvingContextID: The resolving context's identity, or `nil`.
     @inlinable
     init(resolvingContextID: ObjectIdentifier?) {
         attention = Atomic(false)
@@ -392,10 +403,6 @@ public final class Promise<Value: Sendable>: Sendable {
     ) -> Settlement {
         var settlement = Settlement()
         state.result = result
-        if state.tracked {
-            state.tracked = false
-            trackedPromiseSettled()
-        }
         if case .failure(let error) = result, error is CancellationError {
             settlement.runHandlers = true
         }
@@ -405,6 +412,11 @@ public final class Promise<Value: Sendable>: Sendable {
         if !state.callbacks.isEmpty {
             state.deliveryScheduled = true
             settlement.deliver = true
+        } else if state.tracked {
+            // With callbacks, a tracked promise counts on until `deliverCallbacks` has handed
+            // them to their contexts, whose jobs count from then on.
+            state.tracked = false
+            trackedPromiseSettled()
         }
         return settlement
     }

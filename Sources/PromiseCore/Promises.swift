@@ -28,7 +28,7 @@ public enum Promises {
     public static var defaultContext: any ExecutionContext {
         get { defaultContextStorage.withLock { $0.context } }
         set {
-            let context = DefaultContext(newValue)
+            let context = DefaultContext(canonicalMainQueue(newValue))
             defaultContextStorage.withLock { $0 = context }
         }
     }

@@ -19,11 +19,12 @@ public func startTrackingPromises() {
 ///
 /// Pending promises are those made with `Promise.pending()` and
 /// `Promise { fulfill, reject in … }`, and the adapters' own (a request, a query, a timer),
-/// from the moment counting is on; each counts until it settles or is deallocated. Pending
-/// timers (`delay`, `timeout`, `retry`) count as work in flight. Each call also waits
-/// for `Promises.defaultQueue` to drain, which covers callbacks scheduled on the
+/// from the moment counting is on; each counts until it settles or is deallocated, and a
+/// settled one until its callbacks are handed to their contexts, where they count until they
+/// have run. Pending timers (`delay`, `timeout`, `retry`) count as work in flight. Each call
+/// also waits for `Promises.defaultQueue` to drain, which covers callbacks scheduled on the
 /// default context before counting began; for anything else scheduled before then, call
-/// ``startTrackingPromises()`` first.
+/// ``startTrackingPromises()`` first. It returns as soon as the count reaches zero.
 ///
 /// The count covers the whole process: when a test runner runs tests in parallel (Swift
 /// Testing does by default), it includes the other tests' promise work too. Give a waiting
@@ -35,14 +36,9 @@ public func startTrackingPromises() {
 /// - Returns: `true` if everything finished, `false` if `timeout` passed first.
 public func waitForPromises(timeout: Duration) -> Bool {
     startTrackingPromises()
-    let deadline = DispatchTime.now() + timeout.dispatchInterval
+    let deadline = ContinuousClock.now.advanced(by: timeout)
     let drained = DispatchSemaphore(value: 0)
     Promises.defaultQueue.async { drained.signal() }
-    guard drained.wait(timeout: deadline) == .success else { return false }
-    let tick = DispatchSemaphore(value: 0)
-    while Tracking.pendingCount > 0 {
-        if DispatchTime.now() >= deadline { return false }
-        _ = tick.wait(timeout: .now() + .microseconds(200))
-    }
-    return true
+    guard drained.wait(timeout: .now() + timeout.dispatchInterval) == .success else { return false }
+    return Tracking.waitUntilIdle(before: deadline)
 }

@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Synchronization
 
 /// A promise seen without its value type: what the drain loop and upward cancellation need.
@@ -204,8 +205,23 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) {
         let id = context.executionContextID
+        assert(recordsResolver(owner, id), resolverRuleMessage)
         submitTurn(context, owner: owner) { runTurn(id, work) }
     }
+
+    /// Whether `owner` names `contextID` as the context that resolves it: the rule behind
+    /// `awaitPromise`'s deadlock check, which every operator follows by creating its promise
+    /// with the context it hands work to (``Promise/init(resolvingContextID:)``), and which
+    /// ``submit(_:owner:_:)`` and ``schedule(on:owner:after:_:)`` check in debug builds.
+    static func recordsResolver(_ owner: (any PromiseNode)?, _ contextID: ObjectIdentifier?) -> Bool {
+        guard let owner, let contextID else { return true }
+        return owner.resolverInfo.contextID == contextID
+    }
+
+    /// What a debug build says when an operator breaks the rule ``recordsResolver(_:_:)`` checks.
+    static let resolverRuleMessage =
+        "swift-promise: an operator handed work to a context for a promise that does not name that context as its resolver; "
+        + "create the promise with Promise(resolvingContextID: context.executionContextID) so that awaitPromise detects deadlocks"
 
     /// Hands a callback's `body` and the `result` it gets to `context`, as a turn of its own:
     /// one closure, which runs the turn itself.
@@ -254,6 +270,7 @@ enum Scheduler {
         _ work: @escaping @Sendable () -> Void
     ) -> ScheduledWork {
         let id = context.executionContextID
+        assert(recordsResolver(owner, id), resolverRuleMessage)
         guard Tracking.isEnabled else {
             return context.submit(ContextJob(contextID: id, owner: owner, work: work), after: delay)
         }
@@ -342,5 +359,30 @@ package enum Tracking {
     /// Work submitted while counting that has not finished yet.
     package static var pendingCount: Int { inFlight.load(ordering: .acquiring) }
     static func begin() { inFlight.add(1, ordering: .relaxed) }
-    static func end() { inFlight.subtract(1, ordering: .releasing) }
+    static func end() {
+        let left = inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
+        if left == 0, idleWaiters.load(ordering: .acquiring) > 0 { idle.signal() }
+    }
+
+    /// Threads inside ``waitUntilIdle(before:)``.
+    private static let idleWaiters = Atomic<Int>(0)
+    /// Signalled when the count drops to zero while a thread waits for that.
+    private static let idle = DispatchSemaphore(value: 0)
+
+    /// Blocks until no counted work is in flight, or until `deadline`. Returns whether the
+    /// count reached zero.
+    ///
+    /// A waiter that misses a signal (the count dropped to zero between its look and its
+    /// wait) looks again within a millisecond; a signal left over from an earlier wait only
+    /// makes it look again sooner.
+    package static func waitUntilIdle(before deadline: ContinuousClock.Instant) -> Bool {
+        idleWaiters.add(1, ordering: .acquiringAndReleasing)
+        defer { idleWaiters.subtract(1, ordering: .relaxed) }
+        while pendingCount > 0 {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero { return false }
+            _ = idle.wait(timeout: .now() + min(left, .milliseconds(1)).dispatchInterval)
+        }
+        return true
+    }
 }

@@ -38,6 +38,10 @@ final class LoopCore: @unchecked Sendable {
         /// The wake-up handle is closing: nothing more is posted, late work included.
         var inboxClosed = false
         var running = false
+        /// The thread running the loop does so for a blocking wait (``claimForWait(standingBy:)``).
+        var waitDriven = false
+        /// Threads waiting to take the loop over from a blocking wait's thread when it is done.
+        var standbys: [DispatchSemaphore] = []
         /// The loop thread has left ``drive()`` for good after closing the loop.
         var finished = false
         /// Swift concurrency jobs refused after the close, waiting for the loop thread to finish.
@@ -292,19 +296,42 @@ final class LoopCore: @unchecked Sendable {
         }
     }
 
+    /// How ``claimForWait(standingBy:)`` placed the calling thread.
+    enum WaitClaim {
+        /// The thread runs the loop now.
+        case claimed
+        /// Another blocking wait's thread runs the loop: `wake` is signalled when it gives the
+        /// loop up, and the caller tries again.
+        case standingBy
+        /// A thread runs the loop for good (``drive()``), or the loop is shut down.
+        case declined
+    }
+
     /// Claims an idle loop for a blocking wait on the calling thread (see
-    /// `LoopCore+BlockingWait.swift`). Returns false when a thread runs it or it is shut down.
-    func claimForWait() -> Bool {
-        let claimed: Bool = remote.withLock { state in
-            if state.running || !state.lifecycle.isAccepting { return false }
+    /// `LoopCore+BlockingWait.swift`); when another blocking wait's thread runs it, lists
+    /// `wake` to be signalled once that thread gives the loop up.
+    func claimForWait(standingBy wake: DispatchSemaphore) -> WaitClaim {
+        let claim: WaitClaim = remote.withLock { state in
+            if !state.lifecycle.isAccepting { return .declined }
+            if state.running {
+                guard state.waitDriven else { return .declined }
+                if !state.standbys.contains(where: { $0 === wake }) { state.standbys.append(wake) }
+                return .standingBy
+            }
             state.running = true
-            return true
+            state.waitDriven = true
+            return .claimed
         }
-        if claimed {
+        if claim == .claimed {
             owner.store(pthread_self(), ordering: .relaxed)
             uv_update_time(loop)
         }
-        return claimed
+        return claim
+    }
+
+    /// Takes `wake` off the standby list, if it is still on it.
+    func leaveStandby(_ wake: DispatchSemaphore) {
+        remote.withLock { state in state.standbys.removeAll { $0 === wake } }
     }
 
     /// One iteration of a blocking wait: queued work, then (unless `settled` holds by then) one
@@ -320,12 +347,28 @@ final class LoopCore: @unchecked Sendable {
         return true
     }
 
-    /// Gives up a claim taken with ``claimForWait()``.
+    /// Gives up a claim taken with ``claimForWait(standingBy:)`` and wakes the threads
+    /// standing by, one of which takes the loop over.
     func releaseWaitClaim() {
-        remote.withLock { state in
+        let standbys: [DispatchSemaphore] = remote.withLock { state in
             owner.store(0, ordering: .relaxed)
             state.running = false
+            state.waitDriven = false
+            defer { state.standbys = [] }
+            return state.standbys
         }
+        for standby in standbys { standby.signal() }
+    }
+
+    /// Wakes the threads standing by after a shutdown closed the loop during a blocking wait:
+    /// they find it closed and block on their promises, which the shutdown settles.
+    func wakeStandbysAfterClose() {
+        let standbys: [DispatchSemaphore] = remote.withLock { state in
+            state.waitDriven = false
+            defer { state.standbys = [] }
+            return state.standbys
+        }
+        for standby in standbys { standby.signal() }
     }
 
     /// Runs what other threads queued, then the loop thread's own queue.

@@ -1,0 +1,80 @@
+import Dispatch
+import PromiseCore
+import PromiseTesting
+import Testing
+
+@Suite struct WaitForPromisesTests {
+    init() { startTrackingPromises() }
+
+    /// `waitForPromises` waits for every promise in the process, and the other suites of this
+    /// run keep promise work in flight for many seconds; so the chain runs in a process of its
+    /// own (an exit test), where it is the only work.
+    @Test func waitsForChainsOnTheDefaultContextAndOtherQueues() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            let order = Lock<[Int]>([])
+            let queue = DispatchQueue(label: "wait-for-promises")
+            Promise(1)
+                .then { value in
+                    order.withLock { $0.append(value) }; return value + 1
+                }
+                .then(on: queue) { value in
+                    order.withLock { $0.append(value) }; return value + 1
+                }
+                .delay(.milliseconds(30))
+                .then { value in order.withLock { $0.append(value) } }
+            #expect(waitForPromises(timeout: .seconds(5)))
+            #expect(order.withLock { $0 } == [1, 2, 3])
+        }
+    }
+
+    @Test func waitsForPromisesResolvedByHandFromAnotherThread() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            let made = Promise<Int> { fulfill, _ in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(150)) { fulfill(1) }
+            }
+            let pending = Promise<Int>.pending()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { pending.fulfill(2) }
+            #expect(waitForPromises(timeout: .seconds(5)))
+            #expect(made.value == 1)
+            #expect(pending.value == 2)
+            // A promise nobody resolves keeps it waiting until the timeout; dropping it ends that.
+            var forgotten: Promise<Int>? = Promise<Int>.pending()
+            #expect(!waitForPromises(timeout: .milliseconds(50)))
+            #expect(forgotten?.isPending == true)
+            forgotten = nil
+            #expect(waitForPromises(timeout: .seconds(5)))
+        }
+    }
+
+    @Test func returnsFalseWhenWorkOutlastsTheTimeout() {
+        let gate = Promise<Int>.pending()
+        let slow = gate.delay(.seconds(2))
+        gate.fulfill(1)
+        #expect(!waitForPromises(timeout: .milliseconds(50)))
+        slow.cancel()
+    }
+
+    /// A promise stops counting only once its callbacks are handed to their contexts, whose
+    /// jobs count from then on: the count never touches zero between the two, so a wait that
+    /// returns has seen the `then` run. 100 000 rounds of a source fulfilled from another
+    /// thread while the test waits.
+    @Test func aWaitReturnsOnlyAfterTheCallbacksOfASettledPromiseRan() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            let queue = DispatchQueue(label: "wait-for-promises-handover")
+            var early = 0
+            var timedOut = 0
+            for _ in 0..<100_000 {
+                let source = Promise<Int>.pending()
+                let next = source.then(on: queue) { $0 + 1 }
+                DispatchQueue.global().async { source.fulfill(1) }
+                if !waitForPromises(timeout: .seconds(5)) { timedOut += 1 }
+                if next.isPending { early += 1 }
+            }
+            #expect(early == 0, "waitForPromises returned \(early) times before the callback ran")
+            #expect(timedOut == 0)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Dispatch
+import PromiseCore
+import PromiseUV
+import Testing
+
+@Suite struct BlockingWaitTests {
+    /// Three threads wait on one loop that no thread runs: one of them drives it, and when its
+    /// own promise has settled another waiting thread takes the loop over, so every timer fires.
+    @Test func severalThreadsWaitingOnALoopNobodyRunsAllSeeTheirPromisesSettle() async throws {
+        let loop = try UVLoop()
+        let waits = [50, 200, 400].map { milliseconds in
+            onNewThread { () -> (Result<Int, any Error>, Double) in
+                let started = nowMilliseconds()
+                let outcome = Result {
+                    try awaitPromise(
+                        loop.after(.milliseconds(milliseconds)).then(on: loop) { milliseconds },
+                        timeout: .seconds(5)
+                    )
+                }
+                return (outcome, nowMilliseconds() - started)
+            }
+        }
+        for (index, wait) in waits.enumerated() {
+            let (outcome, elapsed) = try await wait.get()
+            #expect(try outcome.get() == [50, 200, 400][index])
+            #expect(elapsed < 3000, "waiter \(index) took \(Int(elapsed)) ms")
+        }
+        try await onNewThread { loop.run() }.get()
+        try await loop.shutdown().get()
+    }
+
+    /// The thread driving the loop is the one with the longest wait: the others see their
+    /// promises settle while it drives, and leave.
+    @Test func waitersWhosePromisesSettleWhileAnotherDrivesReturnAtOnce() async throws {
+        let loop = try UVLoop()
+        let long = onNewThread { () -> Result<Void, any Error> in
+            Result { try awaitPromise(loop.after(.milliseconds(300)), timeout: .seconds(5)) }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let (short, elapsed) = try await onNewThread { () -> (Result<Void, any Error>, Double) in
+            let started = nowMilliseconds()
+            let outcome = Result { try awaitPromise(loop.after(.milliseconds(20)), timeout: .seconds(5)) }
+            return (outcome, nowMilliseconds() - started)
+        }.get()
+        #expect(throws: Never.self) { try short.get() }
+        #expect(elapsed < 3000, "the short wait took \(Int(elapsed)) ms")
+        let longOutcome = try await long.get()
+        #expect(throws: Never.self) { try longOutcome.get() }
+        try await loop.shutdown().get()
+    }
+}
