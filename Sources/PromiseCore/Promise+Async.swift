@@ -8,7 +8,7 @@ extension Promise {
     /// ```
     ///
     /// - Parameter work: The asynchronous work.
-    public convenience init(_ work: @escaping @Sendable () async throws -> Value) {
+    public convenience init(work: @escaping @Sendable () async throws -> Value) {
         self.init(resolvingContextID: nil)
         let task = Task { [self] in
             do {

@@ -18,7 +18,7 @@ extension Promise {
     ///   - work: Starts the work. Throwing rejects the promise.
     public convenience init(
         on context: (any ExecutionContext)? = nil,
-        _ work:
+        work:
             @escaping @Sendable (
                 _ fulfill: @escaping @Sendable (Value) -> Void,
                 _ reject: @escaping @Sendable (any Error) -> Void
@@ -43,7 +43,7 @@ extension Promise {
     ///   - context: Where `work` runs; `nil` means ``Promises/defaultContext``.
     ///   - work: Computes the value. Throwing rejects the promise.
     @_disfavoredOverload  // `Promise { makePromise() }` means the promise-adopting form
-    public convenience init(on context: (any ExecutionContext)? = nil, _ work: @escaping @Sendable () throws -> Value) {
+    public convenience init(on context: (any ExecutionContext)? = nil, work: @escaping @Sendable () throws -> Value) {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)
         Scheduler.submit(context, owner: self) { [self] in
@@ -57,7 +57,7 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `work` runs; `nil` means ``Promises/defaultContext``.
     ///   - work: Starts the work. Throwing rejects the promise.
-    public convenience init(on context: (any ExecutionContext)? = nil, _ work: @escaping @Sendable () throws -> Promise<Value>) {
+    public convenience init(on context: (any ExecutionContext)? = nil, work: @escaping @Sendable () throws -> Promise<Value>) {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)
         Scheduler.submit(context, owner: self) { [self] in
@@ -71,11 +71,12 @@ extension Promise {
     }
 }
 
-// `init(_ value:)` is disfavored so that `Promise { … }` means one of the closure initializers.
-// A literal argument (`Promise(1)`) would then leave the literal's type open while the compiler
-// weighs every operator in the chain that follows, and a four-link chain stopped compiling.
-// These initializers give the default literal types a favored match; they are the same
-// initializer, spelled for one type each.
+// `init(_ value:)` and `init(_ error:)` are disfavored, so that `Promise { … }` means one of the
+// closure initializers and `Promise(x)` inside a chain costs nothing when a better match exists.
+// This initializer is that better match for `Int`, the default literal type: `Promise(1)` and
+// `Promise(i)` then fix the value type at once instead of leaving it open while the compiler
+// weighs every operator in the chain. Only `Int` has one: a copy for `Double` makes
+// `flatMap { Promise($0 * 2) }` weigh both types at every later link.
 
 extension Promise where Value == Int {
     /// Creates a promise fulfilled with `value`.
@@ -83,28 +84,4 @@ extension Promise where Value == Int {
     /// - Parameter value: The value.
     @inlinable
     public convenience init(_ value: Int) { self.init(state: State(result: .success(value))) }
-}
-
-extension Promise where Value == Double {
-    /// Creates a promise fulfilled with `value`.
-    ///
-    /// - Parameter value: The value.
-    @inlinable
-    public convenience init(_ value: Double) { self.init(state: State(result: .success(value))) }
-}
-
-extension Promise where Value == String {
-    /// Creates a promise fulfilled with `value`.
-    ///
-    /// - Parameter value: The value.
-    @inlinable
-    public convenience init(_ value: String) { self.init(state: State(result: .success(value))) }
-}
-
-extension Promise where Value == Bool {
-    /// Creates a promise fulfilled with `value`.
-    ///
-    /// - Parameter value: The value.
-    @inlinable
-    public convenience init(_ value: Bool) { self.init(state: State(result: .success(value))) }
 }

@@ -158,7 +158,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Creates a promise fulfilled with `value`.
     ///
     /// - Parameter value: The value.
-    @_disfavoredOverload  // a closure or an error argument means the initializers made for them
+    @_disfavoredOverload  // a closure argument means the closure initializers
     @inlinable
     public init(_ value: Value) {
         attention = Atomic(false)
@@ -169,11 +169,12 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Creates a promise rejected with `error`.
     ///
     /// Give the value type explicitly (`Promise<Int>(error)`): it cannot be inferred from an error.
-    /// With an explicit value type, an error argument always means a rejection, even when the
-    /// value type is itself an error type (`Promise<any Error>(error)`); fulfil such a promise
-    /// with ``pending()`` and ``fulfill(_:)``.
+    /// When the value type can hold the error itself (`Promise<any Error>(error)`), the call is
+    /// ambiguous with ``init(_:)-(Value)``: make such a promise with ``pending()`` and settle it
+    /// with ``reject(_:)`` or ``fulfill(_:)``.
     ///
     /// - Parameter error: The reason. A `CancellationError` makes a cancelled promise.
+    @_disfavoredOverload  // inside a chain, `Promise(x)` must not leave the value type open
     @inlinable
     public init(_ error: any Error) {
         attention = Atomic(true)

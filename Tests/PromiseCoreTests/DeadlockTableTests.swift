@@ -69,9 +69,9 @@ enum DeadlockTable {
         DeadlockCase("reduce(on:_:_:)") { queue, _ in waiting(Promise(0).reduce(on: queue, [1, 2]) { Promise($0 + $1) }) },
         DeadlockCase("timeout(on:_:label:)") { queue, never in waiting(never.timeout(on: queue, .milliseconds(1))) },
         DeadlockCase("delay(on:_:)") { queue, _ in waiting(Promise(1).delay(on: queue, .milliseconds(1))) },
-        DeadlockCase("init(on:_:)", "value") { queue, _ in waiting(Promise<Int>(on: queue) { 1 }) },
-        DeadlockCase("init(on:_:)", "promise") { queue, _ in waiting(Promise<Int>(on: queue) { Promise(1) }) },
-        DeadlockCase("init(on:_:)", "fulfill/reject") { queue, _ in
+        DeadlockCase("init(on:work:)", "value") { queue, _ in waiting(Promise<Int>(on: queue) { 1 }) },
+        DeadlockCase("init(on:work:)", "promise") { queue, _ in waiting(Promise<Int>(on: queue) { Promise(1) }) },
+        DeadlockCase("init(on:work:)", "fulfill/reject") { queue, _ in
             waiting(Promise<Int>(on: queue) { fulfill, _ in fulfill(1) })
         },
         DeadlockCase("map(on:_:concurrency:_:)") { queue, _ in

@@ -84,8 +84,15 @@ import Testing
         #expect(try await computed.get() == 42)
         let thrown = Promise<Int> { throw SampleError(tag: 3) }
         #expect(throws: SampleError(tag: 3)) { try awaitPromise(thrown, timeout: .seconds(5)) }
-        let ofError = Promise<any Error>(SampleError(tag: 4))
+        let ofError = Promise<any Error>.pending()
+        ofError.reject(SampleError(tag: 4))
         #expect(ofError.isRejected)
+        let rejected = Promise<Int>(SampleError(tag: 4))
+        #expect(rejected.isRejected)
+        let anyError: any Error = SampleError(tag: 7)
+        #expect(Promise(anyError).value != nil)
+        let lifted = Promise(1).map { $0 + 1 }.flatMap { Promise($0 * 2) }.map { $0 - 3 }
+        #expect(try await lifted.get() == 1)
         let fulfilledWithError = Promise<any Error>.pending()
         fulfilledWithError.fulfill(SampleError(tag: 5))
         #expect((fulfilledWithError.value as? SampleError) == SampleError(tag: 5))
