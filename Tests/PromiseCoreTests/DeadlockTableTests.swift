@@ -120,7 +120,8 @@ enum DeadlockTable {
     /// told from a safe one: the reason for each.
     static let exempt: [String: String] = [
         "pending()": "resolved by whoever holds it, from any thread",
-        "init(_:)": "settled when made, or resolved by a Swift concurrency task rather than a context",
+        "init(_:)": "settled when made",
+        "init(work:)": "resolved by a Swift concurrency task rather than a context",
         "onCancel(on:_:)": "returns the promise it is called on",
         "wrap(_:)": "resolved by the completion handler, which the caller calls from wherever it likes",
         "nextSignal(_:)": "resolved when the process receives a signal",
