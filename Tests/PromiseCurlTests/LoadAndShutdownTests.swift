@@ -16,8 +16,16 @@ import Testing
         try await client.shutdown().get()
     }
 
+    /// A client whose requests never stall out: `/never` stays in flight however late a busy
+    /// test runner resumes the test (the default stall timeout is 60 s).
+    private func patientClient() throws -> CurlClient {
+        var configuration = CurlConfiguration()
+        configuration.stallTimeout = nil
+        return try CurlClient(configuration: configuration)
+    }
+
     @Test func shutdownFailsInFlightRequestsAndRefusesNewOnes() async throws {
-        let client = try CurlClient()
+        let client = try patientClient()
         let inFlight = client.get(TestServer.faults.url("/never"))
         try await Task.sleep(for: .milliseconds(100))
         try await client.shutdown().get()
@@ -42,7 +50,7 @@ import Testing
         weak var weakClient: CurlClient?
         var promise: Promise<CurlResponse>?
         do {
-            let client = try CurlClient()
+            let client = try patientClient()
             weakClient = client
             promise = client.get(TestServer.faults.url("/never"))
             try await Task.sleep(for: .milliseconds(50))
