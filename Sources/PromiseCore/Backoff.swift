@@ -1,4 +1,3 @@
-internal import PromiseBasics
 /// How long ``retry(on:attempts:backoff:condition:_:)`` waits before each retry.
 ///
 /// ```swift
@@ -33,13 +32,15 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     /// by up to `jitter` of itself.
     ///
     /// The default jitter of 0.5 keeps every delay at least half of its exponential value
-    /// ("equal jitter"); 1 picks anywhere from zero ("full jitter").
+    /// ("equal jitter"); 1 picks anywhere from zero ("full jitter"). No value of any parameter
+    /// traps: each is brought into range as described below.
     ///
     /// - Parameters:
     ///   - initial: The delay before the first retry; a negative one counts as zero.
-    ///   - multiplier: The growth per retry; values below 1 count as 1.
+    ///   - multiplier: The growth per retry; values below 1, and NaN, count as 1. Infinity
+    ///     goes from `initial` straight to `maximum`.
     ///   - maximum: The cap on the delay; a value below `initial` counts as `initial`.
-    ///   - jitter: The random fraction, clamped to 0...1.
+    ///   - jitter: The random fraction, clamped to 0...1; NaN counts as 0.
     /// - Returns: The backoff.
     public static func exponential(
         initial: Duration = .milliseconds(100),
@@ -50,35 +51,56 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
         let initial = max(initial, .zero)
         return Backoff(
             initial: initial,
-            multiplier: multiplier.isFinite ? max(1, multiplier) : 1,
+            multiplier: multiplier.isNaN ? 1 : max(1, multiplier),
             maximum: max(maximum, initial),
-            jitter: jitter.isFinite ? min(1, max(0, jitter)) : 0
+            jitter: jitter.isNaN ? 0 : min(1, max(0, jitter))
         )
     }
 
     /// The delay before retry number `retry` (1 for the first retry), with `generator`
     /// supplying the jitter.
     ///
+    /// Any retry number and any durations give a delay between zero and ``maximum``, the
+    /// longest `Duration` included, without trapping. Below ``maximum`` the delay is in whole
+    /// nanoseconds, computed with `Double`'s 53-bit precision.
+    ///
+    /// - Complexity: O(log `retry`), at most 63 multiplications, whether or not the delay
+    ///   ever reaches ``maximum``.
     /// - Parameters:
     ///   - retry: Which retry; values below 1 count as 1.
-    ///   - generator: The source of randomness for the jitter.
+    ///   - generator: The source of randomness for the jitter; called once when ``jitter``
+    ///     is above zero.
     /// - Returns: `min(initial × multiplier^(retry - 1), maximum)`, less a random part of up
     ///   to `jitter` of it.
     public func delay(beforeRetry retry: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let cap = Self.seconds(maximum)
-        var seconds = Self.seconds(initial)
-        var step = 1
-        while step < retry, seconds < cap {
-            seconds *= multiplier
-            step += 1
-        }
-        seconds = min(seconds, cap)
+        let cap = Double(maximum.attoseconds)
+        var attoseconds = Self.grow(Double(initial.attoseconds), by: multiplier, steps: max(retry, 1) - 1, upTo: cap)
         if jitter > 0 {
             // 53 random bits as a fraction in [0, 1): one draw, no rejection loop.
             let unit = Double(generator.next() >> 11) * 0x1p-53
-            seconds *= 1 - jitter * unit
+            attoseconds *= 1 - jitter * unit
         }
-        return .nanoseconds(Int64((seconds * 1e9).rounded(.down)))
+        guard attoseconds < cap else { return maximum }
+        // Below `cap`, which is at most 2^127: the whole nanoseconds fit in an `Int128`, and
+        // only rounding can take them back to attoseconds past `maximum`.
+        let nanoseconds = Int128(max(0, attoseconds / 1e9).rounded(.down))
+        let (exact, overflow) = nanoseconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? maximum : min(Duration(attoseconds: exact), maximum)
+    }
+
+    /// `value × multiplier^steps`, or `cap` once that reaches it: exponentiation by squaring,
+    /// one round per bit of `steps`, stopping early at the cap (the product never shrinks, as
+    /// `multiplier` is at least 1).
+    private static func grow(_ value: Double, by multiplier: Double, steps: Int, upTo cap: Double) -> Double {
+        var value = value
+        var factor = multiplier
+        var steps = steps
+        while steps > 0, value > 0, value < cap {
+            if steps & 1 == 1 { value *= factor }
+            factor *= factor
+            steps >>= 1
+        }
+        return min(value, cap)
     }
 
     /// `constant(1.0 seconds)` or `exponential(initial: …, multiplier: …, maximum: …, jitter: …)`.
@@ -86,9 +108,5 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
         multiplier == 1 && jitter == 0 && initial == maximum
             ? "constant(\(initial))"
             : "exponential(initial: \(initial), multiplier: \(multiplier), maximum: \(maximum), jitter: \(jitter))"
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        duration.secondsAsDouble
     }
 }

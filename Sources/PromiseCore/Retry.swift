@@ -16,8 +16,10 @@
 ///   - attempts: How many times to retry after the first try (google/promises' meaning);
 ///     the default is one retry.
 ///   - delay: How long to wait before each retry; the default is one second.
-///   - condition: Called with the number of retries left and the error; return `false` to
-///     stop and reject with that error. `nil` retries every error.
+///   - condition: Called after a rejected attempt with the number of retries still allowed
+///     (google/promises' remaining attempts: `attempts` when the first try fails, 1 when the
+///     try before the last retry fails) and the error; return `false` to stop and reject with
+///     that error. Not called once no retries are left. `nil` retries every error.
 ///   - work: Starts one attempt. Throwing counts as a rejected attempt.
 /// - Returns: A promise for the first successful attempt's value, or the last error.
 public func retry<Value: Sendable>(
@@ -27,17 +29,11 @@ public func retry<Value: Sendable>(
     condition: (@Sendable (_ remainingAttempts: Int, _ error: any Error) -> Bool)? = nil,
     _ work: @escaping @Sendable () throws -> Promise<Value>
 ) -> Promise<Value> {
-    let retries = max(0, attempts)
-    var byAttempt: (@Sendable (Int, any Error) -> Bool)?
-    if let condition {
-        // After attempt n fails, retries - n + 1 retries are left.
-        byAttempt = { attempt, error in condition(retries - attempt + 1, error) }
-    }
-    return Retrier<Value>.start(
+    Retrier<Value>.start(
         on: context ?? Promises.defaultContext,
-        retries: retries,
+        retries: max(0, attempts),
         delay: { _ in delay },
-        condition: byAttempt,
+        condition: condition,
         work: { _ in try work() }
     )
 }
@@ -60,9 +56,12 @@ public func retry<Value: Sendable>(
 ///     means ``Promises/defaultContext``.
 ///   - attempts: How many times to retry after the first try.
 ///   - backoff: How long to wait before each retry.
-///   - condition: Called with the number of the attempt that failed (the first try is 1)
-///     and its error; return `false` to stop and reject with that error. `nil` retries every
-///     error.
+///   - condition: Called after a rejected attempt with the number of retries still allowed
+///     (google/promises' remaining attempts, as in ``retry(on:attempts:delay:condition:_:)``:
+///     `attempts` when the first try fails, 1 when the try before the last retry fails) and
+///     the error; return `false` to stop and reject with that error. Not called once no
+///     retries are left. `nil` retries every error. `work`, not `condition`, gets the
+///     attempt's number.
 ///   - work: Starts one attempt, given its number: 1 for the first try, 2 for the first
 ///     retry, and so on. Throwing counts as a rejected attempt.
 /// - Returns: A promise for the first successful attempt's value, or the last error.
@@ -70,7 +69,7 @@ public func retry<Value: Sendable>(
     on context: (any ExecutionContext)? = nil,
     attempts: Int,
     backoff: Backoff,
-    condition: (@Sendable (_ attempt: Int, _ error: any Error) -> Bool)? = nil,
+    condition: (@Sendable (_ remainingAttempts: Int, _ error: any Error) -> Bool)? = nil,
     _ work: @escaping @Sendable (_ attempt: Int) throws -> Promise<Value>
 ) -> Promise<Value> {
     let random = Lock(SystemRandomNumberGenerator())
@@ -97,7 +96,7 @@ private final class Retrier<Value: Sendable>: Sendable {
     private let context: any ExecutionContext
     /// The delay before retry number `n` (1 for the first retry).
     private let delay: @Sendable (Int) -> Duration
-    /// Called with the number of the failed attempt (1 for the first try) and its error.
+    /// Called with the retries left after a failed attempt (at least 1) and its error.
     private let condition: (@Sendable (Int, any Error) -> Bool)?
     /// Starts attempt number `n` (1 for the first try).
     private let work: @Sendable (Int) throws -> Promise<Value>
@@ -175,7 +174,7 @@ private final class Retrier<Value: Sendable>: Sendable {
         // The condition runs on the context, like the work.
         Scheduler.submit(context, owner: result) { [self] in
             guard result.isPending else { return }
-            guard condition?(number, error) ?? true else {
+            guard condition?(remaining, error) ?? true else {
                 result.resolve(.failure(error), fromUpstream: true)
                 return
             }

@@ -39,6 +39,13 @@ public struct CurlResponse: Sendable {
         get { storage.httpVersion }
         set { unique().httpVersion = newValue }
     }
+    /// The method of the request that got this response (`GET`), after redirects (a `303`
+    /// turns a `POST` into a `GET`); empty for a response made without a request.
+    /// ``validate()`` names it, with ``url``, in its error.
+    public var requestMethod: String {
+        get { storage.requestMethod }
+        set { unique().requestMethod = newValue }
+    }
 
     /// Creates a response; the client makes these, and tests may too.
     ///
@@ -48,18 +55,30 @@ public struct CurlResponse: Sendable {
     ///   - url: The final URL; user information in it is kept as `***@`.
     ///   - redirectCount: Redirects followed.
     ///   - httpVersion: The protocol version.
-    public init(head: HTTPResponse, body: [UInt8] = [], url: String = "", redirectCount: Int = 0, httpVersion: String = "1.1") {
-        self.init(storedHead: .built(head), body: body, url: url, redirectCount: redirectCount, httpVersion: httpVersion)
+    ///   - requestMethod: The method of the request that got the response, or empty.
+    public init(
+        head: HTTPResponse, body: [UInt8] = [], url: String = "", redirectCount: Int = 0, httpVersion: String = "1.1",
+        requestMethod: String = ""
+    ) {
+        self.init(
+            storedHead: .built(head), body: body, url: url, redirectCount: redirectCount, httpVersion: httpVersion,
+            requestMethod: requestMethod)
     }
 
     /// A received response, whose fields are parsed when first read.
-    init(status: HTTPResponse.Status, fields: ReceivedFields, body: [UInt8], url: String, redirectCount: Int, httpVersion: String) {
-        self.init(storedHead: .received(status, fields), body: body, url: url, redirectCount: redirectCount, httpVersion: httpVersion)
+    init(
+        status: HTTPResponse.Status, fields: ReceivedFields, body: [UInt8], url: String, redirectCount: Int, httpVersion: String,
+        requestMethod: String
+    ) {
+        self.init(
+            storedHead: .received(status, fields), body: body, url: url, redirectCount: redirectCount, httpVersion: httpVersion,
+            requestMethod: requestMethod)
     }
 
-    private init(storedHead: StoredHead, body: [UInt8], url: String, redirectCount: Int, httpVersion: String) {
+    private init(storedHead: StoredHead, body: [UInt8], url: String, redirectCount: Int, httpVersion: String, requestMethod: String) {
         storage = Storage(
-            head: storedHead, body: body, url: redactingUserInfo(url), redirectCount: redirectCount, httpVersion: httpVersion)
+            head: storedHead, body: body, url: redactingUserInfo(url), redirectCount: redirectCount, httpVersion: httpVersion,
+            requestMethod: requestMethod)
     }
 
     /// The head as built by a caller, or as received, with its fields not parsed yet.
@@ -80,13 +99,15 @@ public struct CurlResponse: Sendable {
         var url: String
         var redirectCount: Int
         var httpVersion: String
+        var requestMethod: String
 
-        init(head: StoredHead, body: [UInt8], url: String, redirectCount: Int, httpVersion: String) {
+        init(head: StoredHead, body: [UInt8], url: String, redirectCount: Int, httpVersion: String, requestMethod: String) {
             self.head = head
             self.body = body
             self.url = url
             self.redirectCount = redirectCount
             self.httpVersion = httpVersion
+            self.requestMethod = requestMethod
         }
     }
 
@@ -95,7 +116,9 @@ public struct CurlResponse: Sendable {
     /// The storage, copied first if another response shares it.
     private mutating func unique() -> Storage {
         if !isKnownUniquelyReferenced(&storage) {
-            storage = Storage(head: storage.head, body: storage.body, url: storage.url, redirectCount: storage.redirectCount, httpVersion: storage.httpVersion)
+            storage = Storage(
+                head: storage.head, body: storage.body, url: storage.url, redirectCount: storage.redirectCount,
+                httpVersion: storage.httpVersion, requestMethod: storage.requestMethod)
         }
         return storage
     }
@@ -136,12 +159,14 @@ public struct CurlResponse: Sendable {
     /// Returns this response if its status is 2xx, and throws otherwise.
     ///
     /// - Returns: This response.
-    /// - Throws: ``CurlError`` with ``CurlError/Code/badStatus``, carrying this response.
+    /// - Throws: ``CurlError`` with ``CurlError/Code/badStatus``, carrying this response, its
+    ///   ``requestMethod`` and its ``url``: `… — GET http://…`, like every PromiseCurl error.
     public func validate() throws(CurlError) -> CurlResponse {
         let status = status
         guard status.kind == .successful else {
             let reason = status.reasonPhrase.isEmpty ? "" : " \(status.reasonPhrase)"
-            throw CurlError(.badStatus, message: "status \(status.code)\(reason), expected 2xx", url: url, response: self)
+            throw CurlError(
+                .badStatus, message: "status \(status.code)\(reason), expected 2xx", method: requestMethod, url: url, response: self)
         }
         return self
     }

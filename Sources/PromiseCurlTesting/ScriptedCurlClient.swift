@@ -257,6 +257,7 @@ public final class ScriptedCurlClient: CurlExecuting {
             context.execute { promise.reject(error) }
         case .response(var response):
             if response.url.isEmpty { response.url = request.url }
+            if response.requestMethod.isEmpty { response.requestMethod = request.method.rawValue }
             context.execute { [response] in
                 do {
                     promise.fulfill(try finish(response))

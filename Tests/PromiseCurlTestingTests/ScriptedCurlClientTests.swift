@@ -24,6 +24,14 @@ struct WeatherService {
         #expect(http.requests.map(\.method) == [.get])
     }
 
+    @Test func aScriptedStatusRefusedByValidateNamesTheRequest() async throws {
+        let http = ScriptedCurlClient()
+        http.reply(to: "https://api.example/jobs", with: .status(503))
+        let error = await #expect(throws: CurlError.self) { try await http.post("https://api.example/jobs", body: .text("a")).validate().get() }
+        #expect(error?.method == "POST")
+        #expect(error?.description.hasSuffix(" — POST https://api.example/jobs") == true, "\(String(describing: error))")
+    }
+
     @Test func repliesComeInOrderAndTheLastRepeats() async throws {
         let http = ScriptedCurlClient()
         http.reply(to: .post, "https://api.example/jobs", with: .status(503), .status(201, "made"))

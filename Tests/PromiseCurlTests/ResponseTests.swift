@@ -42,6 +42,36 @@ import Testing
         #expect(try await client.get(httpbin.url("/status/204")).validate().get().status == .noContent)
     }
 
+    /// A refused status reads like every other PromiseCurl error: `— METHOD url`, the method
+    /// and URL of the request that got the response (after redirects, which can change both).
+    @Test func validateErrorsNameTheMethodAndTheURL() async throws {
+        let url = httpbin.url("/status/418")
+        let get = await #expect(throws: CurlError.self) { try await client.get(url).validate().get() }
+        #expect(get?.method == "GET")
+        #expect(get?.description.hasSuffix(" — GET \(url)") == true, "\(String(describing: get))")
+        let post = await #expect(throws: CurlError.self) { try await client.post(url, body: .text("tea")).validate().get() }
+        #expect(post?.method == "POST")
+        #expect(post?.description.hasSuffix(" — POST \(url)") == true, "\(String(describing: post))")
+        let response = try await client.execute(CurlRequest(.delete, url)).get()
+        #expect(response.requestMethod == "DELETE")
+        let deleted = #expect(throws: CurlError.self) { try response.validate() }
+        #expect(deleted?.description.hasSuffix(" — DELETE \(url)") == true, "\(String(describing: deleted))")
+        // A 303 turns the POST into a GET of the new URL.
+        let seeOther = httpbin.url("/redirect-to?url=/status/404&status_code=303")
+        let redirected = await #expect(throws: CurlError.self) { try await client.post(seeOther, body: .text("x")).validate().get() }
+        #expect(redirected?.description.hasSuffix(" — GET \(httpbin.url("/status/404"))") == true, "\(String(describing: redirected))")
+        // A response built without a request names only its URL.
+        let built = #expect(throws: CurlError.self) {
+            try CurlResponse(head: HTTPResponse(status: .badGateway), url: "http://example.invalid/").validate()
+        }
+        #expect(built?.method == "")
+        #expect(built?.description.hasSuffix(" — http://example.invalid/") == true, "\(String(describing: built))")
+        let named = #expect(throws: CurlError.self) {
+            try CurlResponse(head: HTTPResponse(status: .badGateway), url: "http://example.invalid/", requestMethod: "PUT").validate()
+        }
+        #expect(named?.description.hasSuffix(" — PUT http://example.invalid/") == true, "\(String(describing: named))")
+    }
+
     @Test func responseHeadIsParsed() async throws {
         let response = try await client.get(httpbin.url("/json")).validate().get()
         #expect(response.headerFields[.contentType] == "application/json")

@@ -36,15 +36,23 @@ import Testing
         try await loop.shutdown().get()
     }
 
-    @Test func touchingTheValueOffTheLoopStopsADebugBuild() async {
-        #if DEBUG
-            await #expect(processExitsWith: .failure) {
-                // Exits 0 (so the test fails) if the check did not stop the process.
-                guard let loop = try? UVLoop() else { exit(0) }
-                let bound = UVLoopBound(Tally(), loop: loop)
-                bound.value.hits += 1  // not on the loop thread: the check stops the process
-                exit(0)
-            }
-        #endif
+    /// The check is a `precondition`, so it holds in release builds as well as here.
+    @Test func touchingTheValueOffTheLoopStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            // Exits 0 (so the test fails) if the check did not stop the process.
+            guard let loop = try? UVLoop() else { exit(0) }
+            let bound = UVLoopBound(Tally(), loop: loop)
+            bound.value.hits += 1  // not on the loop thread: the check stops the process
+            exit(0)
+        }
+    }
+
+    @Test func readingOffTheLoopStopsTheProgramToo() async {
+        await #expect(processExitsWith: .failure) {
+            guard let loop = try? UVLoop() else { exit(0) }
+            let bound = UVLoopBound(Tally(), loop: loop)
+            _ = bound.withValue { $0.hits }
+            exit(0)
+        }
     }
 }

@@ -306,7 +306,8 @@ final class Transfer: @unchecked Sendable {
         let responseStatus = HTTPResponse.Status(code: max(0, min(status, 999)), reasonPhrase: head.reason)
         let response = CurlResponse(
             status: responseStatus, fields: ReceivedFields(lines: head.takeFieldLines()),
-            body: body, url: finalURL, redirectCount: redirects, httpVersion: Self.versionName(version))
+            body: body, url: finalURL, redirectCount: redirects, httpVersion: Self.versionName(version),
+            requestMethod: hop.method.rawValue)
         if let sink {
             let accepted = !(download?.options.requireSuccess ?? true) || responseStatus.kind == .successful
             self.sink = nil
