@@ -84,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseCurlTestingTests",
-            dependencies: ["PromiseCurlTesting", "PromiseTesting"],
+            dependencies: ["PromiseCurlTesting", "PromiseTesting", "PromiseTestSupport"],
             swiftSettings: strictSettings
         ),
         // swift-log integration: diagnostics to a Logger. PromiseCore and swift-log only.

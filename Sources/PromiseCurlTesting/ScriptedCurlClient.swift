@@ -39,7 +39,8 @@ public final class ScriptedCurlClient: CurlExecuting {
         /// Give `reply` once `delay` has passed on the client's context.
         indirect case delayed(Duration, Reply)
 
-        /// A response with `status`, the UTF-8 of `body`, and `headers`.
+        /// A response with `status` (and the reason phrase a server sends with it, such as
+        /// `Not Found`), the UTF-8 of `body`, and `headers`.
         ///
         /// - Parameters:
         ///   - status: The status code, such as `200` or `503`.
@@ -51,7 +52,8 @@ public final class ScriptedCurlClient: CurlExecuting {
             for (name, value) in headers {
                 if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
             }
-            return .response(CurlResponse(head: HTTPResponse(status: .init(code: status), headerFields: fields), body: Array(body.utf8)))
+            let head = HTTPResponse(status: .init(code: status, reasonPhrase: standardReasonPhrase(status)), headerFields: fields)
+            return .response(CurlResponse(head: head, body: Array(body.utf8)))
         }
 
         /// A `200` response with `text` as a JSON body (`Content-Type: application/json`).
@@ -182,33 +184,40 @@ public final class ScriptedCurlClient: CurlExecuting {
     }
 
     /// Records `request`, answers it from the script, and writes a response's body to `path`
-    /// (replacing the file whole); the promise's response has an empty body, as
-    /// `CurlClient`'s has.
+    /// (replacing the file whole) as `CurlClient.download` does: with
+    /// `options.requireSuccess` (the default), a status outside 2xx rejects with
+    /// `CurlError.Code.badStatus`, carrying the response, and leaves `path` as it was. The
+    /// promise's response has an empty body, as `CurlClient`'s has.
     ///
     /// - Parameters:
     ///   - request: The request.
     ///   - path: Where the body goes.
-    ///   - options: Ignored: the file is written whole, without `fsync`.
+    ///   - options: `requireSuccess` applies; `durable` does not (the file is written whole,
+    ///     without `fsync`).
     /// - Returns: A promise of the response (without body).
     public func download(_ request: CurlRequest, to path: String, options: CurlDownloadOptions) -> Promise<CurlResponse> {
         answer(request) { response in
-            try replaceFile(at: path, with: response.body)
             var headOnly = response
             headOnly.body = []
+            if options.requireSuccess && response.status.kind != .successful {
+                throw CurlError(
+                    .badStatus,
+                    message: "status \(response.status.code) \(response.status.reasonPhrase), not saved to '\(path)' (the file was left as it was)",
+                    method: request.method.rawValue, url: request.url, response: headOnly)
+            }
+            try replaceFile(at: path, with: response.body)
             return headOnly
         }
     }
 
     private func answer(_ request: CurlRequest, _ finish: @escaping @Sendable (CurlResponse) throws -> CurlResponse) -> Promise<CurlResponse> {
-        // `nil`: shut down; `.some(nil)`: no rule matches.
-        let reply: Reply?? = state.withLock { state in
-            if state.isShutDown { return nil }
+        let recorded = state.withLock { state in
+            if state.isShutDown { return false }
             state.requests.append(request)
-            guard let index = state.rules.firstIndex(where: { $0.matches(request) }) else { return .some(nil) }
-            let reply = state.rules[index].replies[0]
-            if state.rules[index].replies.count > 1 { state.rules[index].replies.removeFirst() }
-            return reply
+            return true
         }
+        // `nil`: shut down; `.some(nil)`: no rule matches.
+        let reply: Reply?? = recorded ? takeReply(for: request) : nil
         guard let reply else {
             return Promise(
                 CurlError(
@@ -235,6 +244,31 @@ public final class ScriptedCurlClient: CurlExecuting {
         }
         run(reply, for: request, to: promise, finish: finish, scheduled: scheduled)
         return promise
+    }
+
+    /// The next reply of the first rule that matches `request`: `nil` when the client was shut
+    /// down meanwhile, `.some(nil)` when no rule matches.
+    ///
+    /// The matchers run outside the lock, so a matcher may read ``requests`` or script more
+    /// replies. Rules are only ever appended, so the index a matcher found still names its rule
+    /// when the lock is taken again; rules scripted meanwhile are tried next.
+    private func takeReply(for request: CurlRequest) -> Reply?? {
+        var tried = 0
+        while true {
+            let matchers = state.withLock { $0.rules[tried...].map(\.matches) }
+            let found = matchers.firstIndex { $0(request) }.map { tried + $0 }
+            let reply: Reply??? = state.withLock { state in
+                if state.isShutDown { return .some(nil) }
+                guard let index = found else {
+                    return state.rules.count == tried + matchers.count ? .some(.some(nil)) : nil
+                }
+                let reply = state.rules[index].replies[0]
+                if state.rules[index].replies.count > 1 { state.rules[index].replies.removeFirst() }
+                return .some(.some(reply))
+            }
+            if let reply { return reply }
+            tried += matchers.count
+        }
     }
 
     /// Settles `promise` with `reply` on the client's context, after the reply's delays.

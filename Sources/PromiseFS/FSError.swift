@@ -172,6 +172,7 @@ public struct FSError: PromiseLibraryError {
     /// The error that caused this one, if any.
     public var underlying: (any Error)? { cause.error }
     private let cause: UnderlyingCause
+    private let phrase: String?
 
     /// Creates an error.
     ///
@@ -187,11 +188,25 @@ public struct FSError: PromiseLibraryError {
         self.path = path
         self.activity = activity ?? "\(operation) \(path)"
         self.cause = UnderlyingCause(underlying)
+        self.phrase = nil
     }
 
-    /// The sentence a person can act on: what went wrong, then what was being done, such as
+    /// An error whose ``message`` opens with `phrase` instead of the code's phrase, for a
+    /// code whose general phrase would mislead (a line over `lines()`'s limit is not a file
+    /// over a size cap).
+    init(_ code: Code, phrase: String, operation: String, path: String, activity: String) {
+        self.code = code
+        self.operation = operation
+        self.path = path
+        self.activity = activity
+        self.cause = UnderlyingCause(nil)
+        self.phrase = phrase
+    }
+
+    /// The sentence a person can act on: what went wrong (the code's
+    /// ``Code-swift.struct/phrase``, or a more precise one), then what was being done, such as
     /// `permission denied opening /etc/shadow for reading`.
-    public var message: String { "\(code.phrase) \(activity)" }
+    public var message: String { "\(phrase ?? code.phrase) \(activity)" }
 
     /// One line in the format every product's error shares:
     /// `FSError.permissionDenied (errno 13): permission denied opening /etc/shadow for reading`.

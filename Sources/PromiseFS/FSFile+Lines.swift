@@ -21,7 +21,8 @@ extension FSFile {
     /// - Parameters:
     ///   - maxLength: The longest line accepted, in bytes (its ending not counted). A longer
     ///     line fails the iteration with ``FSError/Code-swift.struct/tooLarge`` naming the line
-    ///     number, instead of growing memory without bound.
+    ///     number and the limit ("line longer than the 64-byte line limit reading line 2 of
+    ///     log.txt …"), instead of growing memory without bound.
     ///   - chunkSize: How many bytes each read asks for.
     /// - Returns: The lines. Iterating throws ``FSError/Code-swift.struct/invalidUTF8`` for a
     ///   line that is not UTF-8, an ``FSError`` for a failed read, or `CancellationError` when
@@ -77,8 +78,8 @@ extension FSFile {
                     return try splitter.nextLine()
                 } catch {
                     throw FSError(
-                        .tooLarge, operation: "lines", path: path,
-                        activity: "reading line \(error.lineNumber) of \(path): it is longer than the \(error.maxLength)-byte limit"
+                        .tooLarge, phrase: "line longer than the \(error.maxLength)-byte line limit", operation: "lines",
+                        path: path, activity: "reading line \(error.lineNumber) of \(path) (lines(maxLength:) sets the limit)"
                     )
                 }
             }

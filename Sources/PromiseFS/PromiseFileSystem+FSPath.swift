@@ -5,10 +5,13 @@ internal import PromiseSystem
 extension PromiseFileSystem {
     /// Reads a whole file: open, read, close in one job.
     ///
-    /// Only a regular file is read. A directory rejects with
-    /// ``FSError/Code-swift.struct/isADirectory``; a FIFO, a device or a socket rejects at once
-    /// with ``FSError/Code-swift.struct/invalidArgument`` naming its kind. Read those as a
-    /// stream with ``open(_:options:)-(FSPath,_)``.
+    /// A directory rejects with ``FSError/Code-swift.struct/isADirectory``. A character
+    /// device, a block device or a FIFO is read to its end of file, as `cat` reads it:
+    /// `/dev/null` gives no bytes, `/dev/zero` rejects with
+    /// ``FSError/Code-swift.struct/tooLarge`` at the cap, and a FIFO is read until its
+    /// writers close it (waiting for a first writer if none has it open). That wait never
+    /// holds a pool thread beyond cancellation: the thread waits in bounded `poll(2)` calls
+    /// and checks between them, so cancelling the promise frees it within about 50 ms.
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -17,12 +20,15 @@ extension PromiseFileSystem {
     ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
     /// - Returns: A promise for the bytes.
     ///
-    /// Corresponds to `open(2)` (non-blocking, then `fstat(2)` to refuse what is not a regular
-    /// file), `read(2)` and `close(2)`.
+    /// Corresponds to `open(2)` (non-blocking, then `fstat(2)`), `read(2)` (with `poll(2)`
+    /// for what is not a regular file) and `close(2)`.
     public func readFile(_ path: FSPath, maxSize: Int = PromiseFileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
-        pool.run("open", path: path) { _ in
-            let (fd, info) = try Sys.openRegularFile(path, maxSize: maxSize)
+        pool.run("open", path: path) { cancelled in
+            let (fd, info) = try Sys.openForWholeRead(path, maxSize: maxSize)
             defer { Sys.close(fd) }
+            guard info.kind == .regular else {
+                return try Sys.readStreamToEnd(fd, path: path, kind: info.kind, maxSize: maxSize, cancelled: cancelled)
+            }
             if info.size > Int64(maxSize) {
                 throw FSError(
                     .tooLarge, operation: "read", path: path,
@@ -33,8 +39,8 @@ extension PromiseFileSystem {
     }
 
     /// Reads a whole file as UTF-8 text. Invalid UTF-8 rejects with
-    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently. Only a regular
-    /// file is read, as with ``readFile(_:maxSize:)-(FSPath,_)``.
+    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently. Devices and
+    /// FIFOs are read to their end, as with ``readFile(_:maxSize:)-(FSPath,_)``.
     ///
     /// - Parameters:
     ///   - path: The file.

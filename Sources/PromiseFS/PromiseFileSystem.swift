@@ -15,7 +15,8 @@
 /// Safety defaults: every descriptor is opened `O_CLOEXEC`, `EINTR` is retried and short reads
 /// and writes are looped, new files get mode 0644 unless you give one (the umask applies),
 /// whole-file reads take a size cap, whole-file writes are atomic unless you ask otherwise,
-/// no open waits for the other end of a FIFO, and a path holding a NUL
+/// no open waits for the other end of a FIFO (a whole-file read of one waits in steps that
+/// cancellation stops), and a path holding a NUL
 /// byte (which the C calls would cut short) is refused with ``FSError/Code-swift.struct/invalidArgument``.
 public struct PromiseFileSystem: Sendable {
     /// The pool whose threads run the operations.
@@ -35,11 +36,13 @@ public struct PromiseFileSystem: Sendable {
 
     /// Reads a whole file: open, read, close in one job.
     ///
-    /// Only a regular file is read. A directory rejects with
-    /// ``FSError/Code-swift.struct/isADirectory``; a FIFO, a device or a socket rejects at once
-    /// with ``FSError/Code-swift.struct/invalidArgument`` naming its kind: it has no end to read
-    /// to, and a FIFO without a writer would hold a pool thread until one came. Read those as a
-    /// stream with ``open(_:options:)-(String,_)``.
+    /// A directory rejects with ``FSError/Code-swift.struct/isADirectory``. A character
+    /// device, a block device or a FIFO is read to its end of file, as `cat` reads it:
+    /// `/dev/null` gives no bytes, `/dev/zero` rejects with
+    /// ``FSError/Code-swift.struct/tooLarge`` at the cap, and a FIFO is read until its
+    /// writers close it (waiting for a first writer if none has it open). That wait never
+    /// holds a pool thread beyond cancellation: the thread waits in bounded `poll(2)` calls
+    /// and checks between them, so cancelling the promise frees it within about 50 ms.
     ///
     /// - Parameters:
     ///   - path: The file.
@@ -48,15 +51,15 @@ public struct PromiseFileSystem: Sendable {
     ///     ``FSError/Code-swift.struct/tooLarge`` before more than `maxSize + 1` bytes are read.
     /// - Returns: A promise for the bytes.
     ///
-    /// Corresponds to `open(2)` (non-blocking, then `fstat(2)` to refuse what is not a regular
-    /// file), `read(2)` and `close(2)`.
+    /// Corresponds to `open(2)` (non-blocking, then `fstat(2)`), `read(2)` (with `poll(2)`
+    /// for what is not a regular file) and `close(2)`.
     public func readFile(_ path: String, maxSize: Int = PromiseFileSystem.defaultMaxReadSize) -> Promise<[UInt8]> {
         readFile(FSPath(path), maxSize: maxSize)
     }
 
     /// Reads a whole file as UTF-8 text. Invalid UTF-8 rejects with
-    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently. Only a regular
-    /// file is read, as with ``readFile(_:maxSize:)-(String,_)``.
+    /// ``FSError/Code-swift.struct/invalidUTF8``; nothing is replaced silently. Devices and
+    /// FIFOs are read to their end, as with ``readFile(_:maxSize:)-(String,_)``.
     ///
     /// - Parameters:
     ///   - path: The file.

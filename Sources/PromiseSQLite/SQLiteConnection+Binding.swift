@@ -55,7 +55,10 @@ extension SQLiteConnection {
     ///   - first: The first parameter's value.
     ///   - values: The other parameters' values, as in ``execute(_:binding:_:)``.
     /// - Returns: The decoded rows.
-    /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
+    /// - Throws: ``SQLiteError`` (a row that does not decode is ``SQLiteError/Code-swift.struct/mismatch``,
+    ///   ``SQLiteError/Code-swift.struct/range`` or ``SQLiteError/Code-swift.struct/invalidUTF8``,
+    ///   naming the column and the statement, with the `DecodingError` as ``SQLiteError/underlying``),
+    ///   or `CancellationError`.
     @inlinable
     public func query<T: Decodable, First: SQLiteValueConvertible, each Value: SQLiteValueConvertible>(
         _ type: T.Type, _ sql: String, binding first: First, _ values: repeat each Value
@@ -88,7 +91,10 @@ extension SQLiteConnection {
     ///   - first: The first parameter's value.
     ///   - values: The other parameters' values, as in ``execute(_:binding:_:)``.
     /// - Returns: The decoded row, or `nil`.
-    /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
+    /// - Throws: ``SQLiteError`` (a row that does not decode is ``SQLiteError/Code-swift.struct/mismatch``,
+    ///   ``SQLiteError/Code-swift.struct/range`` or ``SQLiteError/Code-swift.struct/invalidUTF8``,
+    ///   naming the column and the statement, with the `DecodingError` as ``SQLiteError/underlying``),
+    ///   or `CancellationError`.
     @inlinable
     public func queryFirst<T: Decodable, First: SQLiteValueConvertible, each Value: SQLiteValueConvertible>(
         _ type: T.Type, _ sql: String, binding first: First, _ values: repeat each Value

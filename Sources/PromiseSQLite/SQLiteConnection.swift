@@ -85,7 +85,10 @@ public final class SQLiteConnection {
     ///   - sql: One SQL statement.
     ///   - bindings: The parameters' values.
     /// - Returns: The decoded rows.
-    /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
+    /// - Throws: ``SQLiteError`` (a row that does not decode is ``SQLiteError/Code-swift.struct/mismatch``,
+    ///   ``SQLiteError/Code-swift.struct/range`` or ``SQLiteError/Code-swift.struct/invalidUTF8``,
+    ///   naming the column and the statement, with the `DecodingError` as ``SQLiteError/underlying``),
+    ///   or `CancellationError`.
     public func query<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> [T] {
         try query(T.self, sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
@@ -108,7 +111,10 @@ public final class SQLiteConnection {
     ///   - sql: One SQL statement.
     ///   - bindings: The parameters' values.
     /// - Returns: The decoded row, or `nil`.
-    /// - Throws: ``SQLiteError``, `DecodingError`, or `CancellationError`.
+    /// - Throws: ``SQLiteError`` (a row that does not decode is ``SQLiteError/Code-swift.struct/mismatch``,
+    ///   ``SQLiteError/Code-swift.struct/range`` or ``SQLiteError/Code-swift.struct/invalidUTF8``,
+    ///   naming the column and the statement, with the `DecodingError` as ``SQLiteError/underlying``),
+    ///   or `CancellationError`.
     public func queryFirst<T: Decodable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) throws -> T? {
         try queryFirst(T.self, sql, bind: { (statement) throws(SQLiteError) in try statement.bind(bindings) })
     }
@@ -217,10 +223,14 @@ extension Connection {
             let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
             defer { decoding.finish() }
             var values = RowAccumulator<T>()
-            repeat {
-                try cancel?.check()
-                values.append(try decoding.decode())
-            } while try statement.step()
+            do {
+                repeat {
+                    try cancel?.check()
+                    values.append(try decoding.decode())
+                } while try statement.step()
+            } catch let error as DecodingError {
+                throw decodingFailure(error, decoding: T.self, sql: sql)
+            }
             return values.array()
         }
     }
@@ -231,7 +241,11 @@ extension Connection {
             guard try statement.step() else { return nil }
             let decoding = RowDecoding(T.self, reader: RowReader(statement: statement))
             defer { decoding.finish() }
-            return try decoding.decode()
+            do {
+                return try decoding.decode()
+            } catch let error as DecodingError {
+                throw decodingFailure(error, decoding: T.self, sql: sql)
+            }
         }
     }
 

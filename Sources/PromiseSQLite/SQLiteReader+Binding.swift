@@ -27,8 +27,11 @@ extension SQLiteReader {
     ///   - sql: One SQL statement.
     ///   - first: The first parameter's value.
     ///   - values: The other parameters' values, as in ``SQLiteConnection/execute(_:binding:_:)``.
-    /// - Returns: A promise of the decoded rows, rejected with ``SQLiteError`` or a
-    ///   `DecodingError` naming the column that did not fit.
+    /// - Returns: A promise of the decoded rows, rejected with ``SQLiteError``; a row that
+    ///   does not decode is ``SQLiteError/Code-swift.struct/mismatch`` (``SQLiteError/Code-swift.struct/range``
+    ///   for a missing column, ``SQLiteError/Code-swift.struct/invalidUTF8`` for text that is not
+    ///   UTF-8) naming the column and the statement, with the `DecodingError` as
+    ///   ``SQLiteError/underlying``.
     @inlinable
     public func query<T: Decodable & Sendable, First: SQLiteValueConvertible, each Value: SQLiteValueConvertible>(
         _ type: T.Type, _ sql: String, binding first: First, _ values: repeat each Value

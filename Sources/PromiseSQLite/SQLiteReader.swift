@@ -49,8 +49,11 @@ extension SQLiteReader {
     ///   - type: The type of each row.
     ///   - sql: One SQL statement.
     ///   - bindings: The parameters' values.
-    /// - Returns: A promise of the decoded rows, rejected with ``SQLiteError`` or a
-    ///   `DecodingError` naming the column that did not fit.
+    /// - Returns: A promise of the decoded rows, rejected with ``SQLiteError``; a row that
+    ///   does not decode is ``SQLiteError/Code-swift.struct/mismatch`` (``SQLiteError/Code-swift.struct/range``
+    ///   for a missing column, ``SQLiteError/Code-swift.struct/invalidUTF8`` for text that is not
+    ///   UTF-8) naming the column and the statement, with the `DecodingError` as
+    ///   ``SQLiteError/underlying``.
     @inlinable
     public func query<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ bindings: SQLiteBindings = .none) -> Promise<[T]> {
         readWithoutTransaction { try $0.query(T.self, sql, bindings) }

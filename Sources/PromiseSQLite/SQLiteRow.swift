@@ -72,11 +72,18 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///
     /// - Parameter type: The type to decode.
     /// - Returns: The decoded value.
-    /// - Throws: `DecodingError` naming the column that did not fit.
+    /// - Throws: ``SQLiteError`` naming the column that did not fit, with the `DecodingError`
+    ///   as ``SQLiteError/underlying``: ``SQLiteError/Code-swift.struct/mismatch``,
+    ///   ``SQLiteError/Code-swift.struct/range`` for a missing column, or
+    ///   ``SQLiteError/Code-swift.struct/invalidUTF8`` for text that is not UTF-8.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         let decoding = RowDecoding(T.self, reader: RowReader(row: self))
         defer { decoding.finish() }
-        return try decoding.decode()
+        do {
+            return try decoding.decode()
+        } catch let error as DecodingError {
+            throw decodingFailure(error, decoding: T.self, sql: nil)
+        }
     }
 
     private func convert<T: SQLiteValueConvertible>(_ value: SQLiteValue, column: Int) throws(SQLiteError) -> T {
@@ -88,6 +95,28 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     public var description: String {
         "(" + zip(columns.names, values).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
     }
+}
+
+/// The error for a row that does not decode to `type`, with `error` as its underlying error:
+/// the code of the ``SQLiteError`` a column conversion put under `error` (``SQLiteError/Code-swift.struct/mismatch``,
+/// ``SQLiteError/Code-swift.struct/invalidUTF8``, or ``SQLiteError/Code-swift.struct/range``
+/// for a missing column), and ``SQLiteError/Code-swift.struct/mismatch`` for a `DecodingError`
+/// thrown by the type's own `init(from:)`. The message names the column (the coding path) and
+/// the type; `sql` names the statement.
+func decodingFailure(_ error: DecodingError, decoding type: Any.Type, sql: String?) -> SQLiteError {
+    let context: DecodingError.Context
+    switch error {
+    case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found), .dataCorrupted(let found):
+        context = found
+    @unknown default:
+        return SQLiteError(.mismatch, message: "a row does not decode to \(type): \(error)", sql: sql, underlying: error)
+    }
+    let code = (context.underlyingError as? SQLiteError)?.code ?? .mismatch
+    var path = context.codingPath.map(\.stringValue)
+    if case .keyNotFound(let key, _) = error { path.append(key.stringValue) }
+    let place = path.isEmpty ? "" : " at column '\(path.joined(separator: "."))'"
+    return SQLiteError(
+        code, message: "a row does not decode to \(type)\(place): \(context.debugDescription)", sql: sql, underlying: error)
 }
 
 /// The error for a value that does not convert: `invalidUTF8` for text that is not UTF-8,

@@ -8,7 +8,9 @@
 /// `String` but not as `Int`, and an integer that does not fit the type is an error rather than
 /// a truncated value. `Double` reads integer columns too, since SQLite stores whole-number reals
 /// in `REAL` columns as integers when it can. `Float` is the one lossy reading: a double is
-/// rounded to the nearest float, as `Float(_:)` does.
+/// rounded to the nearest float, as `Float(_:)` does, but a finite double beyond `Float`'s
+/// range (`1e300`) does not convert rather than becoming an infinity; a stored infinity or NaN
+/// reads as itself.
 public protocol SQLiteValueConvertible: Sendable {
     /// The value to bind.
     var sqliteValue: SQLiteValue { get }
@@ -92,12 +94,15 @@ extension Float: SQLiteValueConvertible {
     /// ``SQLiteValue/real(_:)``, widened to a double.
     @inlinable public var sqliteValue: SQLiteValue { .real(Double(self)) }
 
-    /// A numeric column's value as a float (rounded to the nearest float).
+    /// A numeric column's value as a float, rounded to the nearest float. A finite value
+    /// beyond `Float`'s range (`1e300`) does not convert; an infinity or NaN stays one.
     ///
     /// - Parameter value: The column's value.
     /// - Returns: The float, or `nil`.
     public static func fromSQLiteValue(_ value: SQLiteValue) -> Float? {
-        Double.fromSQLiteValue(value).map(Float.init)
+        guard let double = Double.fromSQLiteValue(value) else { return nil }
+        let float = Float(double)
+        return float.isInfinite && double.isFinite ? nil : float
     }
 }
 

@@ -65,12 +65,16 @@ import Testing
               python3 -c 'import socket; socket.create_connection(("127.0.0.1", 8080), 0.2)' 2>/dev/null && break
               sleep 0.05
             done
+            started=$(date +%s%N)
             '\(minimal)' http://promise-test.invalid/ http://127.0.0.1:8080/ok.txt
+            echo "took $(( ($(date +%s%N) - started) / 1000000 )) ms"
             """
-        let start = ContinuousClock.now
         let output = try await run("/usr/bin/unshare", ["-rn", "/bin/sh", "-c", script])
-        let lines = output.split(separator: "\n").map(String.init)
-        expectTimeLimit(ContinuousClock.now - start, under: .seconds(30), "the program failing its lookup and fetching after it")
+        var lines = output.split(separator: "\n").map(String.init)
+        // Timed in the namespace around the program alone: starting the server there is not
+        // what this checks.
+        let took = lines.popLast().flatMap { Int($0.dropFirst("took ".count).dropLast(" ms".count)) }
+        expectTimeLimit(took.map { .milliseconds($0) }, under: .seconds(30), "the program failing its lookup and fetching after it")
         #expect(lines.count == 2, "\(output)")
         #expect(lines.first?.hasPrefix("error: couldNotResolveHost") == true, "\(output)")
         #expect(lines.first?.contains("promise-test.invalid") == true, "\(output)")

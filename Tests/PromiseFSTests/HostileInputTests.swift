@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import PromiseFS
 import PromiseTestSupport
@@ -27,6 +28,34 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         if writer >= 0 { close(writer) }
         if reader >= 0 { _ = read(reader, &sink, sink.count) }
         return promises.allSatisfy { !$0.isPending }
+    }
+}
+
+/// Opens the FIFO at `path` for writing (waiting for a reader), writes `bytes` and closes it,
+/// with plain libc.
+func plainWriteFIFO(_ path: String, _ bytes: [UInt8]) {
+    let fd = open(path, O_WRONLY)
+    guard fd >= 0 else { return }
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        if written <= 0 { break }
+        offset += written
+    }
+    close(fd)
+}
+
+/// Runs `body` on a Dispatch thread, outside Swift's cooperative pool, where it may block.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) -> DispatchGroup {
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group, execute: body)
+    return group
+}
+
+extension DispatchGroup {
+    /// Waits, without blocking a cooperative thread, until the group's work is done.
+    func finished() async {
+        await withCheckedContinuation { done in notify(queue: .global()) { done.resume() } }
     }
 }
 
@@ -62,34 +91,74 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
         try await big.close().get()
     }
 
-    /// A FIFO without a writer blocks `open(2)` for reading until a writer comes. Eight
-    /// whole-file reads of one, on a pool of four threads, reject at once, and the pool
-    /// still works afterwards.
-    @Test func wholeFileReadsOfAFIFORejectAtOnceAndNeverWedgeThePool() async throws {
+    /// A whole-file read of a character device reads to its end of file within the cap, as
+    /// `cat` does: `/dev/null` gives no bytes, `/dev/zero` passes any cap.
+    @Test func wholeFileReadsOfCharacterDevicesReadToTheirEndWithinTheCap() async throws {
+        #expect(try await fs.readFile("/dev/null").get() == [])
+        #expect(try await fs.readText("/dev/null").get() == "")
+        #expect(try await fs.readFile("/dev/null", maxSize: 0).get() == [])
+        for cap in [0, 16, 100_000] {
+            let error = await fsError(fs.readFile("/dev/zero", maxSize: cap))
+            #expect(error?.code == .tooLarge, "cap \(cap)")
+            #expect(
+                error?.message == "file larger than the size cap reading /dev/zero "
+                    + "(a character device, read to its end; the cap is \(cap) bytes)")
+        }
+        let directory = await fsError(fs.readFile("/dev"))
+        #expect(directory?.code == .isADirectory)
+    }
+
+    /// A FIFO is read until its writer closes it, whether the writer comes before or after
+    /// the read starts, and bytes past the cap reject with `tooLarge`.
+    @Test func wholeFileReadsOfAFIFOReadWhatItsWriterWrites() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let pipe = dir("pipe")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let payload: [UInt8] = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+        // The read starts first and waits for a writer, which comes 200 ms later.
+        let read = fs.readFile(pipe)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(read.isPending, "no writer yet: the read waits for one")
+        let writer = onAnotherThread { plainWriteFIFO(pipe, payload) }
+        #expect(try await read.get() == payload)
+        await writer.finished()
+
+        // A writer already blocked in open(2) when the read starts; its bytes pass the cap.
+        // (They fit the pipe's buffer, so the writer finishes before the read closes its end.)
+        let early = onAnotherThread { plainWriteFIFO(pipe, Array(payload[..<5_000])) }
+        try await Task.sleep(for: .milliseconds(100))
+        let capped = await fsError(fs.readFile(pipe, maxSize: 1_000))
+        #expect(capped?.code == .tooLarge)
+        #expect(capped?.message.contains("a FIFO (named pipe), read to its end; the cap is 1000 bytes") == true)
+        await early.finished()
+    }
+
+    /// A whole-file read of a FIFO that no process writes waits, and cancelling it frees the
+    /// pool thread: on a pool of one thread, a read queued behind it completes.
+    @Test func aWholeFileReadOfAnUnwrittenFIFOIsCancellableAndFreesThePool() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }
         let pipe = dir("pipe")
         #expect(mkfifo(pipe, 0o600) == 0)
         plainWrite(dir("regular"), "still works")
-        let pool = try FileIOPool(threads: 4)
+        let pool = try FileIOPool(threads: 1)
         defer { _ = pool.shutdown() }
         let fs = PromiseFileSystem(pool: pool)
 
-        let reads = (0..<8).map { index in
-            index % 2 == 0 ? fs.readFile(pipe) : fs.readText(pipe).then(on: .inline) { Array($0.utf8) }
-        }
-        let pending = try await stillPending(reads, after: .seconds(5))
-        try await releaseFIFOWaiters(of: pipe, reads)
-        #expect(pending == 0, "\(pending) of 8 reads of a FIFO were still pending after 5 s")
-        for read in reads {
-            let error = await fsError(read)
-            #expect(error?.code == .invalidArgument)
-            #expect(
-                error?.message == "invalid argument reading \(pipe) (a FIFO (named pipe), not a regular file: "
-                    + "a whole-file read needs an end; read it as a stream with PromiseFileSystem.open(_:options:))")
-        }
-        #expect(try await fs.readText(dir("regular")).get() == "still works")
-        #expect(await fsError(fs.readFile("/dev/null"))?.description.contains("a character device, not a regular file") == true)
+        let waiting = fs.readFile(pipe)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(waiting.isPending, "no writer: the read waits for one")
+        let behind = fs.readText(dir("regular"))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(behind.isPending, "the only thread is busy with the FIFO")
+        waiting.cancel()
+        let done = try await eventually(.seconds(5)) { !behind.isPending }
+        if !done { try await releaseFIFOWaiters(of: pipe, [waiting]) }
+        #expect(done, "the read queued behind a cancelled FIFO read did not run within 5 s")
+        #expect(try await behind.get() == "still works")
+        #expect(!waiting.isPending)
         #expect(plainIsKind(pipe, S_IFIFO))
     }
 

@@ -60,7 +60,10 @@ import Testing
         } catch let error as FSError {
             #expect(error.code == .tooLarge)
             #expect(error.description.contains("line 2"), "\(error)")
-            #expect(error.description.contains("64-byte limit"), "\(error)")
+            #expect(
+                error.message == "line longer than the 64-byte line limit reading line 2 of \(dir("long")) "
+                    + "(lines(maxLength:) sets the limit)", "\(error)")
+            #expect(!error.message.contains("size cap"), "a line limit is not a file size cap: \(error)")
         }
         // A line exactly at the limit is fine.
         plainWrite(dir("exact"), bytes: [UInt8](repeating: UInt8(ascii: "y"), count: 64) + [10])

@@ -92,7 +92,8 @@ private struct SizedKey<Raw: FixedWidthInteger & Sendable>: CodingKey {
         do {
             _ = try await db.query(Wrong.self, "SELECT name FROM users").get()
             Issue.record("text must not decode as Int")
-        } catch let DecodingError.typeMismatch(type, context) {
+        } catch let error as SQLiteError {
+            guard case .typeMismatch(let type, let context)? = error.underlying as? DecodingError else { throw error }
             #expect(ObjectIdentifier(type) == ObjectIdentifier(Int.self))
             #expect(context.debugDescription == "column 'name' (0) holds text, which does not convert to Int")
             #expect(context.codingPath.map(\.stringValue) == ["name"])
@@ -101,13 +102,14 @@ private struct SizedKey<Raw: FixedWidthInteger & Sendable>: CodingKey {
         do {
             _ = try await db.query(Missing.self, "SELECT id, name FROM users").get()
             Issue.record("a missing column must fail")
-        } catch let DecodingError.keyNotFound(key, context) {
+        } catch let error as SQLiteError {
+            guard case .keyNotFound(let key, let context)? = error.underlying as? DecodingError else { throw error }
             #expect(key.stringValue == "nickname")
             #expect(context.debugDescription == "the result has no column named 'nickname'; its columns are id, name")
         }
         struct NotOptional: Decodable, Sendable { let email: String }
-        await #expect(throws: DecodingError.self) { try await db.query(NotOptional.self, "SELECT email FROM users").get() }
-        await #expect(throws: DecodingError.self) { try await db.query(User.Role.self, "SELECT 'owner'").get() }
+        await #expect(throws: SQLiteError.self) { try await db.query(NotOptional.self, "SELECT email FROM users").get() }
+        await #expect(throws: SQLiteError.self) { try await db.query(User.Role.self, "SELECT 'owner'").get() }
     }
 
     @Test func optionalPropertiesAreNilForNULLAndForAMissingColumn() async throws {
@@ -132,7 +134,8 @@ private struct SizedKey<Raw: FixedWidthInteger & Sendable>: CodingKey {
         do {
             _ = try await db.query(WrongOptional.self, "SELECT name FROM users").get()
             Issue.record("text must not decode as Int?")
-        } catch let DecodingError.typeMismatch(_, context) {
+        } catch let error as SQLiteError {
+            guard case .typeMismatch(_, let context)? = error.underlying as? DecodingError else { throw error }
             #expect(context.debugDescription == "column 'name' (0) holds text, which does not convert to Int")
         }
     }
@@ -262,7 +265,7 @@ private struct SizedKey<Raw: FixedWidthInteger & Sendable>: CodingKey {
                 do {
                     _ = try nested.row.decode(Wrong.self)
                     wrongFailed = false
-                } catch is DecodingError {
+                } catch SQLiteError.Code.mismatch {
                     wrongFailed = true
                 }
                 labels = try nested.connection.query(Label.self, "SELECT name || '!' AS label FROM users ORDER BY id").map(\.label)
@@ -410,18 +413,19 @@ private struct SizedKey<Raw: FixedWidthInteger & Sendable>: CodingKey {
         do {
             _ = try await db.query(Unsigned.self, "SELECT -1 AS value").get()
             Issue.record("a negative integer must not decode as UInt64?")
-        } catch let DecodingError.typeMismatch(_, context) {
+        } catch let error as SQLiteError {
+            guard case .typeMismatch(_, let context)? = error.underlying as? DecodingError else { throw error }
             #expect(context.debugDescription == "column 'value' (0) holds a negative integer, which does not convert to UInt64")
         }
         struct Text: Decodable, Sendable { let value: String? }
-        await #expect(throws: DecodingError.self) { try await db.query(Text.self, "SELECT CAST(X'C328FF41' AS TEXT) AS value").get() }
+        await #expect(throws: SQLiteError.self) { try await db.query(Text.self, "SELECT CAST(X'C328FF41' AS TEXT) AS value").get() }
         struct Roles: Decodable, Equatable, Sendable {
             let role: User.Role?
             let other: User.Role?
         }
         #expect(try await db.query(Roles.self, "SELECT NULL AS role").get() == [Roles(role: nil, other: nil)])
         #expect(try await db.query(Roles.self, "SELECT 'admin' AS role, 'member' AS other").get() == [Roles(role: .admin, other: .member)])
-        await #expect(throws: DecodingError.self) { try await db.query(Roles.self, "SELECT 'owner' AS role").get() }
+        await #expect(throws: SQLiteError.self) { try await db.query(Roles.self, "SELECT 'owner' AS role").get() }
     }
 
     /// Each thread decodes with its own reader: two connections decoding at once keep their

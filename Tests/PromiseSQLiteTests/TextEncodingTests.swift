@@ -34,7 +34,9 @@ import Testing
         do {
             let items = try await db.query(Item.self, "SELECT id, v FROM t").get()
             Issue.record("decoded \(items) with bytes replaced")
-        } catch let DecodingError.dataCorrupted(context) {
+        } catch let error as SQLiteError {
+            #expect(error.code == .invalidUTF8)
+            guard case .dataCorrupted(let context)? = error.underlying as? DecodingError else { throw error }
             #expect(context.debugDescription.contains("not valid UTF-8"))
             #expect(context.codingPath.map(\.stringValue) == ["v"])
         }

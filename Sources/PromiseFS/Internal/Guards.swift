@@ -55,36 +55,6 @@ extension Sys {
         return FSError(FSError.Code(errno: code), operation: "open", path: path, activity: activity)
     }
 
-    /// Opens `path` for a whole-file read and checks it: `maxSize` must be 0 or more, and the
-    /// file must be a regular file. A FIFO, a device or a socket has no end a whole-file read
-    /// could wait for; a FIFO without a writer would otherwise hold the thread for good.
-    static func openRegularFile(_ path: FSPath, maxSize: Int) throws(FSError) -> (fd: Int32, info: FSFileInfo) {
-        guard maxSize >= 0 else {
-            throw FSError(
-                .invalidArgument, operation: "read", path: path,
-                activity: "reading \(path) with a size cap of \(maxSize) bytes (the cap must be 0 or more)")
-        }
-        let fd = try open(path, readOnly, activity: "opening \(path) for reading")
-        let info: FSFileInfo
-        do {
-            info = try fstat(fd, path: path)
-        } catch {
-            close(fd)
-            throw error
-        }
-        guard info.kind == .regular else {
-            close(fd)
-            if info.kind == .directory {
-                throw FSError(.isADirectory, operation: "read", path: path, activity: "reading \(path)")
-            }
-            throw FSError(
-                .invalidArgument, operation: "read", path: path,
-                activity: "reading \(path) (\(phrase(info.kind)), not a regular file: a whole-file read "
-                    + "needs an end; read it as a stream with PromiseFileSystem.open(_:options:))")
-        }
-        return (fd, info)
-    }
-
     /// Reads up to `count` bytes (see ``read(_:count:offset:path:)``), allocating at most
     /// ``readChunk`` before bytes arrive and growing with them.
     static func readGrowing(_ fd: Int32, count: Int, offset: Int64?, path: String) throws(FSError) -> [UInt8] {

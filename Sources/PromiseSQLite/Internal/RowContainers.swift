@@ -26,12 +26,10 @@ struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private static func index(_ key: Key, _ source: RowReader) throws -> Int {
         if let index = source.index(of: key) { return index }
+        let message = "the result has no column named '\(key.stringValue)'; its columns are \(source.columns)"
         throw DecodingError.keyNotFound(
             key,
-            DecodingError.Context(
-                codingPath: [],
-                debugDescription: "the result has no column named '\(key.stringValue)'; its columns are \(source.columns)"
-            ))
+            DecodingError.Context(codingPath: [], debugDescription: message, underlyingError: SQLiteError(.range, message: message)))
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {

@@ -97,14 +97,11 @@ func convertColumn<T: SQLiteValueConvertible>(
     _ value: SQLiteValue, _ type: T.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
 ) throws -> T {
     if let converted = T.fromSQLiteValue(value) { return converted }
-    let message = mismatchMessage(value, column: source.columns.names[index], index: index, type: T.self)
-    if value.isNull {
-        throw DecodingError.valueNotFound(T.self, DecodingError.Context(codingPath: path(), debugDescription: message))
-    }
-    if case .invalidText = value {
-        throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path(), debugDescription: message))
-    }
-    throw DecodingError.typeMismatch(T.self, DecodingError.Context(codingPath: path(), debugDescription: message))
+    let cause = conversionError(value, column: source.columns.names[index], index: index, type: T.self)
+    let context = DecodingError.Context(codingPath: path(), debugDescription: cause.message, underlyingError: cause)
+    if value.isNull { throw DecodingError.valueNotFound(T.self, context) }
+    if case .invalidText = value { throw DecodingError.dataCorrupted(context) }
+    throw DecodingError.typeMismatch(T.self, context)
 }
 
 /// Decodes any `Decodable` from column `index`: directly when it is a
