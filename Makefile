@@ -2,7 +2,7 @@
 SWIFT ?= swift
 JOBS ?= 2
 
-.PHONY: all bootstrap build demo format lint test test-core test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo format lint test test-core test-under-load test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -40,6 +40,10 @@ run_bounded = timeout --kill-after=30 $(TEST_TIMEOUT) $(1) || { status=$$?; \
 test-core:
 	$(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
 	@$(call run_bounded,$(SWIFT) test -j $(JOBS) --skip-build,swift test)
+
+## test-under-load: `make test-core` RUNS (3) times while a release build of Benchmarks/ and one CPU burner per core keep the machine busy
+test-under-load: bootstrap
+	scripts/test-under-load
 
 ## test-typecheck: each TypeCheck/Shapes/ file (promise chains as users write them) must type-check within 3 s of CPU
 test-typecheck:
