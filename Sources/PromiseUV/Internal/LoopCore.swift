@@ -27,7 +27,8 @@ final class LoopCore: @unchecked Sendable {
         case late
     }
 
-    private struct Remote {
+    /// What other threads touch, under the `remote` lock.
+    struct Remote {
         /// Work from other threads. The loop goes back to `uv_run` after each take without
         /// looking again, so every take leaves it asleep: the next post sends a wake-up.
         var mailbox = Mailbox<@Sendable () -> Void>(ownerAsleep: true)
@@ -59,9 +60,9 @@ final class LoopCore: @unchecked Sendable {
     let loop: UnsafeMutablePointer<uv_loop_t>
     private let asyncHandle: UnsafeMutablePointer<uv_async_t>
     let timerHandle: UnsafeMutablePointer<uv_timer_t>
-    private let remote = Lock(Remote())
+    let remote = Lock(Remote())
     /// `pthread_self()` of the thread inside ``drive()``, or 0.
-    private let owner = Atomic<UInt>(0)
+    let owner = Atomic<UInt>(0)
     /// Keep-alive holds: while above zero, the wake-up handle is referenced and the loop runs.
     private let holds = Atomic<Int>(0)
     /// Where Swift concurrency jobs that arrive after the loop closed run, one at a time.
@@ -75,10 +76,10 @@ final class LoopCore: @unchecked Sendable {
     private var asyncReferenced = false
     var shuttingDown = false
     private var holdsThread = false
-    private var asyncClosed = false
+    private(set) var asyncClosed = false
     /// What the shutdown rejected (timers, pool work not started, signal watches), for the
     /// report of a loop dropped without `shutdown()`.
-    private var lostAtShutdown = (timers: 0, work: 0, signals: 0)
+    var lostAtShutdown = (timers: 0, work: 0, signals: 0)
     /// Handles not yet closed: the wake-up and timer handles.
     var openHandles = 2
     private var loopClosed = false
@@ -296,81 +297,6 @@ final class LoopCore: @unchecked Sendable {
         }
     }
 
-    /// How ``claimForWait(standingBy:)`` placed the calling thread.
-    enum WaitClaim {
-        /// The thread runs the loop now.
-        case claimed
-        /// Another blocking wait's thread runs the loop: `wake` is signalled when it gives the
-        /// loop up, and the caller tries again.
-        case standingBy
-        /// A thread runs the loop for good (``drive()``), or the loop is shut down.
-        case declined
-    }
-
-    /// Claims an idle loop for a blocking wait on the calling thread (see
-    /// `LoopCore+BlockingWait.swift`); when another blocking wait's thread runs it, lists
-    /// `wake` to be signalled once that thread gives the loop up.
-    func claimForWait(standingBy wake: DispatchSemaphore) -> WaitClaim {
-        let claim: WaitClaim = remote.withLock { state in
-            if !state.lifecycle.isAccepting { return .declined }
-            if state.running {
-                guard state.waitDriven else { return .declined }
-                if !state.standbys.contains(where: { $0 === wake }) { state.standbys.append(wake) }
-                return .standingBy
-            }
-            state.running = true
-            state.waitDriven = true
-            return .claimed
-        }
-        if claim == .claimed {
-            owner.store(pthread_self(), ordering: .relaxed)
-            uv_update_time(loop)
-        }
-        return claim
-    }
-
-    /// Takes `wake` off the standby list, if it is still on it.
-    func leaveStandby(_ wake: DispatchSemaphore) {
-        remote.withLock { state in state.standbys.removeAll { $0 === wake } }
-    }
-
-    /// One iteration of a blocking wait: queued work, then (unless `settled` holds by then) one
-    /// `uv_run` pass. Returns true once a shutdown has closed the loop meanwhile, which also
-    /// gives the claim up.
-    func runOnceForWait(unless settled: () -> Bool) -> Bool {
-        onWake()
-        if settled() { return false }
-        uv_run(loop, UV_RUN_ONCE)
-        drainLocal()
-        guard asyncClosed, openHandles == 0 else { return false }
-        finishShutdown()
-        return true
-    }
-
-    /// Gives up a claim taken with ``claimForWait(standingBy:)`` and wakes the threads
-    /// standing by, one of which takes the loop over.
-    func releaseWaitClaim() {
-        let standbys: [DispatchSemaphore] = remote.withLock { state in
-            owner.store(0, ordering: .relaxed)
-            state.running = false
-            state.waitDriven = false
-            defer { state.standbys = [] }
-            return state.standbys
-        }
-        for standby in standbys { standby.signal() }
-    }
-
-    /// Wakes the threads standing by after a shutdown closed the loop during a blocking wait:
-    /// they find it closed and block on their promises, which the shutdown settles.
-    func wakeStandbysAfterClose() {
-        let standbys: [DispatchSemaphore] = remote.withLock { state in
-            state.waitDriven = false
-            defer { state.standbys = [] }
-            return state.standbys
-        }
-        for standby in standbys { standby.signal() }
-    }
-
     /// Runs what other threads queued, then the loop thread's own queue.
     func onWake() {
         var batch: [@Sendable () -> Void] = []
@@ -494,7 +420,7 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// Loop thread, after `uv_run` returned with both handles closed: close the loop.
-    private func finishShutdown() {
+    func finishShutdown() {
         ContextRegistry.unregister(contextID)
         let status = uv_loop_close(loop)
         loopClosed = status == 0
@@ -530,38 +456,6 @@ final class LoopCore: @unchecked Sendable {
             closedJobs.async { [self] in runAsOwner(job) }
         }
     }
-
-    /// The `UVLoop` was deallocated without `shutdown()` (any thread): shuts the loop down as
-    /// `shutdown()` does (`DroppedOwner`'s policy). A thread running the loop does it
-    /// there; when none does, nobody can any more (the `UVLoop` is gone, and with it ``UVLoop/run()``
-    /// and ``UVLoop/startThread(named:)``), so the calling thread claims the loop as
-    /// `shutdown()` would and runs it to its close before returning.
-    func dropOwner() {
-        let (promise, drive) = requestShutdown(dropped: true)
-        // Its failure is reported by `reportDrop`, not as an unhandled rejection.
-        promise.catch(on: .inline) { _ in }
-        if drive { self.drive() }
-    }
-
-    /// Loop thread, at the close of a loop dropped without `shutdown()`: reports what the
-    /// shutdown rejected and a failed close, if anything, as `DroppedOwner` words it.
-    private func reportDrop(_ name: String, _ result: Result<Void, UVError>) {
-        let dropped = DroppedOwner("UVLoop", named: name, call: "shutdown()")
-        let rejected = DroppedOwner.rejected(
-            [
-                (lostAtShutdown.timers, "pending timer", "pending timers"),
-                (lostAtShutdown.work, "pool job not started", "pool jobs not started"),
-                (lostAtShutdown.signals, "signal watch", "signal watches"),
-            ], code: "loopClosed (core delay and timeout timers with contextInvalidated)")
-        var lost = rejected.map { [$0] } ?? []
-        if case .failure(let error) = result { lost.append("closing it failed, and its libuv memory is leaked: \(error)") }
-        guard !lost.isEmpty else { return }
-        dropped.report(UVError(.loopClosed, operation: "deinit", detail: dropped.message(lost.joined(separator: "; "))))
-    }
-
-    /// How a report names a loop that no named thread runs: `loop 0x55d0c3a4e2b0`, the hex
-    /// of its ``UVLoop/executionContextID``.
-    var identity: String { "loop 0x" + String(UInt(bitPattern: contextID), radix: 16) }
 
     /// Takes a Swift concurrency job that the closed loop refused, so its task still
     /// resumes: it runs on a serial queue once the loop thread has finished, one job at a
