@@ -11,7 +11,7 @@
 public struct UVFileChange: Hashable, Sendable, CustomStringConvertible {
     /// What happened to a name: libuv's `UV_CHANGE` and `UV_RENAME`, which are Node's
     /// `'change'` and `'rename'`.
-    public struct Events: OptionSet, Hashable, Sendable {
+    public struct Events: OptionSet, Hashable, Sendable, CustomStringConvertible {
         /// The bits.
         public let rawValue: UInt8
 
@@ -27,6 +27,14 @@ public struct UVFileChange: Hashable, Sendable, CustomStringConvertible {
         /// write replacing the file): inotify's `IN_CREATE`, `IN_DELETE`, `IN_MOVED_FROM`,
         /// `IN_MOVED_TO`.
         public static let rename = Events(rawValue: 2)
+
+        /// `rename`, `change`, `rename+change`, or `none`.
+        public var description: String {
+            var kinds: [String] = []
+            if contains(.rename) { kinds.append("rename") }
+            if contains(.change) { kinds.append("change") }
+            return kinds.isEmpty ? "none" : kinds.joined(separator: "+")
+        }
     }
 
     /// The path that changed: the watched path itself for a file watch, the watched
@@ -64,10 +72,7 @@ public struct UVFileChange: Hashable, Sendable, CustomStringConvertible {
 
     /// `rename /tmp/site/config.json (exists, 1 event)`.
     public var description: String {
-        var kinds: [String] = []
-        if events.contains(.rename) { kinds.append("rename") }
-        if events.contains(.change) { kinds.append("change") }
-        let what = kinds.isEmpty ? "none" : kinds.joined(separator: "+")
+        let what = events.description
         let many = name == nil ? " (many entries: list the directory again)" : ""
         return "\(what) \(path)\(many) (\(exists ? "exists" : "gone"), \(count) event\(count == 1 ? "" : "s"))"
     }

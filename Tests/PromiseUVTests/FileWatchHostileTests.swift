@@ -287,3 +287,29 @@ extension InotifyTests {
         }
     }
 }
+
+extension InotifyTests.FileWatchHostileTests {
+    @Test func theSequenceThrowsAfterTheChangesWhenItsDirectoryIsRemoved() async throws {
+        let dir = try WatchDirectory()
+        defer { dir.cleanUp() }
+        let watched = dir("watched")
+        mkdir(watched, 0o755)
+        let loop = try startedLoop()
+        let seen = ChangeLog()
+        let reader = Task {
+            for try await change in loop.changes(of: watched) {
+                seen.record(change, onLoop: false)
+            }
+        }
+        #expect(try await eventuallyAsync { try await liveWatches(loop) == 1 })
+        writeInPlace("\(watched)/entry", "x")
+        #expect(try await eventually { seen.count >= 1 })
+        chmod(watched, 0o700)  // the directory's own attributes: not an entry's change
+        #expect(system("rm -rf '\(watched)'") == 0)
+        await expectUVError(.noSuchFileOrDirectory) { try await reader.value }
+        #expect(seen.changes.first?.name == "entry")
+        #expect(seen.changes.last?.name == "entry" && seen.changes.last?.exists == false, "\(seen.changes)")
+        #expect(!seen.changes.contains { $0.name == "watched" }, "\(seen.changes)")
+        try await loop.shutdown().get()
+    }
+}

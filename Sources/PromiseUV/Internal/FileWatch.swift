@@ -36,7 +36,7 @@ final class FileWatch: @unchecked Sendable {
     private var target: WatchTarget?
     private var waiting: ChangeCoalescer
     private var flushQueued = false
-    /// How the watch ends once what waits is delivered (its directory went away).
+    /// How the watch ends once this poll's changes are delivered (its directory went away).
     private var pendingEnd: UVError?
 
     init(core: LoopCore, path: String, operation: String, keepsLoopAlive: Bool, consumer: Consumer) {
@@ -71,7 +71,7 @@ final class FileWatch: @unchecked Sendable {
         if core.shuttingDown { return finish(loopClosed("the UVLoop was shut down before the watch started")) }
         var target: WatchTarget
         switch WatchTarget.resolve(path) {
-        case .failure(let failure): return finish(error(errno: failure.errno, call: "stat", detail: failure.detail))
+        case .failure(let failure): return finish(error(errno: failure.errno, detail: failure.detail))
         case .success(let resolved): target = resolved
         }
         let handle = UnsafeMutablePointer<uv_fs_event_t>.allocate(capacity: 1)
@@ -86,7 +86,7 @@ final class FileWatch: @unchecked Sendable {
         if !keepsLoopAlive { uv_unref(Self.asHandle(handle)) }
         core.fileWatches[id] = self
         guard target.recordIdentity() else {
-            return stop(error(errno: ENOENT, call: "stat", detail: "'\(target.directory)' was removed as the watch started"))
+            return stop(error(errno: ENOENT, detail: "'\(target.directory)' was removed as the watch started"))
         }
         self.target = target
     }
@@ -114,14 +114,6 @@ final class FileWatch: @unchecked Sendable {
         finish(error)
     }
 
-    /// Loop thread, in libuv's callback: closes the handle now, and ends the watch with
-    /// `error` once the changes read with it are delivered, from the loop's queue.
-    private func stopAfterDelivery(_ error: UVError) {
-        closeHandle()
-        pendingEnd = error
-        queueFlush()
-    }
-
     private func closeHandle() {
         core.fileWatches[id] = nil
         if let handle {
@@ -141,23 +133,33 @@ final class FileWatch: @unchecked Sendable {
 
     /// The `uv_fs_event_t` callback (loop thread).
     func onEvent(name: UnsafePointer<CChar>?, events: Int32, status: Int32) {
-        guard !hasEnded, pendingEnd == nil, let target else { return }
+        guard !hasEnded, let target else { return }
         if status < 0 {
-            return stopAfterDelivery(UVError(UVError.Code(uvCode: status), operation: operation, detail: "watching '\(path)'"))
+            return endAfterDelivery(UVError(UVError.Code(uvCode: status), operation: operation, detail: "watching '\(path)'"))
         }
-        let bytes = name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
-        if target.mayBeDirectoryEvent(bytes), !target.directoryIsStillThere {
-            let what = target.fileName == nil ? "the watched directory" : "the directory of the watched file"
-            return stopAfterDelivery(
-                UVError(
-                    .noSuchFileOrDirectory, operation: operation,
-                    detail: "\(what), '\(target.directory)', was removed or moved away while watched; watch it again once it is back"))
+        let bytes =
+            name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+        if target.mayBeDirectoryEvent(bytes) {
+            // Once the directory is known to be gone, its own last events (removed, ignored) say
+            // nothing more; events of its entries read in the same pass are still delivered.
+            if pendingEnd != nil { return }
+            if !target.directoryIsStillThere {
+                let what = target.fileName == nil ? "the watched directory" : "the directory of the watched file"
+                return endAfterDelivery(
+                    UVError(
+                        .noSuchFileOrDirectory, operation: operation,
+                        detail: "\(what), '\(target.directory)', was removed or moved away while watched; watch it again once it is back"))
+            }
         }
         guard target.reports(bytes) else { return }
         var kinds: UVFileChange.Events = []
         if events & Int32(UV_CHANGE.rawValue) != 0 { kinds.insert(.change) }
         if events & Int32(UV_RENAME.rawValue) != 0 { kinds.insert(.rename) }
         let exists = kinds.contains(.rename) ? target.entryExists(bytes) : true
+        // libuv names the directory's own attribute changes (`chmod` of the directory) after
+        // the directory, as `change`, plus `rename` for inotify's IN_ISDIR bit: when no entry
+        // has that name, that is what it was, and no entry changed.
+        if kinds.contains(.change), target.mayBeDirectoryEvent(bytes), !target.entryExists(bytes) { return }
         let entryName = target.fileName == nil ? String(decoding: bytes, as: UTF8.self) : String(decoding: target.fileName!, as: UTF8.self)
         waiting.add(UVFileChange(path: target.entryPath(bytes), name: entryName, events: kinds, exists: exists))
         queueFlush()
@@ -175,11 +177,20 @@ final class FileWatch: @unchecked Sendable {
         }
     }
 
+    /// Ends the watch with `error` once this poll's events are read and delivered: the handle
+    /// stays open until then, so the events of the directory's entries that come with its
+    /// removal (each entry removed) are reported first.
+    private func endAfterDelivery(_ error: UVError) {
+        guard pendingEnd == nil else { return }
+        pendingEnd = error
+        queueFlush()
+    }
+
     private func flush() {
         flushQueued = false
         guard let consumer else { return }
         if !waiting.isEmpty, !consumer.deliver(waiting.takeAll()) { return stop(nil) }
-        if let pendingEnd { finish(pendingEnd) }
+        if let pendingEnd { stop(pendingEnd) }
     }
 
     // MARK: Errors
@@ -188,7 +199,7 @@ final class FileWatch: @unchecked Sendable {
         UVError(.loopClosed, operation: operation, detail: detail)
     }
 
-    private func error(errno code: Int32, call: String, detail: String) -> UVError {
+    private func error(errno code: Int32, detail: String) -> UVError {
         UVError(UVError.Code(uvCode: -code), operation: operation, detail: detail)
     }
 
