@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// the process the SIGTERM the group watches for, and waits for the graceful shutdown.
 struct SignalsOnceRunning: Service {
     func run() async throws {
-        raise(SIGTERM)
+        kill(getpid(), SIGTERM)
         try? await gracefulShutdown()
     }
 }

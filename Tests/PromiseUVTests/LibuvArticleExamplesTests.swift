@@ -93,7 +93,7 @@ import Testing
                 // DocC: end
                 print(report)
 
-                let raised = loop.after(.milliseconds(20)).then { _ = raise(SIGINT) }
+                let raised = loop.after(.milliseconds(20)).then { _ = kill(getpid(), SIGINT) }
                 do {
                     // DocC: begin
                     let work = mirrorEverything()
