@@ -151,8 +151,17 @@ let package = Package(
                 "PromiseTesting",
                 "PromiseTestSupport",
                 "promise-core-helper",
+                "promise-report-tool",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseCoreTests: the async `main` of the "Threading and contexts" article,
+        // with the main queue as the default context.
+        .executableTarget(
+            name: "promise-report-tool",
+            dependencies: ["PromiseCore"],
+            path: "Tests/PromiseReportToolHelper",
             swiftSettings: strictSettings
         ),
         // Spawned by PromiseCoreTests: blocking waits on a process's own main thread and main queue.
