@@ -248,6 +248,22 @@ import Testing
         try await db.close().get()
     }
 
+    @Test func aFunctionThatWaitsForItsOwnDatabaseFailsInsteadOfHanging() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await SQLiteDatabase.open(path: dir("f.sqlite")).get()
+        try await db.add(
+            function: SQLiteFunction("reentrant", argumentCount: 0) { _ in
+                try awaitPromise(db.scalar(Int.self, "SELECT 1"))
+            }
+        ).get()
+        let error = try #require(await sqliteError(db.scalar(Int.self, "SELECT reentrant()")))
+        #expect(error.message.hasPrefix("reentrant(): "))
+        #expect(error.message.contains("deadlock"), "\(error.message)")
+        #expect(try await db.scalar(Int.self, "SELECT 2").get() == 2)
+        try await db.close().get()
+    }
+
     @Test func aPoolHasTheFunctionOnEveryConnection() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -56,6 +56,20 @@ import Testing
         try await db.close().get()
     }
 
+    @Test func noCallbackRunsInsideAHook() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        // An inline callback that waits for the database: inside SQLite's hook, on the
+        // connection thread, it would fail with a deadlock error.
+        let counted = db.nextCommit(touching: ["a"]).then(on: .inline) { _ in
+            try awaitPromise(db.scalar(Int.self, "SELECT count(*) FROM a"))
+        }
+        try await db.execute("INSERT INTO a VALUES (1)").get()
+        #expect(try await counted.get() == 1)
+        try await db.close().get()
+    }
+
     @Test func aRollbackAndARolledBackSavepointReportNothing() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
@@ -193,6 +207,11 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let db = try await Self.open(dir)
+        // Cancelled before its registration ran, and after.
+        let early = db.nextCommit(touching: ["a"])
+        early.cancel()
+        #expect(await isCancelled(early))
+        #expect(try await Self.stopsObserving(db))
         let next = db.nextCommit(touching: ["a"])
         #expect(try await Self.observing(db))
         next.cancel()
