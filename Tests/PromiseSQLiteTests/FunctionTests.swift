@@ -41,6 +41,30 @@ import Testing
         try await db.close().get()
     }
 
+    @Test func argumentsAClosureKeepsStayAsTheyWere() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await SQLiteDatabase.open(path: dir("f.sqlite")).get()
+        final class Kept: Sendable { let calls = Mutex<[[SQLiteValue]]>([]) }
+        let kept = Kept()
+        try await db.add(
+            function: SQLiteFunction("keep") { arguments in
+                kept.calls.withLock { $0.append(arguments) }
+                return arguments.count
+            }
+        ).get()
+        try await db.executeScript("CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2), (3)").get()
+        #expect(try await db.query(Int.self, "SELECT keep(x) + keep(x, 'a', x) FROM t ORDER BY x").get() == [4, 4, 4])
+        let calls = kept.calls.withLock { $0 }
+        #expect(calls.count == 6)
+        #expect(
+            Set(calls) == [
+                [.integer(1)], [.integer(2)], [.integer(3)], [.integer(1), .text("a"), .integer(1)], [.integer(2), .text("a"), .integer(2)],
+                [.integer(3), .text("a"), .integer(3)],
+            ])
+        try await db.close().get()
+    }
+
     @Test func aThrownErrorFailsTheStatementNamingTheFunctionAndTheSQL() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -70,6 +70,9 @@ extension Connection {
 final class ScalarFunctionBox {
     let name: String
     let body: @Sendable ([SQLiteValue]) throws -> (any SQLiteValueConvertible)?
+    /// The arguments of the call running now, refilled in place for each call. Unchecked
+    /// exclusivity: only the connection's thread calls the function, one call at a time.
+    @exclusivity(unchecked) var arguments = FunctionArguments()
 
     init(name: String, body: @escaping @Sendable ([SQLiteValue]) throws -> (any SQLiteValueConvertible)?) {
         self.name = name
@@ -81,6 +84,9 @@ final class ScalarFunctionBox {
 final class AggregateFunctionBox {
     let name: String
     let make: @Sendable () -> any SQLiteAggregate
+    /// The arguments of the step running now, refilled in place for each step. Unchecked
+    /// exclusivity: only the connection's thread calls the function, one call at a time.
+    @exclusivity(unchecked) var arguments = FunctionArguments()
 
     init(name: String, make: @escaping @Sendable () -> any SQLiteAggregate) {
         self.name = name
@@ -110,7 +116,7 @@ final class CollationBox {
 private func callScalarFunction(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
     let box = Unmanaged<ScalarFunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
     do {
-        let result = try box.body(functionArguments(count, values))
+        let result = try box.body(box.arguments.fill(count, values))
         setFunctionResult(context, result?.sqliteValue ?? .null)
     } catch {
         setFunctionError(context, function: box.name, error)
@@ -138,7 +144,7 @@ private func stepAggregateFunction(_ context: OpaquePointer?, _ count: Int32, _ 
     }
     guard !group.failed else { return }
     do {
-        try group.aggregate.step(functionArguments(count, values))
+        try group.aggregate.step(box.arguments.fill(count, values))
     } catch {
         group.failed = true
         setFunctionError(context, function: box.name, error)
@@ -187,15 +193,30 @@ private func collationText(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String
     return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
 }
 
-/// One call's arguments, copied out of SQLite.
-private func functionArguments(_ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) -> [SQLiteValue] {
-    guard count > 0, let values else { return [] }
-    var arguments = [SQLiteValue]()
-    arguments.reserveCapacity(Int(count))
-    for index in 0..<Int(count) {
-        arguments.append(functionArgument(values[index]))
+/// The arguments of one function's calls. A box is called on its connection's thread only,
+/// one call at a time (SQLite evaluates a call's arguments before the call), so each call
+/// refills the same array in place instead of allocating one: about a quarter of a simple
+/// function's cost. An array the closure keeps is copied on the next call, not changed.
+struct FunctionArguments {
+    private var values: [SQLiteValue] = []
+
+    /// The call's arguments, copied out of SQLite.
+    mutating func fill(_ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) -> [SQLiteValue] {
+        let count = Int(count)
+        guard count > 0, let arguments else {
+            if !values.isEmpty { values = [] }
+            return values
+        }
+        if values.count == count {
+            // Overwritten in place: cheaper than emptying and appending.
+            values.withUnsafeMutableBufferPointer { buffer in
+                for index in 0..<count { buffer[index] = functionArgument(arguments[index]) }
+            }
+        } else {
+            values = (0..<count).map { functionArgument(arguments[$0]) }
+        }
+        return values
     }
-    return arguments
 }
 
 /// One argument, read as the column reader reads a column (``Statement/value(of:at:)``).
