@@ -15,7 +15,8 @@
 /// connection's thread, inside the statement that calls it, once per call: keep it fast and
 /// free of waits, and never use the database from it. An error it throws fails the statement
 /// with that error's description, and the operation's promise rejects with an
-/// ``SQLiteError`` naming the function and the statement.
+/// ``SQLiteError`` naming the function and the statement, with the thrown error as its
+/// ``SQLiteError/underlying``.
 ///
 /// The arguments and the result are ``SQLiteValue``s: read an argument with
 /// ``SQLiteValueConvertible/fromSQLiteValue(_:)`` (`Int.fromSQLiteValue(arguments[0])`), and

@@ -54,6 +54,7 @@ import Testing
         try await db.executeScript("CREATE TABLE t(g TEXT, x INTEGER); INSERT INTO t VALUES ('a', 1), ('a', -2), ('a', 3), ('b', 40)").get()
         let inStep = try #require(await sqliteError(db.scalar(Int.self, "SELECT squares(x) FROM t WHERE g = 'a'")))
         #expect(inStep.message == "squares(): negative -2")
+        #expect((inStep.underlying as? Failure)?.description == "negative -2")
         #expect(inStep.sql == "SELECT squares(x) FROM t WHERE g = 'a'")
         let inFinalize = try #require(await sqliteError(db.scalar(Int.self, "SELECT squares(x) FROM t WHERE g = 'b'")))
         #expect(inFinalize.message == "squares(): total 1600 too large")

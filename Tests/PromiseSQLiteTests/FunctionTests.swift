@@ -82,6 +82,7 @@ import Testing
         #expect(error.message == "picky(): refused on purpose")
         #expect(error.sql == sql)
         #expect(error.description.contains("picky(): refused on purpose"))
+        #expect(error.underlying is Refused, "the thrown error is kept")
 
         // An SQLiteError keeps its SQLite code; the connection stays usable.
         try await db.add(
@@ -92,6 +93,9 @@ import Testing
         let constraint = try #require(await sqliteError(db.execute("INSERT INTO t VALUES (guard(4))")))
         #expect(SQLiteError.Code.constraint.matches(constraint.code))
         #expect(constraint.message == "guard(): not allowed")
+        #expect((constraint.underlying as? SQLiteError)?.code == .constraintCheck)
+        // Errors that did not come from a function carry none.
+        #expect(await sqliteError(db.execute("INSERT INTO nowhere VALUES (1)"))?.underlying == nil)
         #expect(try await db.scalar(Int.self, "SELECT count(*) FROM t").get() == 3)
         try await db.close().get()
     }

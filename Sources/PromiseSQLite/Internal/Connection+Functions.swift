@@ -274,7 +274,8 @@ private func setTextResult(_ context: OpaquePointer?, _ bytes: UnsafeBufferPoint
     }
 }
 
-/// Fails the statement with `error`'s text, prefixed with the function's name. An
+/// Fails the statement with `error`'s text, prefixed with the function's name, and records
+/// `error` for the statement's ``SQLiteError/underlying`` (``FunctionFailure``). An
 /// ``SQLiteError`` with an SQLite error code keeps its code (a function may report
 /// `constraint`); any other error fails it with `SQLITE_ERROR`.
 private func setFunctionError(_ context: OpaquePointer?, function name: String, _ error: any Error) {
@@ -284,7 +285,9 @@ private func setFunctionError(_ context: OpaquePointer?, function name: String, 
     } else {
         text = String(describing: error)
     }
-    sqlite3_result_error(context, "\(name)(): \(text)", -1)
+    let message = "\(name)(): \(text)"
+    sqlite3_result_error(context, message, -1)
+    FunctionFailure.record(message: message, error: error)
     if let error = error as? SQLiteError, let code = error.code.resultCode, (1...28).contains(code & 0xff) {
         sqlite3_result_error_code(context, code)
     }
