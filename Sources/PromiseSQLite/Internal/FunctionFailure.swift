@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// The Swift error behind the last failed call of a Swift SQL function on this thread, so the
 /// statement's ``SQLiteError`` can carry it as ``SQLiteError/underlying``.
