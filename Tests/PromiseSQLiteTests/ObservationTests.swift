@@ -258,6 +258,17 @@ import Testing
         #expect(end == nil)
     }
 
+    @Test func observingADatabaseThatCouldNotOpenFailsWithTheReason() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let missing = SQLiteDatabase(path: dir("missing/o.sqlite"))
+        #expect(await sqliteError(missing.nextCommit())?.code == .cannotOpen)
+        var iterator = missing.commits().makeAsyncIterator()
+        let end = await iterator.next()
+        #expect(end == nil)
+        try? await missing.close().get()
+    }
+
     @Test func droppingTheDatabaseEndsItsObservations() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
