@@ -37,7 +37,8 @@ extension SQLiteDatabase {
     ///   under 1, a path holding NUL, a directory at `path`, or `path` naming this database's
     ///   own file; ``SQLiteError/Code-swift.struct/cannotOpen`` when the temporary file cannot
     ///   be created (a missing directory, no permission), ``SQLiteError/Code-swift.struct/busy``
-    ///   when another connection holds the source's lock past the busy timeout,
+    ///   when another connection holds the source's lock past the busy timeout or this
+    ///   connection holds an open write transaction (`execute("BEGIN")`),
     ///   ``SQLiteError/Code-swift.struct/closed`` when this database closes first. Cancelling
     ///   stops the copy before its next step and rejects with `CancellationError` once the
     ///   temporary file is removed.

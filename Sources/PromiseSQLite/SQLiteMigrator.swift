@@ -218,7 +218,8 @@ public final class SQLiteMigrator: Sendable {
         guard count > 0 else { return }
         throw SQLiteError(
             .constraintForeignKey,
-            message: "\(count) foreign key violation\(count == 1 ? "" : "s") after the migration: \(violations.joined(separator: ", "))\(count > violations.count ? ", …" : "")",
+            message:
+                "\(count) foreign key violation\(count == 1 ? "" : "s") after the migration: \(violations.joined(separator: ", "))\(count > violations.count ? ", …" : "")",
             sql: "PRAGMA foreign_key_check"
         )
     }

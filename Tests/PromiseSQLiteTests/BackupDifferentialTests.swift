@@ -74,7 +74,8 @@ struct BackupDifferentialTests {
                     "INSERT INTO people(name, score, photo, big) VALUES (?, ?, ?, ?)",
                     SQLiteBindings([.text(names[n % names.count] + " \(n)"), n % 5 == 0 ? .null : .real(Double(n) / 1500), photo, big])
                 )
-                try db.execute("INSERT INTO keyless VALUES (?, ?, ?)", SQLiteBindings([.integer(Int64(n)), .text(String(repeating: "x", count: n % 50)), .null]))
+                try db.execute(
+                    "INSERT INTO keyless VALUES (?, ?, ?)", SQLiteBindings([.integer(Int64(n)), .text(String(repeating: "x", count: n % 50)), .null]))
             }
             try db.execute("DELETE FROM people WHERE id % 4 = 0")
         }.get()

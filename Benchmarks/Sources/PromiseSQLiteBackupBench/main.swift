@@ -82,7 +82,9 @@ do {
         let m = median(times)
         return "| \(name) | \(format3(m * 1000)) ms (\(format3(times.min()! * 1000))–\(format3(times.max()! * 1000))) | \(format3(bytes / m / 1e6)) MB/s |"
     }
-    print("Backup of a \(format3(bytes / 1e6)) MB database (4 KiB pages), \(rounds) rounds, \(pagesPerStep) pages per step for PromiseSQLite; median (min–max):\n")
+    print(
+        "Backup of a \(format3(bytes / 1e6)) MB database (4 KiB pages), \(rounds) rounds, \(pagesPerStep) pages per step for PromiseSQLite; median (min–max):\n"
+    )
     print("| copy | time | speed |")
     print("|---|---|---|")
     print(row("PromiseSQLite backup(to:)", ours))

@@ -165,7 +165,7 @@ final class BackupRun: @unchecked Sendable {
             next()
         default:
             var error = sqliteError(status, destination, sql: nil)
-            if status & 0xff == SQLITE_LOCKED {
+            if status & 0xff == SQLITE_BUSY || status & 0xff == SQLITE_LOCKED, sqlite3_txn_state(connection.db, "main") == SQLITE_TXN_WRITE {
                 error = SQLiteError(
                     error.code,
                     message: "the source database has a write transaction open on its own connection (a BEGIN without its COMMIT); the backup cannot read it"
@@ -307,7 +307,8 @@ final class BackupRun: @unchecked Sendable {
                 if state.destinations.contains(destination) || state.destinations.contains(source) || state.sources[destination] != nil {
                     return SQLiteError(
                         .invalidUse,
-                        message: "a database taking part in a backup into a database cannot be copied into, nor copied from while it is copied into; wait for that backup to end"
+                        message:
+                            "a database taking part in a backup into a database cannot be copied into, nor copied from while it is copied into; wait for that backup to end"
                     )
                 }
                 state.sources[source, default: 0] += 1
