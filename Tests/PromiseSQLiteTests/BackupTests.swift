@@ -212,6 +212,12 @@ final class Once: Sendable {
         #expect(directoryEntries(dir("a-directory")) == [])
         let intoItself = try #require(await sqliteError(db.backup(to: db)))
         #expect(intoItself.code == .invalidArgument)
+        // The same file opened twice: refused before anything is written.
+        let twice = try await SQLiteDatabase.open(path: dir("source.sqlite")).get()
+        defer { twice.close() }
+        let intoTwice = try #require(await sqliteError(db.backup(to: twice)))
+        #expect(intoTwice.code == .invalidArgument && intoTwice.message.contains("opened twice"), "\(intoTwice)")
+        #expect(try await twice.scalar(Int.self, "SELECT count(*) FROM items").get() == 5)
     }
 
     @Test func cancellingAtEveryStepLeavesNoFile() async throws {
@@ -262,6 +268,54 @@ final class Once: Sendable {
         #expect(await isCancelled(copy))
         #expect(try await destination.scalar(Int.self, "SELECT count(*) FROM items").get() == 3)
         #expect(try await destination.scalar(String.self, "PRAGMA integrity_check").get() == "ok")
+    }
+
+    @Test func waitingForABackupOnTheSourcesThreadFailsInsteadOfHanging() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await makeSource(dir("source.sqlite"), rows: 5)
+        defer { db.close() }
+        let copy = Mutex<Promise<Void>?>(nil)
+        let waited = db.readWithoutTransaction { _ in
+            let backup = db.backup(to: dir("copy.sqlite"))
+            copy.withLock { $0 = backup }
+            try awaitPromise(backup)
+        }
+        do {
+            try await waited.get()
+            Issue.record("awaitPromise on the source's thread must fail")
+        } catch PromiseError.Code.deadlock {}
+        // The backup itself goes on once the thread is free.
+        try await #require(copy.withLock { $0 }).get()
+        #expect(try await rowCount(dir("copy.sqlite")) == 5)
+    }
+
+    @Test func aDroppedOrBusyDestinationDatabase() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await makeSource(dir("source.sqlite"), rows: 30)
+        defer { db.close() }
+        // Dropped during the copy: the copy finishes, then the destination closes.
+        var dropped: SQLiteDatabase? = try await SQLiteDatabase.open(path: dir("dropped.sqlite")).get()
+        let copy = db.backup(to: dropped!, pagesPerStep: 2)
+        dropped = nil
+        try await copy.get()
+        #expect(try await rowCount(dir("dropped.sqlite")) == 30)
+        // Cancelled while waiting for a busy destination: it never starts.
+        let destination = try await SQLiteDatabase.open(path: dir("busy.sqlite")).get()
+        defer { destination.close() }
+        _ = try await destination.execute("CREATE TABLE kept(x)").get()
+        let gate = Gate()
+        let busy = destination.readWithoutTransaction { _ in gate.wait() }
+        let waiting = db.backup(to: destination)
+        waiting.cancel()
+        gate.open()
+        try await busy.get()
+        #expect(await isCancelled(waiting))
+        #expect(try await destination.query(String.self, "SELECT name FROM sqlite_schema").get() == ["kept"])
+        // And the roles are free again.
+        try await db.backup(to: destination).get()
+        #expect(try await destination.scalar(Int.self, "SELECT count(*) FROM items").get() == 30)
     }
 
     @Test func aDroppedSourceFinishesItsBackup() async throws {
@@ -366,6 +420,7 @@ final class Once: Sendable {
         try await seed.close().get()
         let pool = try await SQLiteDatabasePool.open(path: dir("pool.sqlite"), readers: 1).get()
         try await pool.writer.backup(to: dir("copy.sqlite")).get()
+        #expect(directoryEntries(dir.path).filter { !$0.hasPrefix("pool.sqlite") } == ["copy.sqlite"], "no -wal, -shm or temporary file")
         #expect(try await rowCount(dir("copy.sqlite")) == 30)
         try await pool.close().get()
     }

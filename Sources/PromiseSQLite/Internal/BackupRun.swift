@@ -47,7 +47,8 @@ final class BackupRun: @unchecked Sendable {
         self.target = target
         self.context = context ?? Promises.defaultContext
         self.progress = progress
-        promise = Promise<Void>.pending(resolvedOn: nil)
+        // Its steps run on the source's thread: awaitPromise there fails instead of hanging.
+        promise = Promise<Void>.pending(resolvedOn: source.contextID)
         promise.onCancelRequestFromLibrary { [flag] in flag.set() }
     }
 
@@ -189,6 +190,11 @@ final class BackupRun: @unchecked Sendable {
             target = try Self.openTemporaryFile(beside: path, source: source)
         }
         guard let destination = destinationDB else { throw SQLiteError(.internal, message: "the backup has no destination") }
+        if case .database = target, let from = sqlite3_db_filename(source.db, "main"), from.pointee != 0,
+            let to = sqlite3_db_filename(destination, "main"), to.pointee != 0, Self.sameFile(from, to)
+        {
+            throw SQLiteError(.invalidArgument, message: "the destination database is the source's own file, opened twice")
+        }
         guard let handle = sqlite3_backup_init(destination, "main", source.db, "main") else {
             throw sqliteError(sqlite3_errcode(destination), destination, sql: nil)
         }
@@ -206,7 +212,7 @@ final class BackupRun: @unchecked Sendable {
         if let existing, existing.isDirectory {
             throw SQLiteError(.invalidArgument, message: "the backup path '\(path)' is a directory")
         }
-        if existing != nil, let sourceFile = sqlite3_db_filename(source.db, "main"), sourceFile.pointee != 0, sameFile(path, sourceFile) {
+        if existing != nil, let sourceFile = sqlite3_db_filename(source.db, "main"), sourceFile.pointee != 0, path.withCString({ sameFile($0, sourceFile) }) {
             throw SQLiteError(.invalidArgument, message: "the backup path '\(path)' is the source database's own file")
         }
         let replacement: AtomicFileReplacement
@@ -237,7 +243,7 @@ final class BackupRun: @unchecked Sendable {
         return .temporaryFile(replacement: replacement, db: handle)
     }
 
-    private static func sameFile(_ path: String, _ other: UnsafePointer<CChar>) -> Bool {
+    private static func sameFile(_ path: UnsafePointer<CChar>, _ other: UnsafePointer<CChar>) -> Bool {
         var a = stat()
         var b = stat()
         guard stat(path, &a) == 0, stat(other, &b) == 0 else { return false }
