@@ -173,7 +173,7 @@ public final class SQLiteMigrator: Sendable {
         let turnsKeysOff = migration.foreignKeyChecks.deferred && keysOn
         if turnsKeysOff { try db.execute("PRAGMA foreign_keys = OFF") }
         defer {
-            if turnsKeysOff { _ = try? db.execute("PRAGMA foreign_keys = ON") }
+            if turnsKeysOff { restoreForeignKeys(db) }
         }
         do {
             return try db.transaction { db in
@@ -199,6 +199,14 @@ public final class SQLiteMigrator: Sendable {
                 sql: (error as? SQLiteError)?.sql,
                 underlying: error
             )
+        }
+    }
+
+    /// Turns foreign keys back on, even after a cancellation (which stops every statement run
+    /// through `db`): retried, since a late interrupt can stop the first attempt.
+    private static func restoreForeignKeys(_ db: SQLiteConnection) {
+        for _ in 0..<3 {
+            if (try? db.connection.execute("PRAGMA foreign_keys = ON", .none, cancel: nil)) != nil { return }
         }
     }
 

@@ -51,6 +51,16 @@ private struct MigrationBoom: Error {}
         try await again.close().get()
     }
 
+    @Test func theMigrationCodesArePromiseSQLitesOwn() {
+        for (code, name) in [(SQLiteError.Code.migrationFailed, "migrationFailed"), (.unknownMigration, "unknownMigration")] {
+            #expect(code.name == name && code.resultCode == nil && code.primary == code)
+            #expect(!SQLiteError.Code.error.matches(code) && code != .invalidUse)
+        }
+        #expect(SQLiteError.Code.migrationFailed != .unknownMigration)
+        let error = SQLiteError(.migrationFailed, message: "migration 'x' failed and was rolled back: boom")
+        #expect(error.description.hasPrefix("SQLiteError.migrationFailed: migration 'x' failed"), "\(error)")
+    }
+
     @Test func aFreshDatabaseHasNoAppliedMigrations() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
@@ -278,6 +288,7 @@ private struct MigrationBoom: Error {}
         running.cancel()
         release.open()
         #expect(await isCancelled(running))
+        #expect(try await db.scalar(Int.self, "PRAGMA foreign_keys").get() == 1, "foreign keys are back on after a cancellation")
         #expect(try await migrator.appliedMigrations(in: db).get() == ["first"])
         #expect(try await tables(db) == ["first"])
         // A later run applies it.
