@@ -1,6 +1,6 @@
 // PromiseSQLite's `backup(to:)` beside `sqlite3 SOURCE ".backup DEST"` (the shell, run as a
 // process, so its time includes starting it: a few milliseconds), on the same source file,
-// interleaved round by round. Prints medians, min-max, MB/s and the ratio as Markdown.
+// interleaved round by round. Prints medians, min-max, MB/s and the speed ratio.
 //
 //   PromiseSQLiteBackupBench WORK-DIR [MEGABYTES] [ROUNDS] [PAGES-PER-STEP]
 import Glibc
@@ -80,22 +80,22 @@ do {
     try awaitPromise(db.close())
     func row(_ name: String, _ times: [Double]) -> String {
         let m = median(times)
-        return "| \(name) | \(format3(m * 1000)) ms (\(format3(times.min()! * 1000))–\(format3(times.max()! * 1000))) | \(format3(bytes / m / 1e6)) MB/s |"
+        return "| \(name) | \(format1(m * 1000)) ms (\(format1(times.min()! * 1000))–\(format1(times.max()! * 1000))) | \(format1(bytes / m / 1e6)) MB/s |"
     }
     print(
-        "Backup of a \(format3(bytes / 1e6)) MB database (4 KiB pages), \(rounds) rounds, \(pagesPerStep) pages per step for PromiseSQLite; median (min–max):\n"
+        "Backup of a \(format1(bytes / 1e6)) MB database (4 KiB pages), \(rounds) rounds, \(pagesPerStep) pages per step for PromiseSQLite; median (min–max):\n"
     )
     print("| copy | time | speed |")
     print("|---|---|---|")
     print(row("PromiseSQLite backup(to:)", ours))
     print(row("sqlite3 .backup (process)", theirs))
-    print("\nratio (PromiseSQLite speed / sqlite3 speed): \(format3(median(theirs) / median(ours)))")
+    print("\nratio (PromiseSQLite speed / sqlite3 speed): \((median(theirs) / median(ours) * 100).rounded() / 100)")
 } catch {
     print("error: \(error)")
     exit(1)
 }
 
-func format3(_ value: Double) -> String {
+func format1(_ value: Double) -> String {
     let scaled = (value * 10).rounded() / 10
     return String(scaled)
 }
