@@ -298,6 +298,32 @@ private struct MigrationBoom: Error {}
         #expect(try await retry.migrate(db).get() == ["slow"])
     }
 
+    @Test func aMigrationCancelledWhileQueuedNeverStarts() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let gate = Gate()
+        let busy = db.readWithoutTransaction { _ in gate.wait() }
+        let migrating = try twoStepMigrator().migrate(db)
+        migrating.cancel()
+        gate.open()
+        try await busy.get()
+        #expect(await isCancelled(migrating))
+        #expect(try await db.query(String.self, "SELECT name FROM sqlite_schema").get() == [], "not even the record table")
+    }
+
+    @Test func awaitingAMigrationOnTheConnectionsOwnThreadFailsInsteadOfHanging() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        let migrator = try twoStepMigrator()
+        let waited = db.readWithoutTransaction { _ in try awaitPromise(migrator.migrate(db)) }
+        do {
+            _ = try await waited.get()
+            Issue.record("awaitPromise on the connection's thread must fail")
+        } catch PromiseError.Code.deadlock {}
+        // The migration itself runs once the thread is free.
+        #expect(try await migrator.appliedMigrations(in: db).get() == migrator.migrations)
+    }
+
     @Test func aClosedDatabaseRejectsTheMigration() async throws {
         let db = SQLiteDatabase.inMemory()
         try await db.close().get()
