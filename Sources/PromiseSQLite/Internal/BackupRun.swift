@@ -123,7 +123,12 @@ final class BackupRun: @unchecked Sendable {
         }
         target = .database(connection.db)
         next()
-        _ = try? awaitPromise(ended)
+        // The destination must stay untouched until the backup ends: never return before.
+        // awaitPromise refuses only waits that could never end, which this one is not; if it
+        // ever did, poll.
+        while ended.isPending {
+            if (try? awaitPromise(ended)) == nil, ended.isPending { usleep(1_000) }
+        }
     }
 
     // MARK: Steps
