@@ -4,12 +4,10 @@ import Glibc
 import PromiseSQLite
 import Testing
 
-/// The ```swift blocks of the PromiseSQLite DocC articles checked here, each verbatim between
-/// `// DocC: begin` and `// DocC: end`, with assertions on what it does.
-/// `everyBlockOfTheseArticlesIsHere` fails when an article's block is missing from this file.
+// The ```swift blocks of PromiseSQLite's "Migrations", "Savepoints" and "Backups" articles,
+// each between `// DocC: begin` and `// DocC: end` exactly as written there (checked by
+// PromiseCoreTests' `DocCCodeBlocksTests`), with assertions on what they do.
 @Suite struct DocCArticleExamplesTests {
-    static let checkedArticles = ["Migrations.md", "Savepoints.md", "Backups.md"]
-
     @Test func migrations() async throws {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanUp() }
@@ -173,41 +171,5 @@ import Testing
         try await db.backup(to: memory).get()   // a private snapshot to query
         #expect(try await memory.scalar(Int.self, "SELECT count(*) FROM lines").get() == 1)
         memory.close()
-    }
-
-    @Test func everyBlockOfTheseArticlesIsHere() throws {
-        let here = #filePath
-        let root = String(here[..<here.range(of: "/Tests/PromiseSQLiteTests/")!.lowerBound])
-        let thisFile = Self.lines(contents(here)).map(Self.trimmed)
-        var blocks = 0
-        for article in Self.checkedArticles {
-            let text = Self.lines(contents("\(root)/Sources/PromiseSQLite/PromiseSQLite.docc/\(article)"))
-            #expect(!text.isEmpty, "\(article) is missing")
-            var block: [String]?
-            for line in text {
-                if line.hasPrefix("```swift") {
-                    block = []
-                } else if line.hasPrefix("```"), let finished = block {
-                    blocks += 1
-                    let wanted = finished.map(Self.trimmed)
-                    let found = (0...max(0, thisFile.count - wanted.count)).contains { start in
-                        Array(thisFile[start..<min(thisFile.count, start + wanted.count)]) == wanted
-                    }
-                    #expect(found, "a block of \(article) is not in DocCExamplesTests.swift verbatim:\n\(finished.joined(separator: "\n"))")
-                    block = nil
-                } else if block != nil {
-                    block!.append(line)
-                }
-            }
-        }
-        #expect(blocks == 7)
-    }
-
-    private static func lines(_ bytes: [UInt8]) -> [String] {
-        String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    }
-
-    private static func trimmed(_ line: String) -> String {
-        String(line.drop(while: { $0 == " " }))
     }
 }
