@@ -90,6 +90,14 @@ let package = Package(
             path: "Sources/PromiseSQLiteBench",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // PromiseSQLite's online backup beside the sqlite3 shell's `.backup`, in MB/s
+        // (Benchmarks/sqlite-backup.sh).
+        .executableTarget(
+            name: "PromiseSQLiteBackupBench",
+            dependencies: [.product(name: "PromiseSQLite", package: "swift-promise")],
+            path: "Sources/PromiseSQLiteBackupBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Instructions and mallocs per row of PromiseSQLite beside raw C, counted under valgrind
         // by Benchmarks/sqlite-counts.sh (sqlite-nio's bundled SQLite does not run under valgrind).
         .executableTarget(

@@ -10,7 +10,7 @@ public import PromiseSystem
 /// the surrounding operation was cancelled and throws `CancellationError` if so, so a cancelled
 /// transaction stops at its next statement and rolls back.
 public final class SQLiteConnection {
-    private let connection: Connection
+    let connection: Connection
     private let cancel: CancelFlag
     private var valid = true
     /// Whether the closure runs inside a transaction that must still be open at each call.

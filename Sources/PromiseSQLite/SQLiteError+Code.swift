@@ -8,6 +8,7 @@ extension SQLiteError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Own: String, Hashable, Sendable {
             case closed, invalidBinding, invalidUse, invalidUTF8
+            case migrationFailed, unknownMigration
         }
 
         private let value: WrappedErrorCode<Own>
@@ -20,7 +21,7 @@ extension SQLiteError {
         public init(resultCode: Int32) { value = .c(resultCode) }
 
         /// The (extended) result code, or `nil` for one of PromiseSQLite's own conditions
-        /// (``closed``, ``invalidBinding``, ``invalidUse``, ``invalidUTF8``).
+        /// (``closed``, ``invalidBinding``, ``invalidUse``, ``invalidUTF8``, ``migrationFailed``, ``unknownMigration``).
         public var resultCode: Int32? { value.cCode }
 
         /// The primary code: the low 8 bits of an extended code (`constraint` for
@@ -128,6 +129,12 @@ extension SQLiteError {
         /// A text value is not valid UTF-8, so it does not read as `String`; read it as
         /// `[UInt8]` or `Data` for its bytes (``SQLiteValue/invalidText(_:)``).
         public static let invalidUTF8 = Code(.invalidUTF8)
+        /// A migration of an ``SQLiteMigrator`` failed and was rolled back: the message names
+        /// it, ``SQLiteError/underlying`` holds what it threw.
+        public static let migrationFailed = Code(.migrationFailed)
+        /// The database records a migration that the ``SQLiteMigrator`` does not know (a newer
+        /// version of the program migrated it): nothing was run.
+        public static let unknownMigration = Code(.unknownMigration)
 
         // The names every product gives these conditions.
 
@@ -191,6 +198,8 @@ extension SQLiteError {
             case .own(.invalidBinding): -2
             case .own(.invalidUse): -3
             case .own(.invalidUTF8): -4
+            case .own(.migrationFailed): -5
+            case .own(.unknownMigration): -6
             }
         }
     }

@@ -1,5 +1,6 @@
 // A second process for PromiseSQLiteTests: a writer to kill with SIGKILL mid-transaction, a
-// process that holds the write lock, and a writer on a disk that fills up. Prints progress
+// process that holds the write lock, a writer on a disk that fills up, and a migration and a
+// backup to kill half-way. Prints progress
 // lines on standard output, unbuffered.
 import Glibc
 import PromiseSQLite
@@ -12,7 +13,7 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    say("usage: promisesqlite-helper crash-writer PATH | hold-lock PATH RELEASE-FILE | disk-full DIR delete|wal")
+    say("usage: promisesqlite-helper crash-writer PATH | hold-lock PATH RELEASE-FILE | disk-full DIR delete|wal | migrate-crash PATH | backup-crash PATH DEST")
     exit(2)
 }
 let path = arguments[2]
@@ -76,6 +77,18 @@ do {
             exit(2)
         }
         try diskFull(in: path, mode: mode)
+    case "migrate-crash":
+        // Applies "v1" if needed, then starts "v2", a table rebuild, and stops inside it,
+        // for the test to kill: the database must come back without any of v2.
+        try migrateUntilKilled(path)
+    case "backup-crash":
+        // Copies PATH to DEST one page per step and, once some pages are copied, blocks the
+        // source's thread between two steps, for the test to kill: nothing may appear at DEST.
+        guard arguments.count > 3 else {
+            say("usage: promisesqlite-helper backup-crash PATH DEST")
+            exit(2)
+        }
+        try backupUntilKilled(path, to: arguments[3])
     default:
         say("unknown command \(arguments[1])")
         exit(2)

@@ -134,3 +134,41 @@ final class Flag: Sendable {
         try await db.close().get()
     }
 }
+
+extension ReadmeExamplesTests {
+    /// The README's migrations, savepoint and backup example, as written there.
+    @Test func migrationsSavepointsAndBackups() async throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanUp() }
+        let dir = temporary.path
+        let db = try await SQLiteDatabase.open(path: "\(dir)/notes.sqlite").get()
+
+        // README: begin
+        let migrator = SQLiteMigrator()
+        try migrator.register("create notes") { db in                  // each in its own transaction
+            try db.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        }
+        let applied = try await migrator.migrate(db).get()              // the names applied now
+
+        try await db.transaction { db in
+            try db.execute("INSERT INTO notes(body) VALUES (?)", ["kept"])
+            try? db.savepoint { db in                                   // rolls back alone
+                try db.execute("INSERT INTO notes(body) VALUES (?)", ["undone"])
+                try db.execute("INSERT INTO notes(id, body) VALUES (1, 'taken id')")
+            }
+        }.get()
+
+        try await db.backup(to: "\(dir)/notes-backup.sqlite", pagesPerStep: 512) { progress in
+            print("copied \(progress.copiedPages) of \(progress.totalPages) pages")
+        }.get()                                                         // complete and fsynced, or absent
+        // README: end
+
+        #expect(applied == ["create notes"])
+        #expect(try await db.query(String.self, "SELECT body FROM notes").get() == ["kept"])
+        try await db.close().get()
+        let copy = try await SQLiteDatabase.open(path: "\(dir)/notes-backup.sqlite").get()
+        #expect(try await copy.query(String.self, "SELECT body FROM notes").get() == ["kept"])
+        #expect(try await migrator.appliedMigrations(in: copy).get() == ["create notes"])
+        try await copy.close().get()
+    }
+}

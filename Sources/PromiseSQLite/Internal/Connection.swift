@@ -307,8 +307,14 @@ final class Connection {
             return value
         } catch {
             if !isAutocommit {
-                _ = try? execute("ROLLBACK TO \(name)", .none, cancel: nil)
-                _ = try? execute("RELEASE \(name)", .none, cancel: nil)
+                // Without the rollback to the savepoint, the outer transaction would commit
+                // the body's partial changes: undo the whole transaction instead.
+                do {
+                    try execute("ROLLBACK TO \(name)", .none, cancel: nil)
+                    try execute("RELEASE \(name)", .none, cancel: nil)
+                } catch {
+                    rollBackAfterFailure()
+                }
             }
             throw error
         }
