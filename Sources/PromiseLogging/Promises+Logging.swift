@@ -1,3 +1,6 @@
+// Compiled only with the Logging trait (Package.swift): without it this module is empty and
+// the package it needs is neither resolved nor built.
+#if Logging
 public import Logging
 // Re-exported, like every product of this package, so `import PromiseLogging` is enough.
 @_exported public import PromiseCore
@@ -63,3 +66,4 @@ extension PromiseDiagnostic {
         valueType.isEmpty ? kind.description : "\(kind) of Promise<\(valueType)>"
     }
 }
+#endif  // Logging

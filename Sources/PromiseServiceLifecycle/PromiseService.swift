@@ -1,3 +1,6 @@
+// Compiled only with the ServiceLifecycle trait (Package.swift): without it this module is empty and
+// the package it needs is neither resolved nor built.
+#if ServiceLifecycle
 public import PromiseCore
 public import ServiceLifecycle
 
@@ -59,3 +62,4 @@ public struct PromiseService<Resource: GracefullyStoppable>: Service, CustomStri
     /// `PromiseService(<resource type>)`, as service-lifecycle's logs name it.
     public var description: String { "PromiseService(\(Resource.self))" }
 }
+#endif  // ServiceLifecycle

@@ -4,6 +4,8 @@
 // became of every piece of work, the order the services stopped in, and what it left open.
 //
 //   promise-lifecycle-helper sigterm <pid file> <directory>
+// Compiled only with the ServiceLifecycle trait, as the module under test is (`make test` enables it).
+#if ServiceLifecycle
 
 import Glibc
 import Logging
@@ -224,3 +226,4 @@ protocol PromiseStatus {
 extension Promise: PromiseStatus {
     var stillPending: Bool { isPending }
 }
+#endif  // ServiceLifecycle

@@ -1,3 +1,5 @@
+// Compiled only with the Logging trait, as the module under test is (`make test` enables it).
+#if Logging
 import Glibc
 import InMemoryLogging
 import Logging
@@ -85,3 +87,4 @@ private func firstEntry(_ handler: InMemoryLogHandler) async -> InMemoryLogHandl
     }
     return handler.entries.first
 }
+#endif  // Logging

@@ -1,3 +1,5 @@
+// Compiled only with the ServiceLifecycle trait, as the module under test is (`make test` enables it).
+#if ServiceLifecycle
 import Glibc
 import PromiseTestSupport
 import Testing
@@ -34,3 +36,4 @@ import Testing
         #expect(facts.contains("descriptors leaked=[]"), "\(result.output)")
     }
 }
+#endif  // ServiceLifecycle
