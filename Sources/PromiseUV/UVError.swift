@@ -19,6 +19,7 @@ public struct UVError: PromiseLibraryError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Own: String, Hashable, Sendable {
             case loopClosed
+            case watchLimitReached
         }
 
         private let value: WrappedErrorCode<Own>
@@ -30,7 +31,8 @@ public struct UVError: PromiseLibraryError {
         /// - Parameter uvCode: The (negative) value, such as `UV_EBUSY` (-16 on Linux).
         public init(uvCode: Int32) { value = .c(uvCode) }
 
-        /// The libuv error code, or `nil` for PromiseUV's own ``loopClosed``.
+        /// The libuv error code, or `nil` for PromiseUV's own codes (``loopClosed``,
+        /// ``watchLimitReached``).
         public var uvCode: Int32? { value.cCode }
 
         /// The loop was shut down (or is shutting down) and refuses new work, or shutdown
@@ -39,6 +41,15 @@ public struct UVError: PromiseLibraryError {
         /// ``loopClosed`` by the name every product uses for "its owner was shut down"
         /// (`CurlError.Code.shutdown`, `SQLiteError.Code.shutdown`); equal to it.
         public static let shutdown = loopClosed
+
+        /// This user's inotify watches are all taken (`fs.inotify.max_user_watches`), so a
+        /// file watch could not start; libuv's own error, `UV_ENOSPC`, is the ``underlying``.
+        public static let watchLimitReached = Code(.watchLimitReached)
+        /// `UV_ENOENT`: no such file or directory (a path to watch is missing, or a watched
+        /// directory went away).
+        public static let noSuchFileOrDirectory = Code(uvCode: -2)
+        /// `UV_EACCES`: permission denied.
+        public static let permissionDenied = Code(uvCode: -13)
 
         /// `UV_EBUSY`: a resource is busy; `uv_loop_close` returns it while handles are open.
         public static let busy = Code(uvCode: -16)
@@ -56,6 +67,7 @@ public struct UVError: PromiseLibraryError {
         private static let constantNames: [Int32: String] = [
             -16: "busy", -125: "canceled", -22: "invalidArgument", -12: "outOfMemory", -24: "tooManyOpenFiles",
             -11: "tryAgain",
+            -2: "noSuchFileOrDirectory", -13: "permissionDenied",
         ]
 
         /// The code's name, as written after `UVError.Code.` (`busy`), or libuv's name
@@ -76,6 +88,7 @@ public struct UVError: PromiseLibraryError {
         public var message: String {
             switch value {
             case .own(.loopClosed): "the UVLoop is shut down"
+            case .own(.watchLimitReached): "the inotify watch limit is reached"
             case .c(let code): libuvMessage(code)
             }
         }

@@ -14,7 +14,14 @@ import Testing
         #expect(UVError.Code.tryAgain.name == "tryAgain")
         #expect(UVError.Code.loopClosed.name == "loopClosed")
         #expect(UVError.Code.loopClosed.libuvName == nil)
-        #expect(UVError.Code(uvCode: -2).name == "ENOENT")
+        #expect(UVError.Code(uvCode: -20).name == "ENOTDIR")
+        #expect(UVError.Code(uvCode: -2) == .noSuchFileOrDirectory)
+        #expect(UVError.Code.noSuchFileOrDirectory.name == "noSuchFileOrDirectory")
+        #expect(UVError.Code.noSuchFileOrDirectory.libuvName == "ENOENT")
+        #expect(UVError.Code.permissionDenied.libuvName == "EACCES")
+        #expect(UVError.Code.watchLimitReached.name == "watchLimitReached")
+        #expect(UVError.Code.watchLimitReached.libuvName == nil)
+        #expect(UVError.Code.watchLimitReached.message == "the inotify watch limit is reached")
         #expect(UVError.Code(uvCode: -999_999).name.contains("999999"))
     }
 

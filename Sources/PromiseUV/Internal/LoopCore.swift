@@ -77,9 +77,9 @@ final class LoopCore: @unchecked Sendable {
     var shuttingDown = false
     private var holdsThread = false
     private(set) var asyncClosed = false
-    /// What the shutdown rejected (timers, pool work not started, signal watches), for the
-    /// report of a loop dropped without `shutdown()`.
-    var lostAtShutdown = (timers: 0, work: 0, signals: 0)
+    /// What the shutdown rejected (timers, pool work not started, signal watches, file
+    /// watches), for the report of a loop dropped without `shutdown()`.
+    var lostAtShutdown = (timers: 0, work: 0, signals: 0, fileWatches: 0)
     /// Handles not yet closed: the wake-up and timer handles.
     var openHandles = 2
     private var loopClosed = false
@@ -93,6 +93,8 @@ final class LoopCore: @unchecked Sendable {
     let timers = TimerQueue()
     var armedExpiry: UInt64?
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
+    /// Live file watches, each with a `uv_fs_event_t` (LoopCore+FileWatches.swift).
+    var fileWatches: [ObjectIdentifier: FileWatch] = [:]
 
     /// How many local work items run in a row before pending I/O gets a turn.
     private static let localBatchLimit = 65_536
@@ -390,6 +392,7 @@ final class LoopCore: @unchecked Sendable {
             entry.abandon()
         }
         lostAtShutdown.signals = abandonSignals()
+        lostAtShutdown.fileWatches = endFileWatches()
         armTimer()
         updateReference()
         if inFlight.isEmpty { closeHandles() }
