@@ -1,8 +1,11 @@
 # swift-promise: the two quick-start commands are `make demo` and `make test`.
 SWIFT ?= swift
 JOBS ?= 2
+# Package traits the project's own builds enable: all of them, so PromiseLogging and
+# PromiseServiceLifecycle (off by default for packages that depend on this one) are built and tested.
+TRAITS ?= --enable-all-traits
 
-.PHONY: all bootstrap build demo format lint test test-core test-under-load test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo format lint test test-core test-resolution test-core-cost test-under-load test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -10,14 +13,14 @@ bootstrap:
 	@scripts/bootstrap
 
 build: bootstrap
-	$(SWIFT) build -j $(JOBS)
+	$(SWIFT) build -j $(JOBS) $(TRAITS)
 
 ## demo: build and run the promise-demo program in Examples/
 demo: bootstrap
 	cd Examples && $(SWIFT) run -j $(JOBS) promise-demo
 
 ## format: rewrite the Swift sources in the project's style (.swift-format)
-FORMAT_PATHS = Sources Tests Examples/Sources Examples/Tests Benchmarks/Sources Fuzz/Sources
+FORMAT_PATHS = Sources Tests Examples/Sources Examples/Tests Benchmarks/Sources Fuzz/Sources Checks/Sources
 format:
 	$(SWIFT) format format --configuration .swift-format --in-place --recursive --parallel $(FORMAT_PATHS)
 
@@ -25,8 +28,8 @@ format:
 lint:
 	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMAT_PATHS)
 
-## test: the style check (`make lint`), then every suite, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then PromiseCore and the adapters under AddressSanitizer, then the demo's own tests, then the documentation site in headless Chromium, then the fuzz targets (replayed, then fuzzed briefly)
-test: bootstrap lint test-core test-typecheck test-tsan test-asan test-examples test-docs test-fuzz
+## test: the style check (`make lint`), then every suite, then what a package depending on each product alone resolves, then PromiseCore's size and hot-path allocations against their recorded limits, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then PromiseCore and the adapters under AddressSanitizer, then the demo's own tests, then the documentation site in headless Chromium, then the fuzz targets (replayed, then fuzzed briefly)
+test: bootstrap lint test-core test-resolution test-core-cost test-typecheck test-tsan test-asan test-examples test-docs test-fuzz
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
 TEST_TIMEOUT ?= 900
@@ -38,8 +41,16 @@ run_bounded = timeout --kill-after=30 $(TEST_TIMEOUT) $(1) || { status=$$?; \
 # reference model (default 1000, 500 under ThreadSanitizer); a soak run raises it, for example
 # `PROMISE_MODEL_ITERATIONS=50000 make test-core`. PROMISE_MODEL_VERBOSE=1 prints what they covered.
 test-core:
-	$(SWIFT) build --build-tests -j $(JOBS) -Xswiftc -warnings-as-errors
-	@$(call run_bounded,$(SWIFT) test -j $(JOBS) --skip-build,swift test)
+	$(SWIFT) build --build-tests -j $(JOBS) $(TRAITS) -Xswiftc -warnings-as-errors
+	@$(call run_bounded,$(SWIFT) test -j $(JOBS) $(TRAITS) --skip-build,swift test)
+
+## test-resolution: a new package per product depends on it alone and resolves; the packages it pins must be those of the table in scripts/check-resolution and Podlike.md (~1 min, local mirror only)
+test-resolution:
+	@$(call run_bounded,env SWIFT=$(SWIFT) scripts/check-resolution,scripts/check-resolution)
+
+## test-core-cost: bytes PromiseCore adds to a stripped release executable, and mallocs per operation of its single-threaded hot paths, against the limits recorded in scripts/check-core-cost (valgrind counts, never times; ~1 min once built)
+test-core-cost:
+	@$(call run_bounded,env SWIFT=$(SWIFT) JOBS=$(JOBS) scripts/check-core-cost,scripts/check-core-cost)
 
 ## test-under-load: `make test-core` RUNS (3) times while a release build of Benchmarks/ and one CPU burner per core keep the machine busy
 test-under-load: bootstrap
@@ -139,4 +150,4 @@ test-docs: docs
 	@$(call run_bounded,scripts/docs-check,scripts/docs-check)
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-docs Examples/.build Benchmarks/.build Fuzz/.build Fuzz/.build-fuzz Soak/.build
+	rm -rf .build .build-tsan Checks/.build .build-asan .build-docs Examples/.build Benchmarks/.build Fuzz/.build Fuzz/.build-fuzz Soak/.build

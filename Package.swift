@@ -21,21 +21,45 @@ let package = Package(
         .library(name: "PromiseCurl", targets: ["PromiseCurl"]),
         .library(name: "PromiseCurlTesting", targets: ["PromiseCurlTesting"]),
         // Opt-in integrations with server-side Swift packages; nothing else depends on them.
+        // Each is empty unless its trait (below) is enabled.
         .library(name: "PromiseLogging", targets: ["PromiseLogging"]),
         .library(name: "PromiseServiceLifecycle", targets: ["PromiseServiceLifecycle"]),
+    ],
+    // SwiftPM resolves and clones every package that a target of this package names, whichever
+    // products a dependent uses, unless every target dependency on it is conditional on a trait
+    // that is off. So each third-party package sits behind a trait: a dependent resolves only
+    // the packages of the traits it has on (scripts/check-resolution checks the table in
+    // Podlike.md). Curl is on by default, so the usual `.package(url: …, from: …)` line gives
+    // PromiseCurl and resolves swift-http-types alone; `traits: []` resolves nothing, for a
+    // program that uses PromiseCore, PromiseFS, PromiseSQLite or PromiseUV only. Logging and
+    // ServiceLifecycle are off by default: `traits: ["Curl", "Logging"]` turns one on (naming
+    // traits replaces the default set). `make test` builds with all of them.
+    traits: [
+        .trait(
+            name: "Curl",
+            description: "The PromiseCurl and PromiseCurlTesting products: the swift-http-types package they need."
+        ),
+        .trait(name: "Logging", description: "The PromiseLogging product: diagnostics to a swift-log Logger."),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "The PromiseServiceLifecycle product: resources as swift-service-lifecycle services."
+        ),
+        .default(enabledTraits: ["Curl"]),
     ],
     dependencies: [
         // Only for `make docs` (the generate-documentation command plugin). No target depends
         // on it, so nothing that depends on this package builds or links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // PromiseCurl's request and response heads (HTTPRequest, HTTPResponse, HTTPFields).
+        // PromiseCurl's request and response heads (HTTPRequest, HTTPResponse, HTTPFields),
+        // behind the Curl trait.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // Only for PromiseCoreTests' model-based property test (generators, shrinking, seeds).
-        // No library product depends on it.
+        // No library product depends on it, so dependents never resolve it (nor the plugin above).
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
-        // Only for the PromiseLogging product (and its tests' InMemoryLogging).
+        // Only for the PromiseLogging product (and its tests' InMemoryLogging), behind the
+        // Logging trait.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // Only for the PromiseServiceLifecycle product.
+        // Only for the PromiseServiceLifecycle product, behind the ServiceLifecycle trait.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
@@ -72,7 +96,10 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "PromiseCurl",
-            dependencies: ["PromiseCore", "PromiseSystem", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "PromiseCore", "PromiseSystem", "CCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Curl"])),
+            ],
             swiftSettings: strictSettings
         ),
         // A scripted stand-in for CurlClient, for tests of code that uses PromiseCurl. Its own
@@ -90,14 +117,14 @@ let package = Package(
         // swift-log integration: diagnostics to a Logger. PromiseCore and swift-log only.
         .target(
             name: "PromiseLogging",
-            dependencies: ["PromiseCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PromiseCore", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"]))],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PromiseLoggingTests",
             dependencies: [
                 "PromiseLogging", "PromiseCurl", "PromiseSQLite", "PromiseUV",
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -105,7 +132,14 @@ let package = Package(
         // PromiseCore and ServiceLifecycle only: a program names the adapters it uses itself.
         .target(
             name: "PromiseServiceLifecycle",
-            dependencies: ["PromiseCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "PromiseCore",
+                .product(
+                    name: "ServiceLifecycle",
+                    package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])
+                ),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -118,8 +152,12 @@ let package = Package(
             name: "promise-lifecycle-helper",
             dependencies: [
                 "PromiseServiceLifecycle", "PromiseCurl", "PromiseFS", "PromiseSQLite", "PromiseUV",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "ServiceLifecycle",
+                    package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])
+                ),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["ServiceLifecycle"])),
             ],
             path: "Tests/PromiseLifecycleHelper",
             swiftSettings: strictSettings

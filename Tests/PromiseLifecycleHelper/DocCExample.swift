@@ -1,5 +1,7 @@
 // swift-format-ignore-file
 // (documentation quotes this file's code line for line, layout included)
+// Compiled only with the ServiceLifecycle trait, as the module under test is (`make test` enables it).
+#if ServiceLifecycle
 import Glibc
 import Logging
 import PromiseCurl
@@ -56,3 +58,4 @@ extension Promise {
         }
     }
 }
+#endif  // ServiceLifecycle
