@@ -79,7 +79,7 @@ final class LoopCore: @unchecked Sendable {
     private(set) var asyncClosed = false
     /// What the shutdown rejected (timers, pool work not started, signal watches), for the
     /// report of a loop dropped without `shutdown()`.
-    var lostAtShutdown = (timers: 0, work: 0, signals: 0)
+    var lostAtShutdown = (timers: 0, work: 0, signals: 0, processes: 0)
     /// Handles not yet closed: the wake-up and timer handles.
     var openHandles = 2
     private var loopClosed = false
@@ -93,6 +93,8 @@ final class LoopCore: @unchecked Sendable {
     let timers = TimerQueue()
     var armedExpiry: UInt64?
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
+    /// Child processes spawned or about to be, until their promise settles.
+    var children: [ObjectIdentifier: ChildProcess] = [:]
 
     /// How many local work items run in a row before pending I/O gets a turn.
     private static let localBatchLimit = 65_536
@@ -390,6 +392,7 @@ final class LoopCore: @unchecked Sendable {
             entry.abandon()
         }
         lostAtShutdown.signals = abandonSignals()
+        lostAtShutdown.processes = abandonProcesses()
         armTimer()
         updateReference()
         if inFlight.isEmpty { closeHandles() }

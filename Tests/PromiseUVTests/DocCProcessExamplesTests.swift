@@ -1,0 +1,92 @@
+// swift-format-ignore-file
+// (documentation quotes this file's code line for line, layout included)
+import Foundation
+import PromiseUV
+import Testing
+
+// The ```swift blocks of the DocC article ChildProcesses.md, each verbatim between the
+// markers, with assertions on what they produce. `childProcessBlocksAreAllHere` fails when a
+// block of the article is missing here.
+
+/// The article's overview example, returning what it computed.
+func childProcessesOverview() throws -> [String] {
+// DocC: begin
+let loop = try UVLoop()
+let kernel = loop.output("uname", ["-s"])              // looked up on PATH
+
+var sort = UVCommand("sort", arguments: ["-r"])
+sort.standardInput = .text("b\na\nc\n")                // given to the child as a memfd
+let sorted = loop.spawn(sort)
+    .then(on: loop) { result in try result.requireSuccess("sort").outputText ?? "" }
+
+let texts = try loop.run(until: all([kernel, sorted]))
+try awaitPromise(loop.shutdown())
+// DocC: end
+    return texts
+}
+
+@Suite struct DocCProcessExamplesTests {
+    @Test func overview() async throws {
+        let texts = try await onNewThread { Result { try childProcessesOverview() } }.get().get()
+        #expect(texts == ["Linux\n", "c\nb\na\n"])
+    }
+
+    @Test func missingProgram() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // DocC: begin
+        do {
+            _ = try await loop.spawn(UVCommand("no-such-tool")).get()
+        } catch UVError.Code.noSuchFileOrDirectory {
+            print("install no-such-tool first")
+        }
+        // DocC: end
+        // Any other error fails the test above; this checks that it was this one.
+        await #expect(throws: UVError.Code.noSuchFileOrDirectory) { try await loop.spawn(UVCommand("no-such-tool")).get() }
+    }
+
+    @Test func cancellingALongRun() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // DocC: begin
+        var build = UVCommand("/bin/sh", arguments: ["-c", "echo step 1; sleep 60; echo step 2"])
+        build.terminationGrace = .seconds(2)
+        build.standardOutput = .lines(on: loop) { line in
+            print(String(decoding: line, as: UTF8.self))
+        }
+        let building = loop.spawn(build)
+        loop.after(.seconds(1)).then(on: loop) { building.cancel() }   // SIGTERM, SIGKILL 2 s later
+        // DocC: end
+        await #expect(throws: CancellationError.self) { try await building.get() }
+    }
+
+    @Test func childProcessBlocksAreAllHere() throws {
+        let thisFile = URL(fileURLWithPath: #filePath)
+        let article = thisFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/PromiseUV/PromiseUV.docc/ChildProcesses.md")
+        let blocks = Self.blocks(in: try String(contentsOf: article, encoding: .utf8), open: "```swift", close: "```")
+        let quoted = Self.blocks(in: try String(contentsOf: thisFile, encoding: .utf8), open: "// DocC: begin", close: "// DocC: end")
+        #expect(blocks.count == 3)
+        for block in blocks {
+            #expect(quoted.contains(block), "DocC block not found verbatim between markers here:\n\(block.joined(separator: "\n"))")
+        }
+    }
+
+    /// The blocks between `open` and `close` lines, each as its lines with indentation trimmed.
+    static func blocks(in text: String, open: String, close: String) -> [[String]] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == open {
+                current = []
+            } else if current != nil, trimmed == close {
+                blocks.append(current!)
+                current = nil
+            } else if current != nil {
+                current!.append(trimmed)
+            }
+        }
+        return blocks
+    }
+}
