@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 // (documentation quotes this file's code line for line, layout included)
 import Foundation
+import PromiseTestSupport
 import PromiseUV
 import Testing
 
@@ -42,7 +43,7 @@ try awaitPromise(loop.shutdown())
         }
         // DocC: end
         // Any other error fails the test above; this checks that it was this one.
-        await #expect(throws: UVError.Code.noSuchFileOrDirectory) { try await loop.spawn(UVCommand("no-such-tool")).get() }
+        await expectUVError(.noSuchFileOrDirectory) { try await loop.spawn(UVCommand("no-such-tool")).get() }
     }
 
     @Test func cancellingALongRun() async throws {

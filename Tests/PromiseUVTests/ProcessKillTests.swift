@@ -1,6 +1,6 @@
 import Foundation
 import PromiseTestSupport
-import PromiseUV
+@testable import PromiseUV
 import PromiseCore
 import Synchronization
 import Testing
@@ -31,14 +31,19 @@ func zombieChildren() -> Set<Int32> {
     return zombies
 }
 
-/// This process's descriptors that PromiseUV opens for children: sockets (libuv's pipes)
-/// and the in-memory files of standard input.
-func childDescriptorCount() -> Int {
+/// The in-memory files of standard input this process has open.
+func inputMemfdCount() -> Int {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     return entries.filter { entry in
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)") else { return false }
-        return target.hasPrefix("socket:") || target.contains("promise-uv-stdin")
+        let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")
+        return target?.contains("promise-uv-stdin") == true
     }.count
+}
+
+/// The libuv handles open on `loop` (read on its thread): 2 (its wake-up and timer handles)
+/// when no child or pipe is left. Each pipe's descriptor closes with its handle.
+func openHandleCount(_ loop: UVLoop) async throws -> Int {
+    try await Promise<Int>(on: loop) { loop.core.openHandles }.get()
 }
 
 /// Whether process `pid` still exists (a reaped child's pid is gone until reused).
@@ -106,7 +111,6 @@ extension ProcessTests {
     @Test func cancellationStormLeavesNoZombieAndNoDescriptor() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }
-        let before = childDescriptorCount()
         let children = (0..<40).map { index in
             loop.spawn(UVCommand("sleep", arguments: ["30"], standardInput: .bytes([1]), terminationGrace: .milliseconds(index % 3 == 0 ? 0 : 50)))
         }
@@ -118,13 +122,13 @@ extension ProcessTests {
             await #expect(throws: CancellationError.self) { try await child.get() }
         }
         #expect(zombieChildren().isEmpty)
-        #expect(try await eventually { childDescriptorCount() == before })
+        #expect(try await eventually { inputMemfdCount() == 0 })
+        #expect(try await openHandleCount(loop) == 2)
     }
 
     @Test func thousandSpawnsLeaveNoDescriptorAndNoZombie() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }
-        let before = childDescriptorCount()
         var pids: Set<Int32> = []
         for _ in 0..<20 {
             let batch = (0..<50).map { index in
@@ -138,7 +142,8 @@ extension ProcessTests {
         }
         #expect(pids.count > 1)
         #expect(zombieChildren().intersection(pids).isEmpty)
-        #expect(try await eventually { childDescriptorCount() == before })
+        #expect(inputMemfdCount() == 0)
+        #expect(try await openHandleCount(loop) == 2)
         #expect(SignalOwner.childProcessCount == 0)
     }
 
@@ -149,19 +154,19 @@ extension ProcessTests {
         let start = ContinuousClock.now
         try await loop.shutdown().get()
         expectTimeLimit(ContinuousClock.now - start, under: .seconds(20), "a shutdown killing a child that ignores SIGTERM")
-        await #expect(throws: UVError.Code.loopClosed) { try await child.get() }
-        await #expect(throws: UVError.Code.loopClosed) { try await loop.spawn(UVCommand("true")).get() }
+        await expectUVError(.loopClosed) { try await child.get() }
+        await expectUVError(.loopClosed) { try await loop.spawn(UVCommand("true")).get() }
     }
 
     @Test func droppedLoopKillsItsChildren() async throws {
         _ = NotShutDownRecorder.install
+        // Nobody runs the loop: dropping it runs the queued spawn, then the shutdown, on this
+        // thread, which kills the child and waits until it is reaped.
         let child: Promise<UVProcessResult> = try await offCooperativePool {
             let loop = try UVLoop()
-            let child = loop.spawn(UVCommand("sleep", arguments: ["30"]))
-            _ = try? loop.run(until: loop.after(.milliseconds(20)))
-            return child
+            return loop.spawn(UVCommand("sleep", arguments: ["30"]))
         }
-        await #expect(throws: UVError.Code.loopClosed) { try await child.get() }
+        await expectUVError(.loopClosed) { try await child.get() }
         #expect(!NotShutDownRecorder.reports(mentioning: "running child process").isEmpty)
     }
 
@@ -170,12 +175,36 @@ extension ProcessTests {
         defer { loop.shutdown() }
         let outcome = try await Promise<Bool>(on: loop) { () -> Bool in
             do {
-                _ = try awaitPromise(loop.spawn(UVCommand("true")))
+                let child = loop.spawn(UVCommand("true"))
+                defer { child.catch { _ in } }
+                _ = try awaitPromise(child)
                 return false
             } catch PromiseError.Code.deadlock {
                 return true
             }
         }.get()
         #expect(outcome)
+    }
+}
+
+/// Expects `body` to throw a ``UVError`` with `code`.
+func expectUVError<T>(
+    _ code: UVError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+) async {
+    do {
+        _ = try await body()
+        Issue.record("expected UVError.\(code), got a value", sourceLocation: sourceLocation)
+    } catch {
+        #expect((error as? UVError)?.code == code, "expected UVError.\(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Expects `body` to throw a ``UVError`` with `code`, synchronously.
+func expectUVErrorNow<T>(_ code: UVError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
+    do {
+        _ = try body()
+        Issue.record("expected UVError.\(code), got a value", sourceLocation: sourceLocation)
+    } catch {
+        #expect((error as? UVError)?.code == code, "expected UVError.\(code), got \(error)", sourceLocation: sourceLocation)
     }
 }
