@@ -14,7 +14,11 @@ import Testing
         #expect(UVError.Code.tryAgain.name == "tryAgain")
         #expect(UVError.Code.loopClosed.name == "loopClosed")
         #expect(UVError.Code.loopClosed.libuvName == nil)
-        #expect(UVError.Code(uvCode: -2).name == "ENOENT")
+        #expect(UVError.Code(uvCode: -32).name == "EPIPE")
+        #expect(UVError.Code(uvCode: -2).name == "noSuchFileOrDirectory")
+        #expect(UVError.Code(uvCode: -2).libuvName == "ENOENT")
+        #expect(UVError.Code.outputLimitExceeded.name == "outputLimitExceeded")
+        #expect(UVError.Code.processFailed.libuvName == nil)
         #expect(UVError.Code(uvCode: -999_999).name.contains("999999"))
     }
 
