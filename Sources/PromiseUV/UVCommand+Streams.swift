@@ -93,7 +93,11 @@ extension UVCommand {
         }
 
         /// The bytes as they arrive, in pieces of whatever size the pipe delivered (at most
-        /// 64 KiB), passed to `handler` on `context`, in order.
+        /// 64 KiB), passed to `handler` on `context`, in order on a serial context.
+        ///
+        /// The loop does not wait for `handler`: pieces (and lines, for
+        /// ``lines(on:maxLength:_:)``) queue on `context` as fast as the child writes, so a
+        /// handler slower than the child holds the difference in memory.
         ///
         /// - Parameters:
         ///   - context: Where `handler` runs; `nil` for the process-wide default context.

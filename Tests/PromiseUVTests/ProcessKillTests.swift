@@ -147,6 +147,40 @@ extension ProcessTests {
         #expect(SignalOwner.childProcessCount == 0)
     }
 
+    /// Spawns `sh` that starts `sleep 20` in the background, holding standard output open,
+    /// prints its own pid and exits; returns once `sh` has been reaped.
+    func spawnWithLingeringGrandchild(_ loop: UVLoop) async throws -> Promise<UVProcessResult> {
+        let pid = Mutex<Int32>(0)
+        let child = loop.spawn(
+            UVCommand(
+                "/bin/sh", arguments: ["-c", "sleep 20 & echo $$"],
+                standardOutput: .lines { line in
+                    pid.withLock { $0 = Int32(String(decoding: line, as: UTF8.self)) ?? 0 }
+                }))
+        #expect(try await eventually { pid.withLock { $0 } != 0 })
+        #expect(try await eventually { !processExists(pid.withLock { $0 }) })  // reaped
+        return child
+    }
+
+    @Test func cancellingAfterTheExitStopsWaitingForAGrandchildsPipe() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let child = try await spawnWithLingeringGrandchild(loop)
+        #expect(child.isPending)  // the grandchild holds the pipe
+        child.cancel()
+        let result = try await child.get()  // the child's real outcome: it had exited
+        #expect(result.exit == .exited(0))
+    }
+
+    @Test func shutdownDoesNotWaitForAGrandchildsPipe() async throws {
+        let loop = try startedLoop()
+        let child = try await spawnWithLingeringGrandchild(loop)
+        let start = ContinuousClock.now
+        try await loop.shutdown().get()
+        expectTimeLimit(ContinuousClock.now - start, under: .seconds(15), "a shutdown while a grandchild holds a pipe for 20 s")
+        await expectUVError(.loopClosed) { try await child.get() }
+    }
+
     @Test func shutdownKillsRunningChildren() async throws {
         let loop = try startedLoop()
         let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "trap '' TERM; sleep 30"]))

@@ -12,7 +12,7 @@ import Subprocess
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else {
-    fputs("usage: PromiseSpawnBench raw|promiseuv|subprocess COUNT\n", stderr)
+    print("usage: PromiseSpawnBench raw|promiseuv|subprocess COUNT")
     exit(2)
 }
 let program = "/bin/true"
@@ -62,6 +62,6 @@ case "subprocess":
     let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     print("swift-subprocess run\t\(time)\t\(count)")
 default:
-    fputs("unknown candidate \(arguments[1])\n", stderr)
+    print("unknown candidate \(arguments[1])")
     exit(2)
 }

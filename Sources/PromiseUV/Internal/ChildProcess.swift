@@ -40,9 +40,6 @@ final class ChildProcess: @unchecked Sendable {
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
 
-    /// Whether the child was spawned and has not exited yet (loop thread).
-    var isRunning: Bool { handle != nil && exit == nil }
-
     // MARK: Starting
 
     /// Spawns the child (loop thread), or rejects the promise if the loop is shutting down,
@@ -225,7 +222,7 @@ final class ChildProcess: @unchecked Sendable {
             outcome = .failure(
                 UVError(
                     .loopClosed, operation: "spawn",
-                    detail: "the UVLoop was shut down while \(plan.arguments[0]) (pid \(processID)) ran; it was killed and reaped"))
+                    detail: "the UVLoop was shut down before \(plan.arguments[0]) (pid \(processID)) was done; it was killed if running, and reaped"))
         }
         for pipe in pipes { pipe.detach() }
         pipes = []

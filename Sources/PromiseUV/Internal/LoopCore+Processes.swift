@@ -5,10 +5,13 @@ extension LoopCore {
     /// with ``UVError/Code-swift.struct/loopClosed`` once its child is reaped, and the loop
     /// closes only after that (every process handle counts in `openHandles`).
     ///
-    /// - Returns: How many running children had not been asked to stop before.
+    /// A child that has exited but whose output pipes a process it started still holds open
+    /// is not waited for: its pipes are closed and its promise rejected the same way.
+    ///
+    /// - Returns: How many children had not been asked to stop before.
     func abandonProcesses() -> Int {
         var lost = 0
-        for child in children.values where child.isRunning {
+        for child in Array(children.values) {
             if child.stopReason == nil { lost += 1 }
             child.requestStop(.shutdown)
         }
