@@ -181,6 +181,29 @@ extension ProcessTests {
         await expectUVError(.loopClosed) { try await child.get() }
     }
 
+    @Test func spawnsFromManyThreadsAtOnce() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let promises = Mutex<[Promise<UVProcessResult>]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<10 {
+                let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "echo \(thread * 100 + index)"]))
+                promises.withLock { $0.append(child) }
+            }
+        }
+        let outputs = try await all(promises.withLock { $0 }).get().compactMap(\.outputText)
+        #expect(Set(outputs) == Set((0..<8).flatMap { thread in (0..<10).map { "\(thread * 100 + $0)\n" } }))
+    }
+
+    @Test func cancellingASettledSpawnChangesNothing() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "exit 2"]))
+        #expect(try await child.get().exit == .exited(2))
+        child.cancel()
+        #expect(try await child.get().exit == .exited(2))
+    }
+
     @Test func shutdownKillsRunningChildren() async throws {
         let loop = try startedLoop()
         let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "trap '' TERM; sleep 30"]))
