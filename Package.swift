@@ -151,8 +151,17 @@ let package = Package(
                 "PromiseTesting",
                 "PromiseTestSupport",
                 "promise-core-helper",
+                "promise-report-tool",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseCoreTests: the async `main` of the "Threading and contexts" article,
+        // with the main queue as the default context.
+        .executableTarget(
+            name: "promise-report-tool",
+            dependencies: ["PromiseCore"],
+            path: "Tests/PromiseReportToolHelper",
             swiftSettings: strictSettings
         ),
         // Spawned by PromiseCoreTests: blocking waits on a process's own main thread and main queue.
@@ -189,7 +198,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PromiseUVTests",
-            dependencies: ["PromiseUV", "PromiseTestSupport"],
+            dependencies: [
+                "PromiseUV", "PromiseTestSupport",
+                // Only for the file-watching tests: one change per PromiseFS atomic write, and
+                // the inotify watch limit in a user namespace of the helper's own.
+                "PromiseFS", "promiseuv-watch-helper",
+            ],
             swiftSettings: strictSettings
         ),
         // Spawned by PromiseUVTests: a program whose main thread is the loop and the default context.
@@ -197,6 +211,14 @@ let package = Package(
             name: "promiseuv-helper",
             dependencies: ["PromiseUV"],
             path: "Tests/PromiseUVHelper",
+            swiftSettings: strictSettings
+        ),
+        // Spawned by PromiseUVTests: file watches past a lowered inotify watch limit, in a user
+        // namespace of its own (`unshare -r`).
+        .executableTarget(
+            name: "promiseuv-watch-helper",
+            dependencies: ["PromiseUV"],
+            path: "Tests/PromiseUVWatchHelper",
             swiftSettings: strictSettings
         ),
         // The products together: a UVLoop as the default context while PromiseCurl, PromiseFS

@@ -19,6 +19,7 @@ public struct UVError: PromiseLibraryError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Own: String, Hashable, Sendable {
             case loopClosed
+            case watchLimitReached
             case outputLimitExceeded
             case processFailed
         }
@@ -32,7 +33,8 @@ public struct UVError: PromiseLibraryError {
         /// - Parameter uvCode: The (negative) value, such as `UV_EBUSY` (-16 on Linux).
         public init(uvCode: Int32) { value = .c(uvCode) }
 
-        /// The libuv error code, or `nil` for PromiseUV's own ``loopClosed``.
+        /// The libuv error code, or `nil` for PromiseUV's own codes (``loopClosed``,
+        /// ``watchLimitReached``).
         public var uvCode: Int32? { value.cCode }
 
         /// The loop was shut down (or is shutting down) and refuses new work, or shutdown
@@ -49,6 +51,17 @@ public struct UVError: PromiseLibraryError {
         /// (``UVProcessResult/requireSuccess(_:)``, ``UVLoop/output(_:_:)``).
         public static let processFailed = Code(.processFailed)
 
+        /// This user's inotify watches are all taken (`fs.inotify.max_user_watches`), so a
+        /// file watch could not start; libuv's own error, `UV_ENOSPC`, is the ``underlying``.
+        public static let watchLimitReached = Code(.watchLimitReached)
+        /// `UV_ENOENT`: no such file or directory (a path to watch is missing, or a watched
+        /// directory went away; a program not found on `PATH`, a missing working directory:
+        /// ``UVError/operation`` says which).
+        public static let noSuchFileOrDirectory = Code(uvCode: -2)
+        /// `UV_EACCES`: permission denied (a path that cannot be watched, a program that is
+        /// not executable).
+        public static let permissionDenied = Code(uvCode: -13)
+
         /// `UV_EBUSY`: a resource is busy; `uv_loop_close` returns it while handles are open.
         public static let busy = Code(uvCode: -16)
         /// `UV_ECANCELED`: the operation was cancelled.
@@ -61,11 +74,6 @@ public struct UVError: PromiseLibraryError {
         public static let tooManyOpenFiles = Code(uvCode: -24)
         /// `UV_EAGAIN`: a resource is temporarily unavailable (no thread could be started).
         public static let tryAgain = Code(uvCode: -11)
-        /// `UV_ENOENT`: no such file or directory (a program not found on `PATH`, a missing
-        /// working directory: ``UVError/operation`` says which).
-        public static let noSuchFileOrDirectory = Code(uvCode: -2)
-        /// `UV_EACCES`: permission denied (a program that is not executable).
-        public static let permissionDenied = Code(uvCode: -13)
         /// `UV_EISDIR`: a directory where a file was needed (a program path naming one).
         public static let isADirectory = Code(uvCode: -21)
         /// `UV_ENOTDIR`: not a directory (a working directory naming a file).
@@ -73,8 +81,8 @@ public struct UVError: PromiseLibraryError {
 
         private static let constantNames: [Int32: String] = [
             -16: "busy", -125: "canceled", -22: "invalidArgument", -12: "outOfMemory", -24: "tooManyOpenFiles",
-            -11: "tryAgain", -2: "noSuchFileOrDirectory", -13: "permissionDenied", -21: "isADirectory",
-            -20: "notADirectory",
+            -11: "tryAgain",
+            -2: "noSuchFileOrDirectory", -13: "permissionDenied", -21: "isADirectory", -20: "notADirectory",
         ]
 
         /// The code's name, as written after `UVError.Code.` (`busy`), or libuv's name
@@ -95,6 +103,7 @@ public struct UVError: PromiseLibraryError {
         public var message: String {
             switch value {
             case .own(.loopClosed): "the UVLoop is shut down"
+            case .own(.watchLimitReached): "the inotify watch limit is reached"
             case .own(.outputLimitExceeded): "a child process wrote more output than its limit"
             case .own(.processFailed): "a child process did not exit with status 0"
             case .c(let code): libuvMessage(code)

@@ -36,7 +36,9 @@ import PromiseCore
 /// loop have run, and a callback whose promise is dropped unresolved stops counting once its
 /// broken-promise rejection is delivered. Callbacks bound to ``unreferenced`` do not count:
 /// use it for background work that must not keep a program alive. The loop's own handles do
-/// not count either. A loop started with ``startThread(named:)`` runs until ``shutdown()``.
+/// not count either. A file watch (``nextChange(of:keepsLoopAlive:)`` and the rest) counts
+/// unless started with `keepsLoopAlive: false`. A loop started with ``startThread(named:)``
+/// runs until ``shutdown()``.
 ///
 /// ## Blocking waits
 ///
@@ -58,7 +60,7 @@ import PromiseCore
 /// does it before the deallocation returns: it runs the loop's last turn (callbacks queued
 /// before, and waiting for pool work already running) and closes it, as ``shutdown()`` called
 /// there would. libuv is still only ever called by the one thread that runs the loop. If
-/// that rejected pending timers, pool work or signal watches, or the close failed (the loop's
+/// that rejected pending timers, pool work, signal or file watches, or the close failed (the loop's
 /// memory is then leaked), a `notShutDown` diagnostic says so (see
 /// `Promises.diagnosticsHandler`). Call ``shutdown()`` yourself to choose where and when
 /// this happens.
@@ -176,8 +178,9 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// ``UVError/Code-swift.struct/loopClosed`` (core `delay`/`timeout`/`retry` timers with
     /// `contextInvalidated`), pool work that has not started is cancelled and rejected with
     /// ``UVError/Code-swift.struct/loopClosed``, pool work already running finishes and
-    /// delivers its result, every handle is closed with `uv_close` and freed in its close
-    /// callback, and the loop is closed with `uv_loop_close`.
+    /// delivers its result, file watches end with ``UVError/Code-swift.struct/loopClosed``,
+    /// every handle is closed with `uv_close` and freed in its close callback, and the loop is
+    /// closed with `uv_loop_close`.
     ///
     /// If no thread is running the loop, the calling thread does this before returning: it
     /// runs what was queued before the call (pool work included, which it waits for). Swift tasks and actors using the loop

@@ -26,6 +26,7 @@ extension CommonPatternsTests {
         return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
     }
 
+    // DocC: begin
     /// Converts a file after 30 ms of work on another thread.
     func convert(_ file: String) -> Promise<String> {
         let promise = Promise<String>.pending()
@@ -37,6 +38,7 @@ extension CommonPatternsTests {
         promise.onCancel { job.cancel() }                   // how to stop it
         return promise
     }
+    // DocC: end
 
     /// Reports to its `delegate`, which it holds weakly, and may report more than once.
     protocol ScannerDelegate: AnyObject, Sendable {
@@ -44,6 +46,7 @@ extension CommonPatternsTests {
         func scanner(_ scanner: DeviceScanner, didFailWith error: any Error)
     }
 
+    // DocC: begin
     /// Turns the first report of a scan into a promise.
     final class ScanProxy: ScannerDelegate {
         let promise = Promise<String>.pending()
@@ -63,18 +66,24 @@ extension CommonPatternsTests {
             promise.reject(error)
         }
     }
+    // DocC: end
 
+    // DocC: begin
     func scanOnce(with scanner: DeviceScanner) -> Promise<String> {
         ScanProxy().start(scanner)
     }
+    // DocC: end
 
+    // DocC: begin
     func cityOrDefault(_ location: Promise<String>) -> Promise<String> {
         location.recover { error in
             guard error is AirplaneMode else { throw error }   // recover only what you expect
             return "Savannah"
         }
     }
+    // DocC: end
 
+    // DocC: begin
     /// Word counts that only `queue` reads or writes.
     final class Tally: @unchecked Sendable {
         // Safe: `counts` is only touched by blocks running on `queue`, which is serial.
@@ -86,6 +95,7 @@ extension CommonPatternsTests {
             counts[word, default: 0] += 1
         }
     }
+    // DocC: end
 }
 
 // MARK: - Stand-ins for the reader's own code (`User` and `Order` are ReadmeExamplesTests')
@@ -355,86 +365,5 @@ func blockThread(for duration: Duration) {
     var remaining = timespec()
     while nanosleep(&request, &remaining) == -1 && errno == EINTR {
         request = remaining
-    }
-}
-
-// MARK: - Articles and tests agree
-
-/// Finds the ```swift blocks of a PromiseCore DocC article in the test file that runs them.
-enum ArticleSnippets {
-    /// The first lines that mark a block as someone else's code (the migration guide's
-    /// "their code" column), which is not compiled.
-    static let foreignMarkers = ["// PromiseKit", "// google/promises", "// khanlou/Promise"]
-
-    /// The article's own blocks, each as trimmed, non-empty lines.
-    static func blocks(article: String, testFile: String = #filePath) throws -> [[String]] {
-        let root = testFile.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
-        let path = root + "/Sources/PromiseCore/PromiseCore.docc/" + article
-        return swiftBlocks(in: try readFile(path)).filter { block in
-            !foreignMarkers.contains { block.first?.hasPrefix($0) ?? false }
-        }
-    }
-
-    /// The blocks of `article` that `testFile` does not hold as consecutive lines, joined for a message.
-    static func missing(article: String, testFile: String) throws -> [String] {
-        try missing(article: article, testFiles: [testFile])
-    }
-
-    /// The blocks of `article` that none of `testFiles` holds as consecutive lines.
-    static func missing(article: String, testFiles: [String]) throws -> [String] {
-        let lines = try testFiles.flatMap { trimmedLines(of: try readFile($0)) }
-        return try blocks(article: article, testFile: testFiles[0])
-            .filter { !contains(lines, $0) }
-            .map { $0.joined(separator: "\n") }
-    }
-
-    static func swiftBlocks(in markdown: String) -> [[String]] {
-        var blocks: [[String]] = []
-        var current: [String]?
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = trim(line)
-            if current == nil, trimmed == "```swift" {
-                current = []
-            } else if let block = current, trimmed == "```" {
-                blocks.append(block)
-                current = nil
-            } else if current != nil, !trimmed.isEmpty {
-                current?.append(trimmed)
-            }
-        }
-        return blocks
-    }
-
-    static func trimmedLines(of text: String) -> [String] {
-        text.split(separator: "\n").map(trim).filter { !$0.isEmpty }
-    }
-
-    static func contains(_ lines: [String], _ block: [String]) -> Bool {
-        guard !block.isEmpty, block.count <= lines.count else { return block.isEmpty }
-        return (0...(lines.count - block.count)).contains { start in
-            lines[start..<(start + block.count)].elementsEqual(block)
-        }
-    }
-
-    static func trim(_ line: Substring) -> String {
-        String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
-
-    struct ReadError: Error, CustomStringConvertible {
-        let path: String
-        var description: String { "cannot read \(path)" }
-    }
-
-    static func readFile(_ path: String) throws -> String {
-        guard let file = fopen(path, "r") else { throw ReadError(path: path) }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

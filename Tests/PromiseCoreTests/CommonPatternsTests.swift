@@ -7,8 +7,9 @@ import Synchronization
 import Testing
 
 // Every ```swift block of Sources/PromiseCore/PromiseCore.docc/CommonPatterns.md, exactly as
-// written there, with assertions on what it does. `articleSnippetsAreAllHere` fails when a
-// block of the article is missing from this file, so editing one without the other is caught.
+// written there between `// DocC: begin` and `// DocC: end`, with assertions on what it does.
+// `DocCCodeBlocksTests` fails when a block of the article has no copy in a region, so editing
+// one without the other is caught.
 // The stand-ins the snippets call (fetchUser, upload, search, …) are members of the suite, so
 // they shadow the README's stand-ins of the same names in this file only.
 
@@ -26,11 +27,13 @@ import Testing
     @Test func chaining() throws {
         let log = Recorder<String>()
 
+        // DocC: begin
         let banner = fetchUser(id: 7)                     // Promise<User>
             .then { user in fetchAvatar(for: user) }      // waits for the avatar: Promise<Avatar>
             .then { avatar in try render(avatar) }        // may throw: Promise<String>
             .always { log.append("finished") }            // whatever the outcome
             .catch { error in log.append("failed: \(error)") }
+        // DocC: end
 
         #expect(try awaitPromise(banner, timeout: .seconds(5)) == "Ada at 512 px")
         #expect(log.events == ["finished"])
@@ -39,6 +42,7 @@ import Testing
     @Test func failingChain() throws {
         let log = Recorder<String>()
 
+        // DocC: begin
         let broken = fetchUser(id: 0)                     // a user without an avatar
             .then { user in fetchAvatar(for: user) }
             .then { avatar in
@@ -47,25 +51,30 @@ import Testing
             }
             .then { text in log.append("shown: \(text)") }  // skipped
             .catch { error in log.append("failed: \(error)") }
+        // DocC: end
 
         #expect(throws: RenderError.empty) { try awaitPromise(broken, timeout: .seconds(5)) }
         #expect(log.events == ["failed: empty"])
     }
 
     @Test func backgroundWork() throws {
+        // DocC: begin
         let imageWork = DispatchQueue(label: "image-work")
         let icon = fetchUser(id: 7)
             .then { user in fetchAvatar(for: user) }
             .then(on: imageWork) { avatar in avatar.scaled(to: 64) }     // runs on imageWork
             .then { avatar in "\(avatar.owner) at \(avatar.size) px" }   // back on the default context
+        // DocC: end
 
         #expect(try awaitPromise(icon, timeout: .seconds(5)) == "Ada at 64 px")
     }
 
     @Test func sharingOneResult() throws {
+        // DocC: begin
         let settings = loadSettings()                     // the work starts once
         let theme = settings.then { $0.theme }            // any number of steps may wait for it,
         let language = settings.then { $0.language }      // before or after it settles
+        // DocC: end
 
         #expect(try awaitPromise(theme, timeout: .seconds(5)) == "dark")
         #expect(try awaitPromise(language, timeout: .seconds(5)) == "en")
@@ -77,8 +86,10 @@ import Testing
     // MARK: - Many promises
 
     @Test func oneAtATime() throws {
+        // DocC: begin
         let files = ["a.txt", "b.txt", "c.txt"]
         let oneByOne = Promise.map(files, concurrency: 1) { name in upload(name) }
+        // DocC: end
 
         #expect(try awaitPromise(oneByOne, timeout: .seconds(5)) == ["a.txt uploaded", "b.txt uploaded", "c.txt uploaded"])
         #expect(gauge.max == 1)
@@ -88,9 +99,11 @@ import Testing
     @Test func foldingOneAtATime() throws {
         let files = ["a.txt", "b.txt", "c.txt"]
 
+        // DocC: begin
         let receipts = Promise([String]()).reduce(files) { done, name in
             upload(name).then { done + [$0] }            // starts once the previous upload is done
         }
+        // DocC: end
 
         #expect(try awaitPromise(receipts, timeout: .seconds(5)) == ["a.txt uploaded", "b.txt uploaded", "c.txt uploaded"])
         #expect(gauge.max == 1)
@@ -100,7 +113,9 @@ import Testing
     @Test func allInParallel() throws {
         let files = ["a.txt", "b.txt", "c.txt"]
 
+        // DocC: begin
         let everyFile = all(files.map { upload($0) })    // all three start now
+        // DocC: end
 
         #expect(try awaitPromise(everyFile, timeout: .seconds(5)) == ["a.txt uploaded", "b.txt uploaded", "c.txt uploaded"])
         #expect(gauge.max > 1)   // they overlapped
@@ -108,8 +123,10 @@ import Testing
     }
 
     @Test func concurrencyLimit() throws {
+        // DocC: begin
         let photos = (1...12).map { "photo\($0).jpg" }
         let uploaded = Promise.map(photos, concurrency: 3) { name in upload(name) }
+        // DocC: end
 
         let names = try awaitPromise(uploaded, timeout: .seconds(5))
         #expect(names == photos.map { "\($0) uploaded" })   // input order, whatever the finishing order
@@ -123,9 +140,11 @@ import Testing
     @Test func timeout() throws {
         let started = ContinuousClock.now
 
+        // DocC: begin
         let results = all([search("swift"), search("promises")])
             .timeout(.milliseconds(50))                  // rejects with PromiseError.Code.timedOut
                                                          // and cancels both searches
+        // DocC: end
 
         let error = #expect(throws: PromiseError.self) { try awaitPromise(results, timeout: .seconds(5)) }
         #expect(error?.code == .timedOut)
@@ -134,9 +153,11 @@ import Testing
     }
 
     @Test func timeoutByRace() throws {
+        // DocC: begin
         let fresh = search("swift")
         let cached = Promise(["cached result"]).delay(.milliseconds(50))
         let shown = race([fresh, cached])                // the first to settle wins; the other is cancelled
+        // DocC: end
 
         #expect(try awaitPromise(shown, timeout: .seconds(5)) == ["cached result"])
         #expect(pollUntil { fresh.isCancelled && searchesStopped.value == 1 })
@@ -145,9 +166,11 @@ import Testing
     @Test func minimumDuration() throws {
         let started = ContinuousClock.now
 
+        // DocC: begin
         let atLeast = Promise(()).delay(.milliseconds(50))   // starts counting now
         let status = all(quickCheck(), atLeast)
             .then { status, _ in status }                    // after whichever takes longer
+        // DocC: end
 
         #expect(try awaitPromise(status, timeout: .seconds(5)) == "all good")
         #expect(ContinuousClock.now - started >= .milliseconds(50))
@@ -156,9 +179,11 @@ import Testing
     // MARK: - Cancellation
 
     @Test func cancellingStopsTheWork() throws {
+        // DocC: begin
         let saved = convert("report.txt")
             .then { name in "saved \(name)" }
         saved.cancel()    // convert's promise has no other consumer: it is cancelled, its job stopped
+        // DocC: end
 
         #expect(saved.isCancelled)
         blockThread(for: .milliseconds(80))   // well past the job's 30 ms
@@ -166,12 +191,14 @@ import Testing
     }
 
     @Test func cancellingATaskStopsTheWork() throws {
+        // DocC: begin
         let report = Promise {
             try await Task.sleep(for: .milliseconds(30))     // throws CancellationError once cancelled
             converted.append("report.pdf")
             return "report.pdf"
         }
         report.cancel()                                      // cancels the Task
+        // DocC: end
 
         #expect(report.isCancelled)
         blockThread(for: .milliseconds(80))
@@ -191,6 +218,7 @@ import Testing
     @Test func stoppingOnCtrlC() throws {
         let actionsBefore = [SIGINT, SIGTERM].map(signalAction)
 
+        // DocC: begin
         let stop = Promises.nextSignal()              // from here on, Ctrl-C and SIGTERM only fulfil it
         let backup = startBackup()                    // runs until it is done or cancelled
         stop.then { signal in
@@ -199,6 +227,7 @@ import Testing
         }
         _ = try? awaitPromise(backup)                 // returns once the backup is done or stopped
         stop.cancel()                                 // ended without a signal: Ctrl-C kills again
+        // DocC: end
 
         #expect(backup.isFulfilled)
         #expect(stop.isCancelled)
@@ -210,9 +239,11 @@ import Testing
     @Test func retryTransientFailures() throws {
         let service = StatusService(failuresBeforeSuccess: 2)
 
+        // DocC: begin
         let status = retry(attempts: 3, delay: .milliseconds(10), condition: { _, error in error is Unavailable }) {
             service.status()
         }
+        // DocC: end
 
         #expect(try awaitPromise(status, timeout: .seconds(5)) == "ok")
         #expect(service.calls == 3)
@@ -228,9 +259,11 @@ import Testing
     @Test func polling() throws {
         let job = BuildJob(doneAfterPolls: 3)
 
+        // DocC: begin
         let finished = retry(attempts: 100, delay: .milliseconds(10)) {
             job.status().validate { $0 == .done }        // not done yet: a failed attempt, try again
         }
+        // DocC: end
 
         #expect(try awaitPromise(finished, timeout: .seconds(5)) == .done)
         #expect(job.polls == 3)
@@ -245,6 +278,7 @@ import Testing
     // MARK: - Wrapping callbacks and delegates
 
     @Test func wrappingCallbacks() throws {
+        // DocC: begin
         let size = wrap { fileSize(of: "notes.txt", completion: $0) }     // (Int?, Error?) handler
         let text = wrap { readText(of: "notes.txt", completion: $0) }     // Result handler
         let dimensions = Promise<(width: Int, height: Int)> { fulfill, reject in   // any other shape
@@ -252,6 +286,7 @@ import Testing
                 if let error { reject(error) } else { fulfill((width, height)) }
             }
         }
+        // DocC: end
 
         #expect(try awaitPromise(size, timeout: .seconds(5)) == 9)
         #expect(try awaitPromise(text, timeout: .seconds(5)) == "some text")
@@ -298,8 +333,10 @@ import Testing
     }
 
     @Test func recoveryWithAnotherAttempt() throws {
+        // DocC: begin
         let city = currentCity()
             .recover { _ in lastKnownCity() }            // another attempt, from somewhere else
+        // DocC: end
 
         #expect(try awaitPromise(city, timeout: .seconds(5)) == "Porto")
     }
@@ -307,12 +344,16 @@ import Testing
     // MARK: - Results
 
     @Test func keepingEarlierResults() throws {
+        // DocC: begin
         let card = fetchUser(id: 7)
             .then { user in fetchAvatar(for: user).then { avatar in (user, avatar) } }
             .then { user, avatar in "\(user.name) (#\(user.id)), \(avatar.size) px" }
+        // DocC: end
 
+        // DocC: begin
         let independent = all(fetchUser(id: 7), loadSettings())   // no need to wait in turn
             .then { user, settings in "\(user.name) likes \(settings.theme)" }
+        // DocC: end
 
         #expect(try awaitPromise(card, timeout: .seconds(5)) == "Ada (#7), 512 px")
         #expect(try awaitPromise(independent, timeout: .seconds(5)) == "Ada likes dark")
@@ -321,11 +362,13 @@ import Testing
     // MARK: - Trees of promises
 
     @Test func treeOfParallelTasks() throws {
+        // DocC: begin
         let photo = loadPhoto(named: "beach.jpg")               // one root
         let thumbnail = photo.then { makeThumbnail(of: $0) }    // three branches,
         let faces = photo.then { detectFaces(in: $0) }          // started together
         let backup = photo.then { uploadBackup(of: $0) }        // once the photo is loaded
         let everything = all(thumbnail, faces, backup)
+        // DocC: end
 
         let (small, count, receipt) = try awaitPromise(everything, timeout: .seconds(5))
         #expect(small == "beach.jpg, 64 px")
@@ -336,10 +379,12 @@ import Testing
     }
 
     @Test func cancellingOneBranch() throws {
+        // DocC: begin
         let photo = loadPhoto(named: "beach.jpg")
         let thumbnail = photo.then { makeThumbnail(of: $0) }
         let backup = photo.then { uploadBackup(of: $0) }
         backup.cancel()    // this branch only: the photo still loads, the thumbnail is still made
+        // DocC: end
 
         #expect(try awaitPromise(thumbnail, timeout: .seconds(5)) == "beach.jpg, 64 px")
         #expect(backup.isCancelled)
@@ -359,10 +404,12 @@ import Testing
     }
 
     @Test func cancellingTheRoot() {
+        // DocC: begin
         let photo = loadPhoto(named: "beach.jpg")
         let thumbnail = photo.then { makeThumbnail(of: $0) }
         let faces = photo.then { detectFaces(in: $0) }
         photo.cancel()     // the root: every branch is cancelled with it
+        // DocC: end
 
         #expect(outcome(of: thumbnail).failureValue is CancellationError)
         #expect(outcome(of: faces).failureValue is CancellationError)
@@ -370,6 +417,7 @@ import Testing
     }
 
     @Test func serialContextForSharedState() throws {
+        // DocC: begin
         let tally = Tally()
         let words = ["Red", "green", "RED", "blue", "red", "Green"]
         let counted = words.map { word in
@@ -377,17 +425,7 @@ import Testing
                 .then(on: tally.queue) { tally.add($0) }                // counted one at a time
         }
         let counts = all(counted).then(on: tally.queue) { _ in tally.counts }
+        // DocC: end
 
         #expect(try awaitPromise(counts, timeout: .seconds(5)) == ["red": 3, "green": 2, "blue": 1])
-    }
-
-    // MARK: - The article and this file agree
-
-    @Test func articleSnippetsAreAllHere() throws {
-        let files = ["CommonPatternsTests.swift", "CommonPatternsCombinatorTests.swift", "CommonPatternsHelpers.swift"]
-            .map { #filePath.replacing("CommonPatternsTests.swift", with: $0) }
-        let missing = try ArticleSnippets.missing(article: "CommonPatterns.md", testFiles: files)
-        #expect(missing.count == 0, "CommonPatterns.md blocks not found verbatim in this file:\n\(missing.joined(separator: "\n\n"))")
-        #expect(try ArticleSnippets.blocks(article: "CommonPatterns.md").count >= 25)
-    }
-}
+    }}

@@ -7,6 +7,8 @@ private struct BrokenMarker: Sendable {}
 private struct UnhandledMarker: Sendable {}
 private struct HandledMarker: Sendable {}
 private struct QuietMarker: Sendable {}
+private struct UnchainedMarker: Sendable {}
+private struct DroppedClosuresMarker: Sendable {}
 
 @Suite struct DiagnosticsTests {
     init() { DiagnosticsProbe.install }
@@ -19,6 +21,27 @@ private struct QuietMarker: Sendable {}
         #expect(error.code == .brokenPromise)
         #expect(error.message.contains("deallocated while pending"))
         #expect(DiagnosticsProbe.reports(about: BrokenMarker.self).contains { $0.kind == .brokenPromise })
+    }
+
+    /// MigrationGuide.md, "Nothing fails silently": a pending promise with nothing chained to
+    /// it is deallocated without a report, since nothing waited for it.
+    @Test func aDroppedPendingPromiseWithNothingChainedIsNotReported() {
+        do {
+            let unused = Promise<UnchainedMarker>.pending()
+            #expect(unused.isPending)
+        }
+        #expect(DiagnosticsProbe.reports(about: UnchainedMarker.self).isEmpty)
+    }
+
+    /// MigrationGuide.md, "Nothing fails silently": closures released uncalled break the
+    /// promise and report it, with nothing chained and while the promise is still held.
+    @Test func droppedClosuresAreReportedWithNothingChained() throws {
+        let promise = Promise<DroppedClosuresMarker> { _, _ in }
+        let error = try #require(outcome(of: promise).failureValue as? PromiseError)
+        #expect(error.code == .brokenPromise)
+        let reports = DiagnosticsProbe.reports(about: DroppedClosuresMarker.self)
+        #expect(reports.count == 1)
+        #expect(reports.first?.kind == .brokenPromise)
     }
 
     @Test func fulfilAndRejectClosuresDroppedUnusedBreakThePromise() throws {

@@ -58,6 +58,21 @@ extension HostileResponseTests {
 }
 
 extension HostileResponseTests {
+    /// The body is reserved from the announced length only once more than the first
+    /// reservation has arrived, and only if that much can be allocated: 2^62 cannot, a length
+    /// within the limit can, and both end as a partial transfer when the server stops short.
+    @Test(arguments: [(1 << 62, Int.max), (48 << 20, 64 << 20)])
+    func anAnnouncedLengthTheServerDoesNotSendIsAPartialTransferPastTheFirstReservation(_ announced: Int, _ limit: Int) async throws {
+        var request = CurlRequest(.get, faults.url("/huge-length?length=\(announced)&bytes=\(3 << 20)"))
+        request.maxResponseBodySize = limit
+        let error = await #expect(throws: CurlError.self) { try await client.execute(request).get() }
+        #expect(error?.code == .partialFile || error?.code == .receiveError, "\(String(describing: error))")
+        // The client goes on.
+        #expect(try await client.get(faults.url("/long-line?bytes=10")).validate().get().text == "ok")
+    }
+}
+
+extension HostileResponseTests {
     @Test func aServerThatSendsItsHeadThenNothingFailsAfterTheStallTimeout() async throws {
         #expect(CurlConfiguration().stallTimeout == .seconds(60))
         var request = CurlRequest(.get, faults.url("/silence"))

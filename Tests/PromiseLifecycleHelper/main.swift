@@ -4,6 +4,8 @@
 // became of every piece of work, the order the services stopped in, and what it left open.
 //
 //   promise-lifecycle-helper sigterm <pid file> <directory>
+//   promise-lifecycle-helper docc <directory>     the DocC landing page's program, run in
+//                                                 <directory> (DocCExample.swift)
 
 import Glibc
 import Logging
@@ -15,6 +17,10 @@ import PromiseUV
 import ServiceLifecycle
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "docc" {
+    try await doccLandingPage(in: arguments[2])
+    exit(0)
+}
 guard arguments.count == 4, arguments[1] == "sigterm" else {
     print("usage: promise-lifecycle-helper sigterm <pid file> <directory>")
     exit(2)

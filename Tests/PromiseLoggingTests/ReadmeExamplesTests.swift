@@ -6,14 +6,17 @@ import PromiseLogging
 import Testing
 
 // The README's PromiseLogging block, exactly as written there (PromiseCoreTests'
-// `readmeSnippetsAreAllHere` checks that it is here).
+// `readmeSnippetsAreAllHere` checks that it is here). The DocC landing page shows the same
+// line, in the `// DocC: begin` … `// DocC: end` region (`DocCCodeBlocksTests` checks it).
 
 @Suite struct LoggingReadmeExamplesTests {
     /// In a process of its own: the handler is process-wide. The parent reads what the
     /// default swift-log backend wrote.
     @Test func theOneLineOptInLogsDiagnosticsThroughSwiftLog() async {
         let exit = await #expect(processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]) {
+            // DocC: begin
             Promises.logDiagnostics(to: Logger(label: "my-server"))
+            // DocC: end
             do {
                 // A pending promise nothing can resolve, with a dependent: a broken promise.
                 let orphan = Promise<Int>.pending()

@@ -1,5 +1,6 @@
 // swift-format-ignore-file
 // (documentation quotes this file's code line for line, layout included)
+import PromiseFS
 import PromiseUV
 import Testing
 
@@ -27,6 +28,31 @@ func promiseUVTour() throws -> String {
     @Test func promiseUVTour() async throws {
         let text = try await onNewThread { Result { try PromiseUVTests.promiseUVTour() } }.get().get()
         #expect(text == "sum 5000050000, answer 42")
+    }
+}
+
+/// The README's file-watching block, exactly as written there, returning the change it saw.
+func promiseUVFileWatchTour(dir: String) throws -> UVFileChange {
+    let loop = try UVLoop()
+    let settings = "\(dir)/settings.json"
+
+    let saved = loop.nextChange(of: settings)                 // inotify, on the file's directory
+    loop.execute { _ = PromiseFileSystem().writeText(settings, "{}") }  // temp file, then rename
+    let change = try loop.run(until: saved)                   // one change for the atomic write
+    print(change)   // rename /tmp/…/settings.json (exists, 1 event)
+    try awaitPromise(loop.shutdown())
+    return change
+}
+
+extension InotifyTests {
+    @Suite struct ReadmeFileWatchTests {
+        @Test func promiseUVFileWatchTour() async throws {
+            let directory = try WatchDirectory()
+            defer { directory.cleanUp() }
+            writeInPlace(directory("settings.json"), "{\"theme\": \"light\"}")
+            let change = try await onNewThread { Result { try PromiseUVTests.promiseUVFileWatchTour(dir: directory.path) } }.get().get()
+            #expect(change == UVFileChange(path: directory("settings.json"), name: "settings.json", events: .rename, count: 1, exists: true))
+        }
     }
 }
 

@@ -177,7 +177,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
     /close        closes without sending anything
     /folded       a field folded over ?lines=N continuation lines (obsolete line folding)
     /long-line    one header field of ?bytes=N bytes
-    /huge-length  announces a Content-Length of 2^62, sends 3 bytes, then closes
+    /huge-length  announces a Content-Length of 2^62 (?length=N), sends 3 bytes (?bytes=N),
+                  then closes
     /silence      sends a head announcing 100 bytes, then nothing until the client leaves
     /echo         answers with JSON: the method, the target, the raw header lines and the body
     /redirect     answers ?status=N (302 by default) with Location ?to= (percent-decoded,
@@ -234,7 +235,8 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 sock.sendall(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * int(params.get("bytes", "1000"))
                              + b"\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
             elif path == "/huge-length":
-                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\nabc" % (1 << 62))
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % int(params.get("length", str(1 << 62)))
+                             + b"a" * int(params.get("bytes", "3")))
                 sock.shutdown(socket.SHUT_RDWR)
             elif path == "/silence":
                 sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")

@@ -19,6 +19,7 @@ func standardError(_ text: String) {
     text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }
 
+// DocC: begin
 /// Errors worth another try: the server or the network may recover.
 func isTransient(_ error: any Error) -> Bool {
     switch error {
@@ -31,6 +32,7 @@ func isTransient(_ error: any Error) -> Bool {
         return false
     }
 }
+// DocC: end
 
 /// The last segment of the URL's path (`report.csv`), or `index` for a directory.
 func fileName(for url: String) -> String {
@@ -43,6 +45,7 @@ func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
     let client = try CurlClient()
 
     // One URL: up to three retries with growing waits, then the file, or the reason.
+    // DocC: begin
     @Sendable func fetch(_ url: String, as name: String) -> Promise<Void> {
         var settings = CurlRequest(.get, url)
         settings.timeout = .seconds(30)
@@ -52,6 +55,7 @@ func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
                 .map { response in _ = try response.validate() }
         }
     }
+    // DocC: end
 
     // The progress line, redrawn in place on a terminal.
     let counts = Mutex((ok: 0, failed: 0))
@@ -64,6 +68,7 @@ func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
     progress.resume()
 
     // Four at a time; a failure does not stop the others.
+    // DocC: begin
     let all = Promise<Void>.mapSettled(Array(urls.enumerated()), concurrency: 4) { item in
         let name = "\(item.offset + 1)-" + fileName(for: item.element)
         return fetch(item.element, as: name)
@@ -76,18 +81,23 @@ func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
                 throw error
             }
     }
+    // DocC: end
 
     // Ctrl-C (or SIGTERM) cancels every download in flight; a cancelled one leaves no file.
+    // DocC: begin
     let stop = Promises.nextSignal()
     let stoppedBy = Mutex<Int32?>(nil)
     stop.done { signal in
         stoppedBy.withLock { $0 = signal }
         all.cancel()
     }
+    // DocC: end
     standardError("promise-fetch: \(urls.count) URL(s) into \(directory), 4 at a time; Ctrl-C stops\n")
 
+    // DocC: begin
     let results = (try? awaitPromise(all)) ?? []
     stop.cancel()
+    // DocC: end
     progress.cancel()
     if isatty(2) != 0 { standardError("\n") }
     for (url, result) in zip(urls, results) {
@@ -96,8 +106,10 @@ func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
     let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
     print("\(ok) downloaded, \(failed) failed, \(urls.count - ok - failed) not finished")
     _ = try? awaitPromise(client.shutdown())
+    // DocC: begin
     if let signal = stoppedBy.withLock({ $0 }) { return 128 + signal }
     return failed == 0 ? 0 : 1
+    // DocC: end
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -24,24 +24,31 @@ func wait(for url: String, seconds: Int) throws -> Int32 {
     let client = try CurlClient()
 
     // State that only loop callbacks touch: no lock, no @unchecked Sendable.
+    // DocC: begin
     let attempts = UVLoopBound(0, loop: loop)
     let stoppedBy = UVLoopBound<UVSignal?>(nil, loop: loop)
+    // DocC: end
 
     // The progress line; it does not keep the loop running once the work is done.
     let started = ContinuousClock.now
+    // DocC: begin
     let ticker = loop.every(.milliseconds(250), keepsLoopAlive: false) { _ in
         let elapsed = (ContinuousClock.now - started).components.seconds
         if isatty(2) != 0 { standardError("\r\u{1B}[Kwaiting for \(url): attempt \(attempts.value), \(elapsed) s") }
     }
+    // DocC: end
 
+    // DocC: begin
     let ready = retry(attempts: 1_000, backoff: .exponential(initial: .milliseconds(100), maximum: .seconds(2))) { attempt in
         attempts.value = attempt
         return client.get(url).timeout(.seconds(5)).map { response in _ = try response.validate() }
     }
     .timeout(.seconds(seconds), label: "waiting for \(url)")
+    // DocC: end
 
     // Ctrl-C or SIGTERM stops the wait. The watches end once the wait is over, and the
     // signals' default actions come back.
+    // DocC: begin
     let watches = [loop.nextSignal(.interrupt), loop.nextSignal(.terminate)]
     for watch in watches {
         watch.done { signal in
@@ -61,16 +68,19 @@ func wait(for url: String, seconds: Int) throws -> Int32 {
             return 1
         }
         .always { watches.forEach { $0.cancel() } }
+    // DocC: end
 
     // Said from the loop, after the signal watches queued before it have started.
     loop.execute { standardError("promise-wait: waiting for \(url), up to \(seconds) s; Ctrl-C stops\n") }
 
+    // DocC: begin
     let code = (try? loop.run(until: status)) ?? 1
     ticker.cancel()
     if isatty(2) != 0 { standardError("\n") }
     _ = try? awaitPromise(client.shutdown())
     _ = try? awaitPromise(loop.shutdown())
     return code
+    // DocC: end
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

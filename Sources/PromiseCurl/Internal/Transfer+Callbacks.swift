@@ -1,5 +1,6 @@
 internal import CCurl
 import Dispatch
+import Glibc
 @_spi(ContextContract) import PromiseCore
 internal import PromiseSystem
 
@@ -33,19 +34,40 @@ extension Transfer {
             failure = error(.responseTooLarge, "the response body grew past the limit of \(maxBody) bytes; raise maxResponseBodySize or use download(_:to:)")
             return 0
         }
-        if body.isEmpty, let easy {
-            // One allocation for a body whose Content-Length is known, up to 1 MiB: the server
-            // may announce far more than it sends (2^62 bytes), so larger bodies grow with
-            // what arrives.
-            var expected: curl_off_t = -1
-            _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
-            if expected > 0 { body.reserveCapacity(min(Int(expected), maxBody, Self.largestReservation)) }
-        }
+        if body.count + bytes.count > body.capacity { reserveForBody(adding: bytes.count) }
         body.append(contentsOf: bytes)
         return bytes.count
     }
 
-    /// The most body capacity reserved ahead of the bytes, from an announced length.
+    /// Grows `body` before it overflows, trusting the announced `Content-Length` in two steps:
+    /// at most ``largestReservation`` before any byte has arrived, then, once the body has
+    /// outgrown that, the whole announced length in one allocation, so a large body is never
+    /// copied while it grows. A server may announce far more than it sends (2^62 bytes): the
+    /// whole length is reserved only if it is within the body limit and an allocation of that
+    /// size succeeds now; otherwise the body grows with what arrives.
+    private func reserveForBody(adding count: Int) {
+        guard let easy else { return }
+        var announced: curl_off_t = -1
+        _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
+        let needed = body.count + count
+        guard announced > 0, Int64(announced) <= Int64(maxBody), Int(announced) >= needed else { return }
+        let expected = Int(announced)
+        if body.isEmpty {
+            body.reserveCapacity(Swift.max(needed, Swift.min(expected, Self.largestReservation)))
+        } else if expected > body.capacity, Self.canAllocate(expected) {
+            body.reserveCapacity(expected)
+        }
+    }
+
+    /// Whether `bytes` can be allocated at the moment: `malloc` says so where the array's own
+    /// allocation would trap instead of failing.
+    private static func canAllocate(_ bytes: Int) -> Bool {
+        guard let probe = malloc(bytes) else { return false }
+        free(probe)
+        return true
+    }
+
+    /// The most body capacity reserved before any byte has arrived, from an announced length.
     static let largestReservation = 1 << 20
 
     /// `CURLOPT_HEADERFUNCTION`: one header line.

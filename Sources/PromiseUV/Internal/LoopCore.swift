@@ -77,9 +77,9 @@ final class LoopCore: @unchecked Sendable {
     var shuttingDown = false
     private var holdsThread = false
     private(set) var asyncClosed = false
-    /// What the shutdown rejected (timers, pool work not started, signal watches), for the
-    /// report of a loop dropped without `shutdown()`.
-    var lostAtShutdown = (timers: 0, work: 0, signals: 0, processes: 0)
+    /// What the shutdown rejected (timers, pool work not started, signal watches, file
+    /// watches, child processes), for the report of a loop dropped without `shutdown()`.
+    var lostAtShutdown = (timers: 0, work: 0, signals: 0, fileWatches: 0, processes: 0)
     /// Handles not yet closed: the wake-up and timer handles.
     var openHandles = 2
     private var loopClosed = false
@@ -93,6 +93,8 @@ final class LoopCore: @unchecked Sendable {
     let timers = TimerQueue()
     var armedExpiry: UInt64?
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
+    /// Live file watches, each with a `uv_fs_event_t` (LoopCore+FileWatches.swift).
+    var fileWatches: [ObjectIdentifier: FileWatch] = [:]
     /// Child processes spawned or about to be, until their promise settles.
     var children: [ObjectIdentifier: ChildProcess] = [:]
 
@@ -392,6 +394,7 @@ final class LoopCore: @unchecked Sendable {
             entry.abandon()
         }
         lostAtShutdown.signals = abandonSignals()
+        lostAtShutdown.fileWatches = endFileWatches()
         lostAtShutdown.processes = abandonProcesses()
         armTimer()
         updateReference()

@@ -1,0 +1,138 @@
+import PromiseCore
+
+/// The changes to a watched file or directory as an asynchronous sequence; made by
+/// ``UVLoop/changes(of:keepsLoopAlive:)``.
+///
+/// Each iterator starts its own watch when it is made and stops it when it is dropped or when
+/// the iterating task is cancelled (the sequence then ends). Changes wait for the consumer
+/// merged one per name, at most ``UVFileChanges/waitingLimit`` names apart. The iterator
+/// throws a ``UVError`` when the watch cannot start, when its directory goes away, and when
+/// the loop shuts down.
+public struct UVFileChanges: AsyncSequence, Sendable {
+    /// A change to the watched file or directory.
+    public typealias Element = UVFileChange
+
+    /// How many names' changes wait apart for a slow consumer; changes to further names wait
+    /// merged into one change whose name is `nil` ("list the directory again").
+    public static let waitingLimit = ChangeCoalescer.defaultLimit
+
+    let loop: UVLoop
+    let path: String
+    let keepsLoopAlive: Bool
+
+    /// Starts a watch and returns the iterator that reads its changes.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(FileChangeInbox(loop: loop, path: path, keepsLoopAlive: keepsLoopAlive))
+    }
+
+    /// Reads one watch's changes.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let inbox: FileChangeInbox
+
+        init(_ inbox: FileChangeInbox) {
+            self.inbox = inbox
+        }
+
+        /// The next change, waiting for one if none is ready; `nil` once the sequence has
+        /// ended (the task was cancelled, or an error was thrown before).
+        ///
+        /// - Throws: ``UVError`` when the watch could not start or ended on its own.
+        public mutating func next() async throws -> UVFileChange? {
+            try await inbox.next()
+        }
+    }
+}
+
+/// Where one iterator's watch leaves changes, merged while they wait, or the continuation of
+/// a waiting `next()`. Stops the watch when the iterator is dropped.
+final class FileChangeInbox: Sendable {
+    private struct State {
+        var waiting: ChangeCoalescer
+        var waiter: CheckedContinuation<UVFileChange?, any Error>?
+        /// Set when the watch ended: `.failure` until the error has been thrown once.
+        var end: Result<Void, UVError>?
+    }
+
+    private let state: Lock<State>
+    private let watch: FileWatch
+
+    init(loop: UVLoop, path: String, keepsLoopAlive: Bool) {
+        state = Lock(State(waiting: ChangeCoalescer(overflowPath: path)))
+        // The watch's consumer holds this inbox weakly: once the iterator is gone, the
+        // inbox's deinit stops the watch.
+        let box = WeakInbox()
+        watch = FileWatch(
+            core: loop.core, path: path, operation: "changes", keepsLoopAlive: keepsLoopAlive,
+            consumer: FileWatch.Consumer(
+                deliver: { changes in
+                    box.inbox?.deliver(changes)
+                    return true
+                },
+                end: { error in box.inbox?.end(error) }
+            ))
+        box.inbox = self
+        watch.submitStart()
+    }
+
+    deinit {
+        watch.cancel()
+    }
+
+    func next() async throws -> UVFileChange? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UVFileChange?, any Error>) in
+                let immediate: Result<UVFileChange?, UVError>? = state.withLock { state in
+                    if let change = state.waiting.takeFirst() { return .success(change) }
+                    switch state.end {
+                    case .failure(let error):
+                        state.end = .success(())
+                        return .failure(error)
+                    case .success: return .success(nil)
+                    case nil:
+                        state.waiter = continuation
+                        return nil
+                    }
+                }
+                if let immediate { continuation.resume(with: immediate.mapError { $0 as any Error }) }
+            }
+        } onCancel: {
+            end(nil)
+            watch.cancel()
+        }
+    }
+
+    private func deliver(_ changes: [UVFileChange]) {
+        let handOver: (CheckedContinuation<UVFileChange?, any Error>, UVFileChange)? = state.withLock { state in
+            guard state.end == nil else { return nil }
+            for change in changes { state.waiting.add(change) }
+            guard let waiter = state.waiter, let first = state.waiting.takeFirst() else { return nil }
+            state.waiter = nil
+            return (waiter, first)
+        }
+        if let (waiter, change) = handOver { waiter.resume(returning: change) }
+    }
+
+    private func end(_ error: UVError?) {
+        let waiter: CheckedContinuation<UVFileChange?, any Error>? = state.withLock { state in
+            guard state.end == nil else { return nil }
+            state.end = error.map { .failure($0) } ?? .success(())
+            // Cancelled: the sequence ends now. An error comes after the changes before it.
+            if error == nil { _ = state.waiting.takeAll() }
+            guard let waiter = state.waiter, state.waiting.isEmpty else { return nil }
+            state.waiter = nil
+            if error != nil { state.end = .success(()) }
+            return waiter
+        }
+        if let waiter {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+        }
+    }
+}
+
+/// The inbox, held weakly by its watch's consumer.
+///
+/// `@unchecked Sendable`: `inbox` is written once, by the inbox's initializer before the
+/// watch starts (submitting the start to the loop orders it before every read there).
+private final class WeakInbox: @unchecked Sendable {
+    weak var inbox: FileChangeInbox?
+}

@@ -1,0 +1,87 @@
+// swift-format-ignore-file
+// (documentation quotes this file's code line for line, layout included)
+import Foundation
+import PromiseCurl
+import PromiseTestSupport
+import Testing
+
+// The ```swift blocks of PromiseCurl's DocC catalog, each between `// DocC: begin` and
+// `// DocC: end` exactly as written there (PromiseCoreTests' `DocCCodeBlocksTests` checks
+// them), run against the test servers on 127.0.0.1 with assertions on what they do.
+
+@Suite struct CurlDocCExamplesTests {
+    struct User: Decodable, Sendable {
+        let id: Int
+        let name: String
+    }
+
+    @Test func landingPage() async throws {
+        // nginx serves /users/7 from its root, a directory of this test run.
+        let root = try #require(TestServer.nginx.root)
+        try FileManager.default.createDirectory(atPath: root + "/users", withIntermediateDirectories: true)
+        try Data(#"{"id": 7, "name": "Ada"}"#.utf8).write(to: URL(fileURLWithPath: root + "/users/7"))
+        let server = TestServer.nginx.url("")
+        let printed = Recorded()
+        @Sendable func print(_ item: Any) { printed.append("\(item)") }
+
+        // DocC: begin
+        let client = try CurlClient()
+        client.get(server + "/users/7")          // server: "http://127.0.0.1:8080", say
+            .validate()                          // non-2xx rejects with CurlError.Code.badStatus
+            .decode(User.self)                   // JSON, through Decodable
+            .timeout(.seconds(2))                // cancels the transfer on time-out
+            .then { user in print(user.name) }
+            .catch { error in print(error) }     // one line: what, where, and libcurl's code
+        // DocC: end
+
+        #expect(await printed.first() == "Ada")
+        try await client.shutdown().get()
+    }
+
+    @Test func otherSchemesOnlyWhenARequestAllowsThem() async throws {
+        let client = try CurlClient()
+
+        // DocC: begin
+        var request = CurlRequest(.get, "file:///srv/mirror/index.html")
+        request.allowedSchemes = ["file"]        // this request only
+        // DocC: end
+
+        // Allowed, libcurl reads the file (here: there is none); refused without the list.
+        let allowed = await #expect(throws: CurlError.self) { try await client.execute(request).get() }
+        #expect(allowed?.code != .invalidRequest && allowed?.code != .unsupportedProtocol)
+        let refused = await #expect(throws: CurlError.self) { try await client.get("file:///srv/mirror/index.html").get() }
+        #expect(refused?.code == .invalidRequest)
+        #expect(refused?.message.contains("not allowed") == true)
+        try await client.shutdown().get()
+    }
+
+    @Test func aTimeoutStopsTheTransfer() async throws {
+        struct Report: Decodable, Sendable { let url: String }
+        let client = try CurlClient()
+        let url = TestServer.httpbin.url("/delay/10")
+
+        // DocC: begin
+        let report = client.get(url)
+            .then { response in try response.decode(Report.self) }
+            .timeout(.seconds(2))          // rejects with PromiseError.Code.timedOut and stops the transfer
+        // DocC: end
+
+        let error = await #expect(throws: PromiseError.self) { try await report.get() }
+        #expect(error?.code == .timedOut)
+        try await client.shutdown().get()
+    }
+}
+
+/// Lines printed from callbacks, for a test to wait for.
+final class Recorded: Sendable {
+    private let lines = Lock<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    /// The first line, once there is one (nil after 10 s).
+    func first() async -> String? {
+        for _ in 0..<1_000 {
+            if let line = lines.withLock({ $0.first }) { return line }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+}
