@@ -6,8 +6,8 @@ import PromiseUV
 import Testing
 
 // The ```swift blocks of the DocC article ChildProcesses.md, each verbatim between the
-// markers, with assertions on what they produce. `childProcessBlocksAreAllHere` fails when a
-// block of the article is missing here.
+// markers, with assertions on what they produce (PromiseCoreTests' DocCCodeBlocksTests
+// fails when a block of the article is missing here).
 
 /// The article's overview example, returning what it computed.
 func childProcessesOverview() throws -> [String] {
@@ -59,35 +59,5 @@ try awaitPromise(loop.shutdown())
         loop.after(.seconds(1)).then(on: loop) { building.cancel() }   // SIGTERM, SIGKILL 2 s later
         // DocC: end
         await #expect(throws: CancellationError.self) { try await building.get() }
-    }
-
-    @Test func childProcessBlocksAreAllHere() throws {
-        let thisFile = URL(fileURLWithPath: #filePath)
-        let article = thisFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/PromiseUV/PromiseUV.docc/ChildProcesses.md")
-        let blocks = Self.blocks(in: try String(contentsOf: article, encoding: .utf8), open: "```swift", close: "```")
-        let quoted = Self.blocks(in: try String(contentsOf: thisFile, encoding: .utf8), open: "// DocC: begin", close: "// DocC: end")
-        #expect(blocks.count == 3)
-        for block in blocks {
-            #expect(quoted.contains(block), "DocC block not found verbatim between markers here:\n\(block.joined(separator: "\n"))")
-        }
-    }
-
-    /// The blocks between `open` and `close` lines, each as its lines with indentation trimmed.
-    static func blocks(in text: String, open: String, close: String) -> [[String]] {
-        var blocks: [[String]] = []
-        var current: [String]?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if current == nil, trimmed == open {
-                current = []
-            } else if current != nil, trimmed == close {
-                blocks.append(current!)
-                current = nil
-            } else if current != nil {
-                current!.append(trimmed)
-            }
-        }
-        return blocks
     }
 }

@@ -244,18 +244,6 @@ extension ProcessTests {
     }
 }
 
-/// Expects `body` to throw a ``UVError`` with `code`.
-func expectUVError<T>(
-    _ code: UVError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
-) async {
-    do {
-        _ = try await body()
-        Issue.record("expected UVError.\(code), got a value", sourceLocation: sourceLocation)
-    } catch {
-        #expect((error as? UVError)?.code == code, "expected UVError.\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-}
-
 /// Expects `body` to throw a ``UVError`` with `code`, synchronously.
 func expectUVErrorNow<T>(_ code: UVError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
     do {
