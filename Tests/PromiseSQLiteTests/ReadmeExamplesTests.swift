@@ -97,3 +97,40 @@ final class Flag: Sendable {
     func set() { value.store(true, ordering: .releasing) }
     var isSet: Bool { value.load(ordering: .acquiring) }
 }
+
+/// The README's Swift functions and change notifications example, as written there.
+@Suite struct ReadmeFunctionsAndCommitsTests {
+    @Test func functionsAndCommits() async throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanUp() }
+        let db = try await SQLiteDatabase.open(path: temporary("app.sqlite")).get()
+        try await db.execute("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL)").get()
+        let writer = Task {
+            // The loop below waits for a commit after its sequence starts observing.
+            try await Task.sleep(for: .milliseconds(50))
+            while !Task.isCancelled {
+                try await db.execute("INSERT INTO users(name) VALUES ('later')").get()
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        defer { writer.cancel() }
+
+        // README: begin
+        try await db.add(function: SQLiteFunction("initials", argumentCount: 1, options: [.deterministic, .innocuous]) { arguments in
+            String.fromSQLiteValue(arguments[0])?.split(separator: " ").compactMap(\.first).map(String.init).joined()
+        }).get()
+        let changed = db.nextCommit(touching: ["users"])          // the next commit that changes users
+        try await db.execute("INSERT INTO users(name) VALUES (initials(?))", ["Ada Lovelace"]).get()
+        print(try await changed.get().tables)                    // ["users"], once committed
+        for await commit in db.commits(touching: ["users"]) {    // every later one, until cancelled or closed
+            print(commit.tables)
+            break
+        }
+        // README: end
+
+        #expect(try await db.scalar(Int.self, "SELECT count(*) FROM users WHERE name = 'AL'").get() == 1)
+        writer.cancel()
+        _ = try? await writer.value
+        try await db.close().get()
+    }
+}

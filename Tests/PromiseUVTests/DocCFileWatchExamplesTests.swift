@@ -63,7 +63,6 @@ extension InotifyTests {
                 guard change.exists else { return print("config removed; keeping the old one") }
                 reload(from: change.path)
             }
-            // …
             // DocC: end
             let stop = Flag()
             Self.keepWriting(config, until: stop)
@@ -123,57 +122,6 @@ extension InotifyTests {
             }
             #expect(caught.isSet)
             try await loop.shutdown().get()
-        }
-
-        @Test func everyArticleBlockIsHereVerbatim() throws {
-            let thisFile = URL(fileURLWithPath: #filePath)
-            let root = thisFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            let article = try String(
-                contentsOf: root.appendingPathComponent("Sources/PromiseUV/PromiseUV.docc/WatchingFiles.md"), encoding: .utf8)
-            let blocks = Self.swiftBlocks(in: article)
-            #expect(blocks.count == 4)
-            let quoted = Self.quotedLines(in: try String(contentsOf: thisFile, encoding: .utf8))
-            for block in blocks {
-                let found = (0...max(0, quoted.count - block.count)).contains { start in
-                    quoted.count >= block.count && quoted[start..<(start + block.count)].elementsEqual(block)
-                }
-                #expect(found, "WatchingFiles.md block not found verbatim between DocC markers:\n\(block.joined(separator: "\n"))")
-            }
-        }
-
-        /// The ```swift blocks of a Markdown text, each as trimmed, non-empty lines.
-        static func swiftBlocks(in markdown: String) -> [[String]] {
-            var blocks: [[String]] = []
-            var current: [String]?
-            for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if current == nil, trimmed == "```swift" {
-                    current = []
-                } else if current != nil, trimmed == "```" {
-                    blocks.append(current!)
-                    current = nil
-                } else if current != nil, !trimmed.isEmpty {
-                    current!.append(trimmed)
-                }
-            }
-            return blocks
-        }
-
-        /// The trimmed, non-empty lines between DocC markers, joined in order.
-        static func quotedLines(in source: String) -> [String] {
-            var lines: [String] = []
-            var inside = false
-            for line in source.split(separator: "\n") {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed == "// DocC: begin" {
-                    inside = true
-                } else if trimmed == "// DocC: end" {
-                    inside = false
-                } else if inside, !trimmed.isEmpty {
-                    lines.append(trimmed)
-                }
-            }
-            return lines
         }
     }
 }

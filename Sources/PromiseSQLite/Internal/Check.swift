@@ -18,12 +18,15 @@ func sqliteCheck(_ code: Int32, _ db: OpaquePointer?, sql: String? = nil) throws
 func sqliteError(_ code: Int32, _ db: OpaquePointer?, sql: String?) -> SQLiteError {
     var extended = code
     var message = String(cString: sqlite3_errstr(code))
+    var underlying: (any Error)?
     if let db {
         let connectionCode = sqlite3_extended_errcode(db)
         if connectionCode & 0xff == code & 0xff {
             extended = connectionCode
             message = String(cString: sqlite3_errmsg(db))
+            // A Swift SQL function that threw failed the statement: keep its error.
+            underlying = FunctionFailure.take(message: message)
         }
     }
-    return SQLiteError(SQLiteError.Code(resultCode: extended), message: message, sql: sql)
+    return SQLiteError(SQLiteError.Code(resultCode: extended), message: message, sql: sql, underlying: underlying)
 }

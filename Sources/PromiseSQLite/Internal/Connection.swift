@@ -15,6 +15,8 @@ final class Connection {
     /// Waits for other connections' locks, and stops waiting when the job is cancelled.
     @usableFromInline let busy = BusyWaiter()
     private var busyContext: UnsafeMutableRawPointer?
+    /// The commit observers' hooks, while anyone observes commits (``ObservationHub``).
+    var observationHub: ObservationHub?
 
     private init(db: OpaquePointer, path: String, cacheCapacity: Int) {
         self.db = db
@@ -96,6 +98,8 @@ final class Connection {
     func close() -> Int32 {
         guard !closed else { return SQLITE_OK }
         closed = true
+        observationHub?.close(SQLiteError(.closed, message: "the database '\(path)' was closed"))
+        observationHub = nil
         cache.removeAll()
         uninstallBusyHandler(db, busyContext)
         busyContext = nil

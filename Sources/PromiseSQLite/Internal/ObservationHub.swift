@@ -1,0 +1,205 @@
+internal import CSQLite
+
+/// The commit, rollback, update and trace hooks of one connection, installed while anyone
+/// observes its commits, and the observers they report to.
+///
+/// Everything here runs on the connection thread: hooks inside SQLite's calls, registration
+/// and removal as jobs. The hooks only record table names and savepoint statements
+/// (``TransactionChanges``); once a commit is known to be complete they hand a
+/// ``SQLiteCommit`` to each interested observer, whose delivery only schedules the user's
+/// code elsewhere.
+///
+/// While installed, an authorizer turns off SQLite's truncate optimization (a `DELETE`
+/// without `WHERE` that drops all rows at once, unseen by the update hook) so that such a
+/// delete is reported too. Setting an authorizer expires every prepared statement, so
+/// statements prepared earlier are prepared again before they next run.
+final class ObservationHub {
+    private let db: OpaquePointer
+    private var observers: [ObjectIdentifier: CommitObserver] = [:]
+    private var changes = TransactionChanges()
+    /// The hooks' retained context while they are installed.
+    private var context: UnsafeMutableRawPointer?
+    /// A statement started and has not ended: a commit hook seen outside one ran in
+    /// `sqlite3_reset` or `sqlite3_finalize`, after the statement's end was reported.
+    private var inStatement = false
+    /// Queues ``settleAfterJob()`` as a job of its own, for a commit that completes after its
+    /// statement's end was reported; `false` when the connection no longer takes jobs.
+    private let queueSettle: () -> Bool
+    /// The last table name the update hook reported, to skip converting it again.
+    private var lastTable: (pointer: UnsafePointer<CChar>, name: String)?
+    /// The object the statement being prepared drops: SQLite checks a `DELETE` of it next.
+    private var dropped: String?
+
+    init(db: OpaquePointer, queueSettle: @escaping () -> Bool) {
+        self.db = db
+        self.queueSettle = queueSettle
+    }
+
+    /// Whether no observer is registered.
+    var isEmpty: Bool { observers.isEmpty }
+
+    /// Registers `observer`, installing the hooks for the first one.
+    func add(_ observer: CommitObserver) {
+        if context == nil { install() }
+        observers[ObjectIdentifier(observer)] = observer
+    }
+
+    /// Removes `observer`, and the hooks with the last one.
+    func remove(_ observer: CommitObserver) {
+        let key = ObjectIdentifier(observer)
+        guard observers[key] === observer else { return }
+        observers[key] = nil
+        if observers.isEmpty { uninstall() }
+    }
+
+    /// The connection is closing: a commit that completed is still delivered, then every
+    /// observer ends with `error`.
+    func close(_ error: SQLiteError) {
+        settle()
+        let ending = observers.values
+        observers = [:]
+        uninstall()
+        for observer in ending { observer.close(error) }
+    }
+
+    /// The job queued by the commit hook: delivers a commit that completed in
+    /// `sqlite3_reset` or `sqlite3_finalize`.
+    func settleAfterJob() { settle() }
+
+    // MARK: Hooks
+
+    private func install() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        self.context = context
+        changes = TransactionChanges()
+        inStatement = false
+        sqlite3_commit_hook(db, observationCommitHook, context)
+        sqlite3_rollback_hook(db, observationRollbackHook, context)
+        sqlite3_update_hook(db, observationUpdateHook, context)
+        sqlite3_trace_v2(db, UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE), observationTraceHook, context)
+        sqlite3_set_authorizer(db, observationAuthorizer, context)
+    }
+
+    private func uninstall() {
+        guard let context else { return }
+        sqlite3_commit_hook(db, nil, nil)
+        sqlite3_rollback_hook(db, nil, nil)
+        sqlite3_update_hook(db, nil, nil)
+        sqlite3_trace_v2(db, 0, nil, nil)
+        sqlite3_set_authorizer(db, nil, nil)
+        self.context = nil
+        lastTable = nil
+        Unmanaged<ObservationHub>.fromOpaque(context).release()
+    }
+
+    func commitHookRan() {
+        changes.commitHookRan()
+        // Outside a statement: the commit runs in sqlite3_reset or sqlite3_finalize, and no
+        // statement end will report it; a job right after this one settles it (or, once the
+        // connection takes no more jobs, its close does).
+        if !inStatement { _ = queueSettle() }
+    }
+
+    func rolledBack() {
+        changes.rolledBack()
+        lastTable = nil
+    }
+
+    func changed(table: UnsafePointer<CChar>) {
+        if let lastTable, lastTable.pointer == table, sqlite3_stricmp(table, lastTable.name) == 0 { return }
+        let name = String(cString: table)
+        changes.changed(table: name)
+        lastTable = (table, name)
+    }
+
+    /// The authorizer's answer: `SQLITE_IGNORE` for a `DELETE` from a table of the user's,
+    /// which makes SQLite delete row by row (so the update hook sees the rows) instead of
+    /// truncating; `SQLITE_OK` for everything else. `DROP TABLE` and `DROP VIEW` check a
+    /// `DELETE` of what they drop, and of `sqlite_schema`, and do nothing when told to ignore
+    /// it: those are allowed.
+    func authorize(_ action: Int32, _ name: UnsafePointer<CChar>?) -> Int32 {
+        switch action {
+        case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
+            dropped = name.map { String(cString: $0) }
+            return SQLITE_OK
+        case SQLITE_DELETE:
+            guard let name, sqlite3_strnicmp(name, "sqlite_", 7) != 0 else { return SQLITE_OK }
+            if let dropped, sqlite3_stricmp(name, dropped) == 0 {
+                self.dropped = nil
+                return SQLITE_OK
+            }
+            return SQLITE_IGNORE
+        default:
+            return SQLITE_OK
+        }
+    }
+
+    func statementStarted() {
+        // A commit left for sqlite3_reset has completed by the time the next statement starts.
+        settle()
+        inStatement = true
+    }
+
+    func statementEnded(_ statement: OpaquePointer?) {
+        inStatement = false
+        if let statement, let sql = sqlite3_sql(statement), let savepoint = SavepointStatement.parse(sql) {
+            changes.apply(savepoint)
+            lastTable = nil
+        }
+        settle()
+    }
+
+    /// Delivers the commit whose outcome is now known, if any.
+    private func settle() {
+        guard changes.commitRequested, let tables = changes.settle(autocommit: sqlite3_get_autocommit(db) != 0) else { return }
+        lastTable = nil
+        guard !tables.isEmpty else { return }
+        let commit = SQLiteCommit(tables: tables)
+        let lowered = Set(tables.map(asciiLowercased))
+        for observer in observers.values where observer.wants(lowered) {
+            observer.deliver(commit)
+            if observer.once { remove(observer) }
+        }
+    }
+}
+
+// MARK: The C callbacks
+
+private func hub(_ context: UnsafeMutableRawPointer?) -> ObservationHub {
+    Unmanaged<ObservationHub>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private func observationCommitHook(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    hub(context).commitHookRan()
+    return 0  // never veto the commit
+}
+
+private func observationRollbackHook(_ context: UnsafeMutableRawPointer?) {
+    hub(context).rolledBack()
+}
+
+private func observationUpdateHook(
+    _ context: UnsafeMutableRawPointer?, _ operation: Int32, _ database: UnsafePointer<CChar>?, _ table: UnsafePointer<CChar>?,
+    _ rowID: sqlite3_int64
+) {
+    guard let table else { return }
+    hub(context).changed(table: table)
+}
+
+private func observationTraceHook(
+    _ event: UInt32, _ context: UnsafeMutableRawPointer?, _ statement: UnsafeMutableRawPointer?, _ detail: UnsafeMutableRawPointer?
+) -> Int32 {
+    switch Int32(event) {
+    case SQLITE_TRACE_STMT: hub(context).statementStarted()
+    case SQLITE_TRACE_PROFILE: hub(context).statementEnded(statement.map { OpaquePointer($0) })
+    default: break
+    }
+    return 0
+}
+
+private func observationAuthorizer(
+    _ context: UnsafeMutableRawPointer?, _ action: Int32, _ name: UnsafePointer<CChar>?, _ second: UnsafePointer<CChar>?,
+    _ database: UnsafePointer<CChar>?, _ trigger: UnsafePointer<CChar>?
+) -> Int32 {
+    hub(context).authorize(action, name)
+}
