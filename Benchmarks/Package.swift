@@ -27,6 +27,8 @@ let package = Package(
             exact: "1.38.1",
             traits: ["MallocInterposer"]
         ),
+        // The Swift peer for PromiseUV's child processes (Benchmarks/spawn-ratios.sh).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
     ],
     targets: [
         .executableTarget(
@@ -125,6 +127,23 @@ let package = Package(
             path: "Sources/UVRawBench",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("uv")]
+        ),
+        // PromiseUV's spawn beside a raw C posix_spawn loop (SpawnRawBench) and swift-subprocess;
+        // Benchmarks/spawn-ratios.sh adds Node's child_process.
+        .executableTarget(
+            name: "PromiseSpawnBench",
+            dependencies: [
+                .product(name: "PromiseUV", package: "swift-promise"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                "SpawnRawBench",
+            ],
+            path: "Sources/PromiseSpawnBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "SpawnRawBench",
+            path: "Sources/SpawnRawBench",
+            cSettings: [.unsafeFlags(["-O2"])]
         ),
         // PromiseCurl beside a raw C libcurl multi loop (CurlRawBench) and AsyncHTTPClient,
         // against nginx on loopback; Benchmarks/curl-ratios.sh.

@@ -37,7 +37,8 @@ extension Promises {
     ///
     /// - Parameter signals: The signals to wait for, such as `[SIGINT, SIGTERM, SIGHUP]`.
     ///   `SIGKILL` and `SIGSTOP` cannot be caught, and the fault signals (`SIGSEGV`, `SIGBUS`,
-    ///   `SIGFPE`, `SIGILL`, `SIGTRAP`, `SIGSYS`) cannot be watched.
+    ///   `SIGFPE`, `SIGILL`, `SIGTRAP`, `SIGSYS`) cannot be watched, nor can `SIGCHLD`, which
+    ///   belongs to PromiseUV's child processes (the article "Signals" says why).
     /// - Returns: A promise fulfilled with the number of the signal that arrived, from a
     ///   private queue (the callbacks chained on it run on their own contexts, as usual).
     ///   It is rejected at once with ``PromiseError/Code-swift.struct/invalidArgument`` when

@@ -20,6 +20,8 @@ public struct UVError: PromiseLibraryError {
         private enum Own: String, Hashable, Sendable {
             case loopClosed
             case watchLimitReached
+            case outputLimitExceeded
+            case processFailed
         }
 
         private let value: WrappedErrorCode<Own>
@@ -41,14 +43,23 @@ public struct UVError: PromiseLibraryError {
         /// ``loopClosed`` by the name every product uses for "its owner was shut down"
         /// (`CurlError.Code.shutdown`, `SQLiteError.Code.shutdown`); equal to it.
         public static let shutdown = loopClosed
+        /// A child process wrote more than its ``UVCommand/Output/capture(limit:)`` or a
+        /// longer line than ``UVCommand/Output/lines(on:maxLength:_:)`` accepts; the child
+        /// was stopped and reaped.
+        public static let outputLimitExceeded = Code(.outputLimitExceeded)
+        /// A child process did not exit with status 0 where success was required
+        /// (``UVProcessResult/requireSuccess(_:)``, ``UVLoop/output(_:_:)``).
+        public static let processFailed = Code(.processFailed)
 
         /// This user's inotify watches are all taken (`fs.inotify.max_user_watches`), so a
         /// file watch could not start; libuv's own error, `UV_ENOSPC`, is the ``underlying``.
         public static let watchLimitReached = Code(.watchLimitReached)
         /// `UV_ENOENT`: no such file or directory (a path to watch is missing, or a watched
-        /// directory went away).
+        /// directory went away; a program not found on `PATH`, a missing working directory:
+        /// ``UVError/operation`` says which).
         public static let noSuchFileOrDirectory = Code(uvCode: -2)
-        /// `UV_EACCES`: permission denied.
+        /// `UV_EACCES`: permission denied (a path that cannot be watched, a program that is
+        /// not executable).
         public static let permissionDenied = Code(uvCode: -13)
 
         /// `UV_EBUSY`: a resource is busy; `uv_loop_close` returns it while handles are open.
@@ -63,11 +74,15 @@ public struct UVError: PromiseLibraryError {
         public static let tooManyOpenFiles = Code(uvCode: -24)
         /// `UV_EAGAIN`: a resource is temporarily unavailable (no thread could be started).
         public static let tryAgain = Code(uvCode: -11)
+        /// `UV_EISDIR`: a directory where a file was needed (a program path naming one).
+        public static let isADirectory = Code(uvCode: -21)
+        /// `UV_ENOTDIR`: not a directory (a working directory naming a file).
+        public static let notADirectory = Code(uvCode: -20)
 
         private static let constantNames: [Int32: String] = [
             -16: "busy", -125: "canceled", -22: "invalidArgument", -12: "outOfMemory", -24: "tooManyOpenFiles",
             -11: "tryAgain",
-            -2: "noSuchFileOrDirectory", -13: "permissionDenied",
+            -2: "noSuchFileOrDirectory", -13: "permissionDenied", -21: "isADirectory", -20: "notADirectory",
         ]
 
         /// The code's name, as written after `UVError.Code.` (`busy`), or libuv's name
@@ -89,6 +104,8 @@ public struct UVError: PromiseLibraryError {
             switch value {
             case .own(.loopClosed): "the UVLoop is shut down"
             case .own(.watchLimitReached): "the inotify watch limit is reached"
+            case .own(.outputLimitExceeded): "a child process wrote more output than its limit"
+            case .own(.processFailed): "a child process did not exit with status 0"
             case .c(let code): libuvMessage(code)
             }
         }

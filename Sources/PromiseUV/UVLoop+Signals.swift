@@ -28,7 +28,8 @@ extension UVLoop {
     ///
     /// - Parameter signal: The signal to wait for. `SIGKILL` and `SIGSTOP` cannot be caught,
     ///   and the fault signals (`SIGSEGV`, `SIGBUS`, `SIGFPE`, `SIGILL`, `SIGTRAP`, `SIGSYS`)
-    ///   cannot be watched.
+    ///   cannot be watched, nor can `SIGCHLD`, which belongs to child processes
+    ///   (<doc:ChildProcesses>).
     /// - Returns: A promise fulfilled with `signal` on the loop thread. Rejected at once with
     ///   ``UVError/Code-swift.struct/invalidArgument`` when the signal cannot be watched (the
     ///   message says why), or with ``UVError/Code-swift.struct/loopClosed`` when the loop is

@@ -55,3 +55,27 @@ extension InotifyTests {
         }
     }
 }
+
+// The README's child-process block, exactly as written there, with assertions on what it
+// produces. Like the tour, it runs the loop on a thread of its own.
+
+/// The README's child-process example, returning what it computed.
+func promiseUVChildProcesses() throws -> [String] {
+let loop = try UVLoop()
+var count = UVCommand("wc", arguments: ["-l"])             // looked up on PATH
+count.standardInput = .text("one\ntwo\nthree\n")          // bytes, a file, or inherited
+let lines = loop.spawn(count)                               // cancel(): SIGTERM, then SIGKILL
+    .then(on: loop) { result in try result.requireSuccess("wc").outputText ?? "" }
+let greeting = loop.output("echo", ["hello"])               // rejects on a non-zero exit
+
+let texts = try loop.run(until: all([lines, greeting]))     // settles once each child is reaped
+try awaitPromise(loop.shutdown())
+    return texts
+}
+
+extension ReadmeExamplesTests {
+    @Test func promiseUVChildProcesses() async throws {
+        let texts = try await onNewThread { Result { try PromiseUVTests.promiseUVChildProcesses() } }.get().get()
+        #expect(texts == ["3\n", "hello\n"])
+    }
+}

@@ -140,6 +140,11 @@ package enum SignalOwner {
                 return "signal \(signal) (\(signal == SIGKILL ? "SIGKILL" : "SIGSTOP")) cannot be caught: "
                     + "the kernel acts on it without asking the program; watch SIGINT or SIGTERM instead"
             }
+            if signal == SIGCHLD {
+                return "signal \(signal) (SIGCHLD) belongs to child processes: PromiseUV's UVLoop.spawn "
+                    + "reaps its children through it, and a second handler would take their exits away; "
+                    + "wait for a child's exit with the promise spawn returns instead"
+            }
             let faults: [(Int32, String)] = [
                 (SIGSEGV, "SIGSEGV"), (SIGBUS, "SIGBUS"), (SIGFPE, "SIGFPE"),
                 (SIGILL, "SIGILL"), (SIGTRAP, "SIGTRAP"), (SIGSYS, "SIGSYS"),

@@ -25,6 +25,7 @@ extension LoopCore {
                 (lostAtShutdown.work, "pool job not started", "pool jobs not started"),
                 (lostAtShutdown.signals, "signal watch", "signal watches"),
                 (lostAtShutdown.fileWatches, "file watch", "file watches"),
+                (lostAtShutdown.processes, "running child process (killed)", "running child processes (killed)"),
             ], code: "loopClosed (core delay and timeout timers with contextInvalidated)")
         var lost = rejected.map { [$0] } ?? []
         if case .failure(let error) = result { lost.append("closing it failed, and its libuv memory is leaked: \(error)") }

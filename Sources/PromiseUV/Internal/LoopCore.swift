@@ -78,8 +78,8 @@ final class LoopCore: @unchecked Sendable {
     private var holdsThread = false
     private(set) var asyncClosed = false
     /// What the shutdown rejected (timers, pool work not started, signal watches, file
-    /// watches), for the report of a loop dropped without `shutdown()`.
-    var lostAtShutdown = (timers: 0, work: 0, signals: 0, fileWatches: 0)
+    /// watches, child processes), for the report of a loop dropped without `shutdown()`.
+    var lostAtShutdown = (timers: 0, work: 0, signals: 0, fileWatches: 0, processes: 0)
     /// Handles not yet closed: the wake-up and timer handles.
     var openHandles = 2
     private var loopClosed = false
@@ -95,6 +95,8 @@ final class LoopCore: @unchecked Sendable {
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
     /// Live file watches, each with a `uv_fs_event_t` (LoopCore+FileWatches.swift).
     var fileWatches: [ObjectIdentifier: FileWatch] = [:]
+    /// Child processes spawned or about to be, until their promise settles.
+    var children: [ObjectIdentifier: ChildProcess] = [:]
 
     /// How many local work items run in a row before pending I/O gets a turn.
     private static let localBatchLimit = 65_536
@@ -393,6 +395,7 @@ final class LoopCore: @unchecked Sendable {
         }
         lostAtShutdown.signals = abandonSignals()
         lostAtShutdown.fileWatches = endFileWatches()
+        lostAtShutdown.processes = abandonProcesses()
         armTimer()
         updateReference()
         if inFlight.isEmpty { closeHandles() }

@@ -1,0 +1,37 @@
+// SIGCHLD, the one signal the owner never watches: libuv's `uv_spawn` installs its own handler
+// for it while a child runs, and resets it to the default when the last one is closed. This
+// part of the owner keeps the action that was there before the first child and puts it back
+// after the last, so child processes leave SIGCHLD as they found it.
+import Glibc
+
+extension SignalOwner {
+    /// Children that PromiseUV has spawned (on any loop) and not yet closed, and the SIGCHLD
+    /// action from before the first of them.
+    private static let children = Lock(ChildSignalLease())
+
+    /// Call before each `uv_spawn`: the first child of the process records SIGCHLD's action.
+    package static func beginChildProcess() {
+        children.withLock { lease in
+            if lease.count == 0 { sigaction(SIGCHLD, nil, &lease.previous) }
+            lease.count += 1
+        }
+    }
+
+    /// Call after `uv_close` of a process handle (libuv has stopped its SIGCHLD handler if
+    /// this was its last child): the last child puts back the recorded action.
+    package static func endChildProcess() {
+        children.withLock { lease in
+            lease.count -= 1
+            if lease.count == 0 { sigaction(SIGCHLD, &lease.previous, nil) }
+        }
+    }
+
+    /// How many spawned children are not yet closed (for tests).
+    package static var childProcessCount: Int { children.withLock { $0.count } }
+}
+
+/// SIGCHLD's action before the first child, and how many children are open.
+private struct ChildSignalLease: ~Copyable {
+    var count = 0
+    var previous = sigaction()
+}

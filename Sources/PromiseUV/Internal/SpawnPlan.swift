@@ -1,0 +1,247 @@
+internal import Glibc
+import PromiseCore
+internal import PromiseSystem
+
+/// Everything a spawn needs, checked and prepared on the calling thread before the loop
+/// thread calls `uv_spawn`: the program resolved to a path, the argument and environment
+/// strings, the working directory checked, and standard input's descriptor opened
+/// (close-on-exec).
+///
+/// `@unchecked Sendable`: built by one thread, then handed whole to the loop thread, which
+/// alone uses and closes it.
+final class SpawnPlan: @unchecked Sendable {
+    /// The path `uv_spawn` executes.
+    let file: String
+    /// `argv`, starting with the program as given.
+    let arguments: [String]
+    /// `KEY=VALUE` strings, or `nil` for this process's environment as it is.
+    let environment: [String]?
+    let workingDirectory: String?
+    /// Standard input: -1 for `/dev/null`, 0 for this process's, or a descriptor this plan
+    /// opened (a memfd or a file) and closes once the child has it.
+    private(set) var inputDescriptor: Int32
+    let grace: Duration
+    let outputs: [UVCommand.Output]
+
+    private init(
+        file: String, arguments: [String], environment: [String]?, workingDirectory: String?, inputDescriptor: Int32,
+        grace: Duration, outputs: [UVCommand.Output]
+    ) {
+        self.file = file
+        self.arguments = arguments
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.inputDescriptor = inputDescriptor
+        self.grace = grace
+        self.outputs = outputs
+    }
+
+    deinit { closeInput() }
+
+    /// Closes standard input's descriptor if this plan opened it (the child has its own copy).
+    func closeInput() {
+        if inputDescriptor > 2 { _ = close(inputDescriptor) }
+        inputDescriptor = -1
+    }
+
+    /// Checks `command` and prepares it.
+    ///
+    /// - Throws: ``UVError`` with ``UVError/Code-swift.struct/invalidArgument`` for bad
+    ///   input, and the codes listed on ``UVLoop/spawn(_:)`` for a program or working
+    ///   directory that cannot be used.
+    static func make(_ command: UVCommand) throws(UVError) -> SpawnPlan {
+        func refuse(_ detail: String) -> UVError { UVError(.invalidArgument, operation: "spawn", detail: detail) }
+        guard !command.program.isEmpty else { throw refuse("the program is an empty string: name a program or give its path") }
+        for text in [command.program] + command.arguments + [command.workingDirectory ?? ""] where text.utf8.contains(0) {
+            throw refuse("\(AdapterPaths.showingNUL(text)) contains a NUL byte, which a C string cannot carry")
+        }
+        guard command.terminationGrace >= .zero else {
+            throw refuse("terminationGrace is \(command.terminationGrace): give zero (SIGKILL at once) or a positive duration")
+        }
+        for (name, output) in [("standardOutput", command.standardOutput), ("standardError", command.standardError)] {
+            switch output.storage {
+            case .capture(let limit) where limit < 0:
+                throw refuse("\(name) capture limit is \(limit): give 0 or more bytes")
+            case .lines(_, let maxLength, _) where maxLength < 1:
+                throw refuse("\(name) maxLength is \(maxLength): give 1 or more bytes")
+            default: break
+            }
+        }
+        let environment = try environmentStrings(command.environment)
+        if let directory = command.workingDirectory { try checkDirectory(directory) }
+        let file = try resolve(command.program, in: command.workingDirectory, path: searchPath(environment))
+        let input = try openInput(command.standardInput)
+        return SpawnPlan(
+            file: file, arguments: [command.program] + command.arguments, environment: environment,
+            workingDirectory: command.workingDirectory, inputDescriptor: input, grace: command.terminationGrace,
+            outputs: [command.standardOutput, command.standardError])
+    }
+
+    // MARK: Environment
+
+    private static func environmentStrings(_ environment: UVCommand.Environment) throws(UVError) -> [String]? {
+        var variables: [(String, String)]
+        switch environment.storage {
+        case .inherit:
+            return nil
+        case .replace(let replacement):
+            variables = replacement.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        case .amend(let changes):
+            variables = currentEnvironment().filter { changes[$0.0] == nil }
+            for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
+                if let value { variables.append((name, value)) }
+            }
+        }
+        for (name, value) in variables {
+            if name.isEmpty || name.utf8.contains(UInt8(ascii: "=")) || name.utf8.contains(0) || value.utf8.contains(0) {
+                throw UVError(
+                    .invalidArgument, operation: "spawn",
+                    detail:
+                        "environment variable \(AdapterPaths.showingNUL(name)) cannot be set: a name must be non-empty and hold no '=', and neither name nor value a NUL byte"
+                )
+            }
+        }
+        return variables.map { "\($0.0)=\($0.1)" }
+    }
+
+    /// This process's environment as name and value pairs.
+    private static func currentEnvironment() -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        guard var entry = Optional(environ) else { return pairs }
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                pairs.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
+            }
+            entry = entry.successor()
+        }
+        return pairs
+    }
+
+    /// The `PATH` the program is looked up in: the child's, else this process's, else a default.
+    private static func searchPath(_ environment: [String]?) -> String {
+        if let environment {
+            if let entry = environment.first(where: { $0.hasPrefix("PATH=") }) { return String(entry.dropFirst(5)) }
+        } else if let value = getenv("PATH") {
+            return String(cString: value)
+        }
+        return "/usr/local/bin:/usr/bin:/bin"
+    }
+
+    // MARK: Program and directory
+
+    private enum Kind { case missing(Int32), directory, file(executable: Bool) }
+
+    private static func kind(of path: String) -> Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .missing(errno) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return .directory }
+        return .file(executable: access(path, X_OK) == 0)
+    }
+
+    private static func checkDirectory(_ directory: String) throws(UVError) {
+        switch kind(of: directory) {
+        case .missing(let code):
+            throw UVError(
+                UVError.Code(uvCode: -code), operation: "chdir", detail: "the working directory \(directory) cannot be used: \(ErrnoText.describe(code))")
+        case .file:
+            throw UVError(.notADirectory, operation: "chdir", detail: "the working directory \(directory) is not a directory")
+        case .directory:
+            guard access(directory, X_OK) == 0 else {
+                throw UVError(.permissionDenied, operation: "chdir", detail: "the working directory \(directory) cannot be entered (no search permission)")
+            }
+        }
+    }
+
+    /// The path to execute for `program`, as `execvp` would find it, with a clear error for
+    /// each way it cannot be run.
+    private static func resolve(_ program: String, in directory: String?, path: String) throws(UVError) -> String {
+        if program.utf8.contains(UInt8(ascii: "/")) {
+            let full = program.hasPrefix("/") || directory == nil ? program : "\(directory!)/\(program)"
+            switch kind(of: full) {
+            case .missing(let code):
+                throw UVError(UVError.Code(uvCode: -code), operation: "spawn", detail: "the program \(program) cannot be run: \(ErrnoText.describe(code))")
+            case .directory:
+                throw UVError(.isADirectory, operation: "spawn", detail: "the program \(program) is a directory")
+            case .file(let executable):
+                guard executable else {
+                    throw UVError(.permissionDenied, operation: "spawn", detail: "the program \(program) is not executable (no execute permission)")
+                }
+                return program
+            }
+        }
+        var sawNotExecutable: String?
+        var sawDirectory: String?
+        for entry in path.split(separator: ":", omittingEmptySubsequences: false) {
+            let base = entry.isEmpty ? "." : String(entry)
+            let candidate = "\(base)/\(program)"
+            let full = candidate.hasPrefix("/") || directory == nil ? candidate : "\(directory!)/\(candidate)"
+            switch kind(of: full) {
+            case .file(executable: true): return candidate
+            case .file(executable: false): sawNotExecutable = sawNotExecutable ?? candidate
+            case .directory: sawDirectory = sawDirectory ?? candidate
+            case .missing: continue
+            }
+        }
+        if let sawNotExecutable {
+            throw UVError(.permissionDenied, operation: "spawn", detail: "the program \(sawNotExecutable) is not executable (no execute permission)")
+        }
+        if let sawDirectory {
+            throw UVError(.isADirectory, operation: "spawn", detail: "\(sawDirectory) on PATH is a directory, and no program \(program) was found")
+        }
+        throw UVError(.noSuchFileOrDirectory, operation: "spawn", detail: "no program named \(program) in PATH (\(path))")
+    }
+
+    // MARK: Standard input
+
+    private static func openInput(_ input: UVCommand.Input) throws(UVError) -> Int32 {
+        switch input.storage {
+        case .null: return -1
+        case .inherit: return 0
+        case .file(let path):
+            guard !path.utf8.contains(0) else {
+                throw UVError(.invalidArgument, operation: "spawn", detail: "the input file \(AdapterPaths.showingNUL(path)) contains a NUL byte")
+            }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                let code = errno
+                throw UVError(UVError.Code(uvCode: -code), operation: "open", detail: "the input file \(path) cannot be read: \(ErrnoText.describe(code))")
+            }
+            return descriptor
+        case .bytes(let bytes):
+            return try memoryFile(holding: bytes)
+        }
+    }
+
+    /// A close-on-exec memfd holding `bytes`, positioned at its start.
+    private static func memoryFile(holding bytes: [UInt8]) throws(UVError) -> Int32 {
+        func failure(_ call: String) -> UVError {
+            let code = errno
+            return UVError(UVError.Code(uvCode: -code), operation: call, detail: "preparing the child's standard input: \(ErrnoText.describe(code))")
+        }
+        guard let create = memfdCreate else {
+            throw UVError(.invalidArgument, operation: "memfd_create", detail: "this C library has no memfd_create: give standard input as a file")
+        }
+        let descriptor = create("promise-uv-stdin", 1 /* MFD_CLOEXEC */)
+        guard descriptor >= 0 else { throw failure("memfd_create") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let error = failure("write")
+                _ = close(descriptor)
+                throw error
+            }
+            written += count
+        }
+        _ = lseek(descriptor, 0, SEEK_SET)
+        return descriptor
+    }
+}
+
+/// `memfd_create`, a GNU function that Glibc's Swift module does not import; looked up once.
+private let memfdCreate: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memfd_create") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32).self)
+}()

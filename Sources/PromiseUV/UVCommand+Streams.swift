@@ -1,0 +1,110 @@
+import PromiseCore
+
+extension UVCommand {
+    /// Where a child's standard input comes from.
+    public struct Input: Sendable {
+        enum Storage: Sendable {
+            case null
+            case inherit
+            case bytes([UInt8])
+            case file(String)
+        }
+
+        let storage: Storage
+
+        /// `/dev/null`: the child reads end-of-file at once.
+        public static let null = Input(storage: .null)
+        /// This process's standard input.
+        public static let inherit = Input(storage: .inherit)
+
+        /// `bytes`, then end-of-file. The bytes are handed to the child as an in-memory file
+        /// (`memfd_create`) written before it starts, so a child that reads only part of them,
+        /// or none, never blocks the loop and never raises `SIGPIPE` here.
+        ///
+        /// - Parameter bytes: The input.
+        /// - Returns: The input.
+        public static func bytes(_ bytes: [UInt8]) -> Input { Input(storage: .bytes(bytes)) }
+
+        /// The UTF-8 bytes of `text`, as ``bytes(_:)``.
+        ///
+        /// - Parameter text: The input.
+        /// - Returns: The input.
+        public static func text(_ text: String) -> Input { Input(storage: .bytes(Array(text.utf8))) }
+
+        /// The file at `path`, opened for reading when the child is spawned. A file that cannot
+        /// be opened fails the spawn with libuv's code for the `errno` (`ENOENT`, `EACCES`).
+        ///
+        /// - Parameter path: The file's path.
+        /// - Returns: The input.
+        public static func file(_ path: String) -> Input { Input(storage: .file(path)) }
+    }
+
+    /// Where a child's standard output or standard error goes.
+    public struct Output: Sendable {
+        enum Storage: Sendable {
+            case discard
+            case inherit
+            case capture(limit: Int)
+            case lines(context: (any ExecutionContext)?, maxLength: Int, handler: @Sendable ([UInt8]) -> Void)
+            case chunks(context: (any ExecutionContext)?, handler: @Sendable ([UInt8]) -> Void)
+        }
+
+        let storage: Storage
+
+        /// The default cap of ``capture(limit:)``: 16 MiB.
+        public static let defaultCaptureLimit = 16 << 20
+
+        /// `/dev/null`.
+        public static let discard = Output(storage: .discard)
+        /// This process's standard output (for the child's standard output) or standard error
+        /// (for its standard error).
+        public static let inherit = Output(storage: .inherit)
+
+        /// Collected into ``UVProcessResult/standardOutput`` (or ``UVProcessResult/standardError``).
+        ///
+        /// - Parameter limit: The most bytes kept. The byte after it fails the spawn's promise
+        ///   with ``UVError/Code-swift.struct/outputLimitExceeded``, after the child has been
+        ///   stopped as a cancelled one is (`SIGTERM`, then `SIGKILL` after the grace period)
+        ///   and reaped. Nothing is reserved up front, so a large limit costs nothing until
+        ///   the output arrives. Negative limits fail the spawn with
+        ///   ``UVError/Code-swift.struct/invalidArgument``.
+        /// - Returns: The output.
+        public static func capture(limit: Int = defaultCaptureLimit) -> Output { Output(storage: .capture(limit: limit)) }
+
+        /// Each line, without its `\n`, passed to `handler` on `context` as it arrives, in
+        /// order; a last line without a `\n` is passed at end-of-file. The bytes are as the
+        /// child wrote them (decode with `String(validating:as:)`).
+        ///
+        /// - Parameters:
+        ///   - context: Where `handler` runs; `nil` for the process-wide default context.
+        ///   - maxLength: The longest line accepted; a longer one fails the spawn's promise
+        ///     with ``UVError/Code-swift.struct/outputLimitExceeded`` after the child is
+        ///     stopped and reaped. 1 MiB by default; values under 1 are refused with
+        ///     ``UVError/Code-swift.struct/invalidArgument``.
+        ///   - handler: Receives each line. The spawn's promise settles after the last call
+        ///     was handed to `context`.
+        /// - Returns: The output.
+        public static func lines(
+            on context: (any ExecutionContext)? = nil,
+            maxLength: Int = 1 << 20,
+            _ handler: @escaping @Sendable ([UInt8]) -> Void
+        ) -> Output {
+            Output(storage: .lines(context: context, maxLength: maxLength, handler: handler))
+        }
+
+        /// The bytes as they arrive, in pieces of whatever size the pipe delivered (at most
+        /// 64 KiB), passed to `handler` on `context`, in order on a serial context.
+        ///
+        /// The loop does not wait for `handler`: pieces (and lines, for
+        /// ``lines(on:maxLength:_:)``) queue on `context` as fast as the child writes, so a
+        /// handler slower than the child holds the difference in memory.
+        ///
+        /// - Parameters:
+        ///   - context: Where `handler` runs; `nil` for the process-wide default context.
+        ///   - handler: Receives each piece.
+        /// - Returns: The output.
+        public static func chunks(on context: (any ExecutionContext)? = nil, _ handler: @escaping @Sendable ([UInt8]) -> Void) -> Output {
+            Output(storage: .chunks(context: context, handler: handler))
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import PromiseCore
+
+extension UVLoop {
+    /// Starts `command` as a child process (`uv_spawn`) and returns a promise of its end.
+    ///
+    /// ```swift
+    /// let listing = loop.spawn(UVCommand("ls", arguments: ["-l", "/"]))
+    ///     .then(on: loop) { result in
+    ///         print(result.exit)                  // exited with status 0
+    ///         return result.outputText ?? ""
+    ///     }
+    /// ```
+    ///
+    /// The program, working directory and standard input are checked on the calling thread,
+    /// so a program that cannot run rejects the promise before anything starts; the child is
+    /// then started on the loop thread. A running child keeps ``run()`` going, as Node's
+    /// `child_process` does.
+    ///
+    /// The promise settles only once the child has been reaped (no zombie is left) and the
+    /// pipes of its captured or streamed output are closed. When the child exits on its own,
+    /// the loop reads those pipes to their end first; a grandchild that keeps one open keeps
+    /// the promise pending until it closes it or the promise is cancelled.
+    ///
+    /// **Cancellation** sends `SIGTERM`, then `SIGKILL` once ``UVCommand/terminationGrace``
+    /// has passed (at once when it is zero), and rejects the promise with
+    /// `CancellationError` when the child has been reaped. Cancelling again does not restart
+    /// the grace period. A child that had already exited settles with its real result
+    /// (with the output read until then). Signals go to the child only, not to processes
+    /// it started itself.
+    ///
+    /// **Shutdown** of the loop (or a `UVLoop` deallocated without it) kills running children
+    /// with `SIGKILL` and rejects their promises with ``UVError/Code-swift.struct/loopClosed``
+    /// once they are reaped; the loop closes after that.
+    ///
+    /// **SIGCHLD.** libuv learns of a child's exit through `SIGCHLD`, with a handler it
+    /// installs while any child runs. Signal watches of this package (`Promises.nextSignal`,
+    /// ``nextSignal(_:)``) refuse `SIGCHLD`, so the two never fight; the action `SIGCHLD` had
+    /// before the first child is put back after the last. libuv reaps only its own children
+    /// (`waitpid` on each one's pid), so `Foundation.Process` or `posix_spawn` and `waitpid`
+    /// in the same program keep their children's exit statuses.
+    ///
+    /// - Parameter command: The program, its arguments, environment, working directory and
+    ///   standard streams.
+    /// - Returns: A promise of the child's ``UVProcessResult``, resolved on the loop thread,
+    ///   whatever its exit status (``UVProcessResult/requireSuccess(_:)`` turns a failure
+    ///   into an error). Rejected with ``UVError``:
+    ///   ``UVError/Code-swift.struct/noSuchFileOrDirectory`` (operation `spawn`) for a
+    ///   program that does not exist or is not on `PATH`;
+    ///   ``UVError/Code-swift.struct/isADirectory`` for a directory;
+    ///   ``UVError/Code-swift.struct/permissionDenied`` for a file without execute
+    ///   permission; ``UVError/Code-swift.struct/noSuchFileOrDirectory``,
+    ///   ``UVError/Code-swift.struct/notADirectory`` or
+    ///   ``UVError/Code-swift.struct/permissionDenied`` with operation `chdir` for a
+    ///   working directory that cannot be used;
+    ///   ``UVError/Code-swift.struct/invalidArgument`` for a negative grace period or limit,
+    ///   an empty program or a NUL byte in a string;
+    ///   ``UVError/Code-swift.struct/outputLimitExceeded`` when captured output passes its
+    ///   limit (the child is stopped first); ``UVError/Code-swift.struct/loopClosed`` when
+    ///   the loop is shut down; another libuv code when `uv_spawn` itself fails.
+    public func spawn(_ command: UVCommand) -> Promise<UVProcessResult> {
+        let core = self.core
+        let promise = Promise<UVProcessResult>.pending(resolvedOn: core.contextID)
+        let plan: SpawnPlan
+        do {
+            plan = try SpawnPlan.make(command)
+        } catch {
+            promise.reject(error)
+            return promise
+        }
+        let child = ChildProcess(core: core, promise: promise, plan: plan)
+        if core.isOnLoopThread {
+            child.start()
+        } else if !core.submit(.user, { child.start() }) {
+            promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down; spawn before calling shutdown()"))
+            return promise
+        }
+        promise.onCancelRequestFromLibrary {
+            child.cancelRequested.store(true, ordering: .releasing)
+            _ = core.submit(.late) { child.requestStop(.cancelled) }
+        }
+        return promise
+    }
+
+    /// Runs `program` with `arguments` and returns its standard output as text: the common
+    /// case of ``spawn(_:)``.
+    ///
+    /// ```swift
+    /// let kernel = loop.output("uname", ["-r"])      // "6.1.0-18-amd64\n"
+    /// ```
+    ///
+    /// Standard input is `/dev/null`; standard output is captured up to
+    /// ``UVCommand/Output/defaultCaptureLimit``, standard error up to 1 MiB.
+    ///
+    /// - Parameters:
+    ///   - program: A path, or a name looked up on `PATH`.
+    ///   - arguments: The arguments after `argv[0]`.
+    ///   - requireSuccess: Whether an exit other than status 0 rejects the promise with
+    ///     ``UVError/Code-swift.struct/processFailed`` (the message ends with the last line of
+    ///     standard error); `true` by default.
+    /// - Returns: A promise of the standard output, resolved on the loop thread; rejected as
+    ///   ``spawn(_:)``'s is, and with ``UVError/Code-swift.struct/invalidArgument`` when the
+    ///   output is not UTF-8 (use ``spawn(_:)`` for bytes).
+    public func output(_ program: String, _ arguments: [String] = [], requireSuccess: Bool = true) -> Promise<String> {
+        let command = UVCommand(program, arguments: arguments, standardError: .capture(limit: 1 << 20))
+        return spawn(command).then(on: .inline) { result -> String in
+            let checked = requireSuccess ? try result.requireSuccess(program) : result
+            guard let text = checked.outputText else {
+                throw UVError(.invalidArgument, operation: "output", detail: "the standard output of \(program) is not UTF-8; use spawn(_:) for its bytes")
+            }
+            return text
+        }
+    }
+}

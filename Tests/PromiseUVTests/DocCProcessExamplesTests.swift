@@ -1,0 +1,63 @@
+// swift-format-ignore-file
+// (documentation quotes this file's code line for line, layout included)
+import Foundation
+import PromiseTestSupport
+import PromiseUV
+import Testing
+
+// The ```swift blocks of the DocC article ChildProcesses.md, each verbatim between the
+// markers, with assertions on what they produce (PromiseCoreTests' DocCCodeBlocksTests
+// fails when a block of the article is missing here).
+
+/// The article's overview example, returning what it computed.
+func childProcessesOverview() throws -> [String] {
+// DocC: begin
+let loop = try UVLoop()
+let kernel = loop.output("uname", ["-s"])              // looked up on PATH
+
+var sort = UVCommand("sort", arguments: ["-r"])
+sort.standardInput = .text("b\na\nc\n")                // given to the child as a memfd
+let sorted = loop.spawn(sort)
+    .then(on: loop) { result in try result.requireSuccess("sort").outputText ?? "" }
+
+let texts = try loop.run(until: all([kernel, sorted]))
+try awaitPromise(loop.shutdown())
+// DocC: end
+    return texts
+}
+
+@Suite struct DocCProcessExamplesTests {
+    @Test func overview() async throws {
+        let texts = try await onNewThread { Result { try childProcessesOverview() } }.get().get()
+        #expect(texts == ["Linux\n", "c\nb\na\n"])
+    }
+
+    @Test func missingProgram() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // DocC: begin
+        do {
+            _ = try await loop.spawn(UVCommand("no-such-tool")).get()
+        } catch UVError.Code.noSuchFileOrDirectory {
+            print("install no-such-tool first")
+        }
+        // DocC: end
+        // Any other error fails the test above; this checks that it was this one.
+        await expectUVError(.noSuchFileOrDirectory) { try await loop.spawn(UVCommand("no-such-tool")).get() }
+    }
+
+    @Test func cancellingALongRun() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // DocC: begin
+        var build = UVCommand("/bin/sh", arguments: ["-c", "echo step 1; sleep 60; echo step 2"])
+        build.terminationGrace = .seconds(2)
+        build.standardOutput = .lines(on: loop) { line in
+            print(String(decoding: line, as: UTF8.self))
+        }
+        let building = loop.spawn(build)
+        loop.after(.seconds(1)).then(on: loop) { building.cancel() }   // SIGTERM, SIGKILL 2 s later
+        // DocC: end
+        await #expect(throws: CancellationError.self) { try await building.get() }
+    }
+}

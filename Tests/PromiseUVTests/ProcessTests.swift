@@ -1,0 +1,198 @@
+import Foundation
+import PromiseTestSupport
+import PromiseUV
+import Synchronization
+import Testing
+
+/// Child processes against real programs. Serialized: the checks for descriptors and zombies
+/// left over look at the whole test process.
+@Suite(.serialized) struct ProcessTests {
+    @Test func capturesOutputErrorAndExitStatus() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let result = try await loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "echo out; echo err >&2; exit 3"])).get()
+        #expect(result.exit == .exited(3))
+        #expect(result.outputText == "out\n")
+        #expect(result.errorText == "err\n")
+        #expect(result.processID > 0)
+        expectUVErrorNow(.processFailed) { try result.requireSuccess("sh") }
+    }
+
+    @Test func looksProgramsUpOnPathAndRequiresSuccessWhenAsked() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        #expect(try await loop.output("echo", ["a b", "c"]).get() == "a b c\n")
+        await expectUVError(.processFailed) { try await loop.output("false").get() }
+        #expect(try await loop.output("false", requireSuccess: false).get() == "")
+    }
+
+    @Test func environmentIsInheritedReplacedOrAmended() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        setenv("PROMISE_UV_SPAWN_PROBE", "inherited", 1)
+        let script = "echo \"$PROMISE_UV_SPAWN_PROBE|${HOME-unset}|$EXTRA\""
+        let inherited = try await loop.spawn(UVCommand("/bin/sh", arguments: ["-c", script])).get()
+        #expect(inherited.outputText == "inherited|\(ProcessInfo.processInfo.environment["HOME"] ?? "unset")|\n")
+        let replaced = try await loop.spawn(UVCommand("/bin/sh", arguments: ["-c", script], environment: .replace(["EXTRA": "x"]))).get()
+        #expect(replaced.outputText == "|unset|x\n")
+        let amended = try await loop.spawn(
+            UVCommand("/bin/sh", arguments: ["-c", script], environment: .inherit(amending: ["HOME": nil, "EXTRA": "y"]))
+        ).get()
+        #expect(amended.outputText == "inherited|unset|y\n")
+        // A replaced environment without PATH still finds programs in the default PATH.
+        #expect(try await loop.spawn(UVCommand("true", environment: .replace([:]))).get().exit == .exited(0))
+    }
+
+    @Test func workingDirectoryAndRelativeProgram() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let directory = try TemporaryDirectory()
+        let real = URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path
+        let result = try await loop.spawn(UVCommand("pwd", workingDirectory: directory.path)).get()
+        #expect(result.outputText == "\(real)\n" || result.outputText == "\(directory.path)\n")
+        let script = directory.path + "/hello.sh"
+        try "#!/bin/sh\necho hello from $0\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let relative = try await loop.spawn(UVCommand("./hello.sh", workingDirectory: directory.path)).get()
+        #expect(relative.outputText == "hello from ./hello.sh\n")
+    }
+
+    @Test func standardInputFromBytesFileOrNull() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let echoed = try await loop.spawn(UVCommand("cat", standardInput: .bytes(bytes))).get()
+        #expect(echoed.standardOutput == bytes)
+        // A child that reads nothing of a large input neither blocks nor signals the parent.
+        let ignoring = try await loop.spawn(UVCommand("true", standardInput: .bytes(bytes))).get()
+        #expect(ignoring.exit == .exited(0))
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/input.txt"
+        try "from a file\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await loop.spawn(UVCommand("cat", standardInput: .file(file))).get().outputText == "from a file\n")
+        #expect(try await loop.spawn(UVCommand("cat")).get().standardOutput.isEmpty)
+        await expectUVError(.noSuchFileOrDirectory) {
+            try await loop.spawn(UVCommand("cat", standardInput: .file(directory.path + "/missing"))).get()
+        }
+    }
+
+    @Test func streamsLinesAndChunksToAContext() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let queue = DispatchQueue(label: "lines")
+        let lines = Mutex<[String]>([])
+        let command = UVCommand(
+            "/bin/sh", arguments: ["-c", "printf 'a\\nbb\\n\\nlast'"],
+            standardOutput: .lines(on: queue) { line in lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) } })
+        let result = try await loop.spawn(command).then(on: queue) { $0 }.get()
+        #expect(result.standardOutput.isEmpty)
+        #expect(lines.withLock { $0 } == ["a", "bb", "", "last"])
+
+        let total = Mutex(0)
+        let chunks = UVCommand(
+            "/bin/sh", arguments: ["-c", "yes | head -c 1000000"],
+            standardOutput: .chunks(on: queue) { chunk in total.withLock { $0 += chunk.count } })
+        _ = try await loop.spawn(chunks).then(on: queue) { $0 }.get()
+        #expect(total.withLock { $0 } == 1_000_000)
+
+        let tooLong = UVCommand("/bin/sh", arguments: ["-c", "yes | tr -d '\\n'"], standardOutput: .lines(maxLength: 4096) { _ in })
+        await expectUVError(.outputLimitExceeded) { try await loop.spawn(tooLong).get() }
+    }
+
+    @Test func largeOutputAndCapBreach() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let large = UVCommand("/bin/sh", arguments: ["-c", "yes | head -c 50000000"], standardOutput: .capture(limit: 64 << 20))
+        let result = try await loop.spawn(large).get()
+        #expect(result.standardOutput.count == 50_000_000)
+        #expect(result.standardOutput.prefix(4) == [UInt8(ascii: "y"), 10, UInt8(ascii: "y"), 10])
+
+        let endless = UVCommand("yes", standardOutput: .capture(limit: 1 << 20), terminationGrace: .milliseconds(100))
+        do {
+            _ = try await loop.spawn(endless).get()
+            Issue.record("yes ended within its cap")
+        } catch let error as UVError {
+            #expect(error.code == .outputLimitExceeded)
+            #expect(error.message.contains("1048576 bytes"))
+        }
+        // Exactly the limit is accepted; a zero limit refuses the first byte.
+        let exact = UVCommand("/bin/sh", arguments: ["-c", "printf 12345"], standardOutput: .capture(limit: 5))
+        #expect(try await loop.spawn(exact).get().outputText == "12345")
+        let zero = UVCommand("/bin/sh", arguments: ["-c", "printf 1"], standardOutput: .capture(limit: 0))
+        await expectUVError(.outputLimitExceeded) { try await loop.spawn(zero).get() }
+        let huge = UVCommand("/bin/sh", arguments: ["-c", "printf ok"], standardOutput: .capture(limit: .max), terminationGrace: .seconds(1 << 40))
+        #expect(try await loop.spawn(huge).get().outputText == "ok")
+    }
+
+    @Test func clearErrorsForProgramsThatCannotRun() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let directory = try TemporaryDirectory()
+        let plain = directory.path + "/not-executable"
+        try "echo no\n".write(toFile: plain, atomically: true, encoding: .utf8)
+        chmod(plain, 0o644)
+        let cases: [(UVCommand, UVError.Code, String)] = [
+            (UVCommand("no-such-program-\(getpid())"), .noSuchFileOrDirectory, "spawn"),
+            (UVCommand("/no/such/program"), .noSuchFileOrDirectory, "spawn"),
+            (UVCommand(directory.path), .isADirectory, "spawn"),
+            (UVCommand(plain), .permissionDenied, "spawn"),
+            (UVCommand("true", workingDirectory: directory.path + "/missing"), .noSuchFileOrDirectory, "chdir"),
+            (UVCommand("true", workingDirectory: plain), .notADirectory, "chdir"),
+            (UVCommand(""), .invalidArgument, "spawn"),
+            (UVCommand("echo", arguments: ["a\0b"]), .invalidArgument, "spawn"),
+            (UVCommand("true", terminationGrace: .seconds(-1)), .invalidArgument, "spawn"),
+            (UVCommand("true", standardOutput: .capture(limit: -1)), .invalidArgument, "spawn"),
+            (UVCommand("true", standardError: .lines(maxLength: 0) { _ in }), .invalidArgument, "spawn"),
+            (UVCommand("true", environment: .replace(["A=B": "c"])), .invalidArgument, "spawn"),
+        ]
+        for (command, code, operation) in cases {
+            do {
+                _ = try await loop.spawn(command).get()
+                Issue.record("\(command.program) ran")
+            } catch let error as UVError {
+                #expect(error.code == code, "\(command.program): \(error)")
+                #expect(error.operation == operation, "\(command.program): \(error)")
+            }
+        }
+    }
+
+    @Test func exitBySignalIsReported() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let result = try await loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "kill -KILL $$"])).get()
+        #expect(result.exit == .signaled(SIGKILL))
+        #expect(!result.exit.isSuccess)
+    }
+
+    @Test func childSeesOnlyItsThreeStandardDescriptors() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // Keep a descriptor of each kind PromiseUV opens for a child alive meanwhile.
+        let other = loop.spawn(UVCommand("sleep", arguments: ["5"], standardInput: .bytes([1, 2, 3])))
+        defer { other.cancel() }
+        // The test process holds descriptors of its own that are not close-on-exec (Foundation's
+        // pipes, the test harness's): make those close-on-exec first, so that whatever the child
+        // still sees was opened by PromiseUV. Other suites may open more meanwhile, so a few
+        // tries are allowed; a descriptor PromiseUV leaked would show in every one.
+        var seen: [String] = []
+        for _ in 0..<3 {
+            markEveryDescriptorCloseOnExec()
+            let listing = try await loop.spawn(
+                UVCommand("/bin/sh", arguments: ["-c", "ls /proc/$$/fd"], standardInput: .bytes(Array("x".utf8)))
+            ).get()
+            // The shell lists its own descriptors, which it inherited.
+            seen = listing.outputText?.split(separator: "\n").map(String.init) ?? []
+            if seen == ["0", "1", "2"] { break }
+        }
+        #expect(seen == ["0", "1", "2"], "\(seen)")
+    }
+}
+
+/// Sets `FD_CLOEXEC` on every descriptor of this process above 2.
+func markEveryDescriptorCloseOnExec() {
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+        guard let descriptor = Int32(entry), descriptor > 2 else { continue }
+        let flags = fcntl(descriptor, F_GETFD)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+    }
+}
