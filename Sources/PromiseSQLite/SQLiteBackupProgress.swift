@@ -1,4 +1,4 @@
-/// How far an online backup (``SQLiteDatabase/backup(to:pagesPerStep:on:progress:)``) has
+/// How far an online backup (``SQLiteDatabase/backup(to:pagesPerStep:on:progress:)-(String,_,_,_)``) has
 /// come, reported after each step.
 public struct SQLiteBackupProgress: Hashable, Sendable, CustomStringConvertible {
     /// The pages copied so far.

@@ -48,7 +48,7 @@ public struct UVError: PromiseLibraryError {
         /// was stopped and reaped.
         public static let outputLimitExceeded = Code(.outputLimitExceeded)
         /// A child process did not exit with status 0 where success was required
-        /// (``UVProcessResult/requireSuccess(_:)``, ``UVLoop/output(_:_:)``).
+        /// (``UVProcessResult/requireSuccess(_:)``, ``UVLoop/output(_:_:requireSuccess:)``).
         public static let processFailed = Code(.processFailed)
 
         /// This user's inotify watches are all taken (`fs.inotify.max_user_watches`), so a
