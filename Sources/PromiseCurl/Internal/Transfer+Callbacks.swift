@@ -60,12 +60,21 @@ extension Transfer {
     }
 
     /// Whether `bytes` can be allocated at the moment: `malloc` says so where the array's own
-    /// allocation would trap instead of failing.
+    /// allocation would trap instead of failing. More than the machine's memory is refused
+    /// without asking (an allocator may abort on such a size rather than return null, as
+    /// AddressSanitizer's does).
     private static func canAllocate(_ bytes: Int) -> Bool {
-        guard let probe = malloc(bytes) else { return false }
+        guard bytes <= physicalMemory, let probe = malloc(bytes) else { return false }
         free(probe)
         return true
     }
+
+    /// The machine's physical memory in bytes.
+    private static let physicalMemory: Int = {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
+        guard pages > 0, size > 0 else { return 0 }
+        return pages.multipliedReportingOverflow(by: size).overflow ? .max : pages * size
+    }()
 
     /// The most body capacity reserved before any byte has arrived, from an announced length.
     static let largestReservation = 1 << 20
