@@ -25,7 +25,12 @@ final class PoolBlocker: Sendable {
             }
         }
         let full = try await eventually { started.value.load(ordering: .relaxed) == Self.poolSize }
-        if !full { throw TestFailure("only \(started.value.load(ordering: .relaxed)) of \(Self.poolSize) pool threads picked up work") }
+        if !full {
+            // Open the gate first: jobs that start late must not hold libuv's process-wide pool
+            // (and every later test that needs it) forever.
+            release()
+            throw TestFailure("only \(started.value.load(ordering: .relaxed)) of \(Self.poolSize) pool threads picked up work")
+        }
     }
 
     func release() {
