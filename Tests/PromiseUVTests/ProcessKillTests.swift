@@ -150,7 +150,7 @@ extension ProcessTests {
         #expect(zombieChildren().intersection(pids).isEmpty)
         #expect(inputMemfdCount() == 0)
         #expect(try await openHandleCount(loop) == 2)
-        #expect(ChildSignalAction.childProcessCount == 0)
+        #expect(SignalOwner.childProcessCount == 0)
     }
 
     /// Spawns `sh` that starts `sleep 20` in the background, holding standard output open,

@@ -72,7 +72,7 @@ extension ProcessTests {
     }
 
     @Test func sigchldActionFromBeforeTheFirstChildComesBack() async throws {
-        #expect(ChildSignalAction.childProcessCount == 0)
+        #expect(SignalOwner.childProcessCount == 0)
         // A handler of the program's own (a no-op: children still wait to be reaped).
         var mine = sigaction()
         mine.__sigaction_handler.sa_handler = ignoreChildSignal
@@ -86,7 +86,7 @@ extension ProcessTests {
         #expect(result.exit == .exited(4))
         // libuv resets SIGCHLD to the default when its last child is closed; the owner puts
         // the program's handler back after that.
-        #expect(try await eventually { ChildSignalAction.childProcessCount == 0 })
+        #expect(try await eventually { SignalOwner.childProcessCount == 0 })
         var now = sigaction()
         sigaction(SIGCHLD, nil, &now)
         #expect(unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(ignoreChildSignal, to: Int.self))

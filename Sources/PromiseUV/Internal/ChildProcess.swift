@@ -85,7 +85,7 @@ final class ChildProcess: @unchecked Sendable {
         handle = process
         core.openHandles += 1
         core.children[id] = self
-        ChildSignalAction.beginChildProcess()
+        SignalOwner.beginChildProcess()
         let status = CStrings.with(plan.arguments) { argv in
             CStrings.with(plan.environment ?? []) { envp in
                 containers.withUnsafeMutableBufferPointer { stdio in
@@ -130,7 +130,7 @@ final class ChildProcess: @unchecked Sendable {
     /// handler if this was its last child).
     private func closeProcessHandle(_ process: UnsafeMutablePointer<uv_process_t>) {
         uv_close(UnsafeMutableRawPointer(process).assumingMemoryBound(to: uv_handle_t.self), ProcessTrampolines.closed)
-        ChildSignalAction.endChildProcess()
+        SignalOwner.endChildProcess()
     }
 
     // MARK: Stopping

@@ -1,12 +1,10 @@
-// SIGCHLD, the one signal PromiseCore's SignalOwner never watches: libuv's `uv_spawn` installs
-// its own handler for it while a child runs, and resets it to the default when the last one is
-// closed. This keeps the action that was there before the first child and puts it back after
-// the last, so child processes leave SIGCHLD as they found it.
-internal import Glibc
-import PromiseCore
+// SIGCHLD, the one signal the owner never watches: libuv's `uv_spawn` installs its own handler
+// for it while a child runs, and resets it to the default when the last one is closed. This
+// part of the owner keeps the action that was there before the first child and puts it back
+// after the last, so child processes leave SIGCHLD as they found it.
+import Glibc
 
-/// SIGCHLD's action around PromiseUV's child processes, on every loop of the process.
-package enum ChildSignalAction {
+extension SignalOwner {
     /// Children that PromiseUV has spawned (on any loop) and not yet closed, and the SIGCHLD
     /// action from before the first of them.
     private static let children = Lock(ChildSignalLease())
