@@ -15,6 +15,10 @@ static inline uv_handle_t *cuv_timer_as_handle(uv_timer_t *handle) {
     return (uv_handle_t *)handle;
 }
 
+static inline uv_handle_t *cuv_prepare_as_handle(uv_prepare_t *handle) {
+    return (uv_handle_t *)handle;
+}
+
 static inline uv_handle_t *cuv_signal_as_handle(uv_signal_t *handle) {
     return (uv_handle_t *)handle;
 }

@@ -44,7 +44,7 @@ func inputMemfdCount() -> Int {
     }.count
 }
 
-/// The libuv handles open on `loop` (read on its thread): 2 (its wake-up and timer handles)
+/// The libuv handles open on `loop` (read on its thread): `LoopCore.ownHandleCount`
 /// when no child or pipe is left. Each pipe's descriptor closes with its handle.
 func openHandleCount(_ loop: UVLoop) async throws -> Int {
     try await Promise<Int>(on: loop) { loop.core.openHandles }.get()
@@ -61,7 +61,7 @@ extension ProcessTests {
         let child = loop.spawn(
             UVCommand(
                 "/bin/sh", arguments: ["-c", "echo $$; exec sleep 30"],
-                standardOutput: .lines { line in
+                standardOutput: .lines(on: loop) { line in
                     pid.withLock { $0 = Int32(String(decoding: line, as: UTF8.self)) ?? 0 }
                 }))
         #expect(try await eventually { pid.withLock { $0 } != 0 })
@@ -81,7 +81,7 @@ extension ProcessTests {
         let ready = Mutex(false)
         let command = UVCommand(
             "/bin/sh", arguments: ["-c", "trap '' TERM; echo ready; sleep 30; echo survived"],
-            standardOutput: .lines { _ in ready.withLock { $0 = true } }, terminationGrace: .milliseconds(300))
+            standardOutput: .lines(on: loop) { _ in ready.withLock { $0 = true } }, terminationGrace: .milliseconds(300))
         let child = loop.spawn(command)
         #expect(try await eventually { ready.withLock { $0 } })
         let start = ContinuousClock.now
@@ -129,7 +129,7 @@ extension ProcessTests {
         // their exit and their parent's waitpid: only this test's `sleep`s count.
         #expect(zombieChildren(running: "sleep").isEmpty)
         #expect(try await eventually { inputMemfdCount() == 0 })
-        #expect(try await openHandleCount(loop) == 2)
+        #expect(try await openHandleCount(loop) == LoopCore.ownHandleCount)
     }
 
     @Test func thousandSpawnsLeaveNoDescriptorAndNoZombie() async throws {
@@ -149,7 +149,7 @@ extension ProcessTests {
         #expect(pids.count > 1)
         #expect(zombieChildren().intersection(pids).isEmpty)
         #expect(inputMemfdCount() == 0)
-        #expect(try await openHandleCount(loop) == 2)
+        #expect(try await openHandleCount(loop) == LoopCore.ownHandleCount)
         #expect(SignalOwner.childProcessCount == 0)
     }
 
@@ -160,7 +160,7 @@ extension ProcessTests {
         let child = loop.spawn(
             UVCommand(
                 "/bin/sh", arguments: ["-c", "sleep 20 & echo $$"],
-                standardOutput: .lines { line in
+                standardOutput: .lines(on: loop) { line in
                     pid.withLock { $0 = Int32(String(decoding: line, as: UTF8.self)) ?? 0 }
                 }))
         #expect(try await eventually { pid.withLock { $0 } != 0 })
@@ -265,4 +265,29 @@ func expectUVErrorNow<T>(_ code: UVError.Code, sourceLocation: SourceLocation = 
 /// Child promises collected from several threads.
 final class SpawnedChildren: Sendable {
     let list = Mutex<[Promise<UVProcessResult>]>([])
+}
+
+extension ProcessTests {
+    /// A line reaches its handler while the child still runs, whether it is delivered on a
+    /// dispatch queue or on the loop that reads the pipe. (Not on the default context here: that
+    /// is one serial queue for the whole test process, which tests running beside this one
+    /// may keep busy.)
+    @Test(arguments: ["queue", "loop"])
+    func linesArriveWhileTheChildRuns(context name: String) async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let context: any ExecutionContext = name == "queue" ? DispatchQueue(label: "lines") : loop
+        let seen = Mutex<[String]>([])
+        let chunks = Mutex(0)
+        let child = loop.spawn(
+            UVCommand(
+                "/bin/sh", arguments: ["-c", "echo first; echo oops >&2; exec sleep 30"],
+                standardOutput: .lines(on: context) { line in seen.withLock { $0.append(String(decoding: line, as: UTF8.self)) } },
+                standardError: .chunks(on: context) { chunk in chunks.withLock { $0 += chunk.count } },
+                terminationGrace: .zero))
+        #expect(try await eventually(.seconds(20)) { seen.withLock { $0 } == ["first"] && chunks.withLock { $0 } == 5 })
+        #expect(child.isPending, "the child ran to its end before its first line was delivered")
+        child.cancel()
+        await #expect(throws: CancellationError.self) { try await child.get() }
+    }
 }

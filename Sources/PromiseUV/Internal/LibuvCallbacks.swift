@@ -11,6 +11,12 @@ enum Trampolines {
         Unmanaged<LoopCore>.fromOpaque(handle!.pointee.data).takeUnretainedValue().onWake()
     }
 
+    /// `uv_prepare_t` callback, just before the loop polls for I/O: runs what the loop
+    /// thread queued for itself during this iteration's callbacks.
+    static let prepare: @convention(c) (UnsafeMutablePointer<uv_prepare_t>?) -> Void = { handle in
+        Unmanaged<LoopCore>.fromOpaque(handle!.pointee.data).takeUnretainedValue().drainLocal()
+    }
+
     /// `uv_timer_t` callback: the first of the loop's timers is due.
     static let timer: @convention(c) (UnsafeMutablePointer<uv_timer_t>?) -> Void = { handle in
         Unmanaged<LoopCore>.fromOpaque(handle!.pointee.data).takeUnretainedValue().onTimer()

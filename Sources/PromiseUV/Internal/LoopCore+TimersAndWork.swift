@@ -84,7 +84,6 @@ extension LoopCore {
         while let entry = timers.popExpired(now: now, startedBefore: limit) {
             if !entry.isCancelled { entry.fire() }
         }
-        drainLocal()
         inTimerCallback = false
         if let expiry = timers.nextExpiry, expiry <= uv_now(loop) {
             // Due already: arming the handle now would run it again in this same pass of
@@ -122,7 +121,6 @@ extension LoopCore {
         inFlight[request.id] = nil
         let ran = status == 0 && request.didRun
         request.finish(ran, request.cancelled.load(ordering: .acquiring))
-        drainLocal()
         if shuttingDown, inFlight.isEmpty { closeHandles() }
     }
 }

@@ -6,8 +6,14 @@ internal import PromiseSystem
 internal import Synchronization
 
 /// The owner of one `uv_loop_t` and its handles: a wake-up `uv_async_t` (unreferenced), one
-/// `uv_timer_t` for every timer, the ``Mailbox`` other threads post to, the loop thread's own
-/// queue, and the ``Lifecycle`` that settles shutdown callers.
+/// `uv_timer_t` for every timer, a `uv_prepare_t` (unreferenced) that runs the loop thread's
+/// own queue before every poll, the ``Mailbox`` other threads post to, that queue, and the
+/// ``Lifecycle`` that settles shutdown callers.
+///
+/// Work queued on the loop thread itself (a promise settled inside any libuv callback: a
+/// pipe read, a file event, a signal, a child's exit, a close) runs before the loop next
+/// waits for I/O, because the prepare handle drains the queue there: no callback has to
+/// remember to drain it, and none can leave work parked until an unrelated wake-up.
 ///
 /// `@unchecked Sendable`: the fields marked "loop thread" are read and written only by the
 /// thread running the loop (inside ``drive()``), which `owner` records, or, once that thread
@@ -60,6 +66,7 @@ final class LoopCore: @unchecked Sendable {
     let loop: UnsafeMutablePointer<uv_loop_t>
     private let asyncHandle: UnsafeMutablePointer<uv_async_t>
     let timerHandle: UnsafeMutablePointer<uv_timer_t>
+    private let prepareHandle: UnsafeMutablePointer<uv_prepare_t>
     let remote = Lock(Remote())
     /// `pthread_self()` of the thread inside ``drive()``, or 0.
     let owner = Atomic<UInt>(0)
@@ -80,8 +87,10 @@ final class LoopCore: @unchecked Sendable {
     /// What the shutdown rejected (timers, pool work not started, signal watches, file
     /// watches, child processes), for the report of a loop dropped without `shutdown()`.
     var lostAtShutdown = (timers: 0, work: 0, signals: 0, fileWatches: 0, processes: 0)
-    /// Handles not yet closed: the wake-up and timer handles.
-    var openHandles = 2
+    /// The handles every loop has (wake-up, timer, prepare), open until shutdown closes them.
+    static let ownHandleCount = 3
+    /// Handles not yet closed: the loop's own (``ownHandleCount``), child processes and their pipes.
+    var openHandles = ownHandleCount
     private var loopClosed = false
     /// Set while `onTimer` runs: a timer started meanwhile must not re-arm the handle with a
     /// zero timeout (libuv 1.44 would fire it again in the same pass, forever).
@@ -104,10 +113,14 @@ final class LoopCore: @unchecked Sendable {
     /// The identity promise callbacks on this loop share (``UVLoop/executionContextID``).
     var contextID: ObjectIdentifier { ObjectIdentifier(self) }
 
-    private init(loop: UnsafeMutablePointer<uv_loop_t>, async: UnsafeMutablePointer<uv_async_t>, timer: UnsafeMutablePointer<uv_timer_t>) {
+    private init(
+        loop: UnsafeMutablePointer<uv_loop_t>, async: UnsafeMutablePointer<uv_async_t>, timer: UnsafeMutablePointer<uv_timer_t>,
+        prepare: UnsafeMutablePointer<uv_prepare_t>
+    ) {
         self.loop = loop
         self.asyncHandle = async
         self.timerHandle = timer
+        self.prepareHandle = prepare
     }
 
     /// Creates and initializes a loop with its two handles.
@@ -130,19 +143,25 @@ final class LoopCore: @unchecked Sendable {
         }
         let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
         uv_timer_init(loop, timer)  // cannot fail
-        let core = LoopCore(loop: loop, async: async, timer: timer)
+        let prepare = UnsafeMutablePointer<uv_prepare_t>.allocate(capacity: 1)
+        uv_prepare_init(loop, prepare)  // cannot fail
+        let core = LoopCore(loop: loop, async: async, timer: timer, prepare: prepare)
         // Each handle keeps the core alive until its close callback.
         async.pointee.data = Unmanaged.passRetained(core).toOpaque()
         timer.pointee.data = Unmanaged.passRetained(core).toOpaque()
-        // Internal handle: only keep-alive holds make it keep the loop running.
+        prepare.pointee.data = Unmanaged.passRetained(core).toOpaque()
+        // Internal handles: only keep-alive holds make the wake-up keep the loop running, and
+        // the prepare handle never does (it runs in every iteration the loop makes anyway).
         uv_unref(cuv_async_as_handle(async))
+        uv_prepare_start(prepare, Trampolines.prepare)  // cannot fail on an initialized handle
+        uv_unref(cuv_prepare_as_handle(prepare))
         ContextRegistry.register(core, for: core.contextID)
         registerClassContextType(UVLoop.self, serial: true)
         return core
     }
 
     deinit {
-        // Reached only after both close callbacks ran (a shutdown, asked for or begun by the
+        // Reached only after every close callback of its own handles ran (a shutdown, asked for or begun by the
         // UVLoop's deinit). Never calls into libuv: the loop was closed (only its memory is
         // left), or uv_loop_close failed, which was reported, and the loop is leaked rather
         // than touched from an arbitrary thread.
@@ -200,7 +219,8 @@ final class LoopCore: @unchecked Sendable {
 
     // MARK: Submitting work
 
-    /// Queues `work` to run on the loop thread, after the current callback when called there.
+    /// Queues `work` to run on the loop thread; when called there, after the current callback
+    /// and before the loop next waits for I/O (the prepare handle drains the local queue).
     /// Returns false when the loop refuses it (shut down).
     func submit(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
         if isOnLoopThread {
@@ -401,7 +421,7 @@ final class LoopCore: @unchecked Sendable {
         if inFlight.isEmpty { closeHandles() }
     }
 
-    /// Loop thread: take the last queued work, then close both handles. No other thread can
+    /// Loop thread: take the last queued work, then close the loop's own handles. No other thread can
     /// send a wake-up from here on.
     func closeHandles() {
         guard !asyncClosed else { return }
@@ -418,6 +438,7 @@ final class LoopCore: @unchecked Sendable {
         asyncClosed = true
         uv_close(cuv_async_as_handle(asyncHandle), Trampolines.closed)
         uv_close(cuv_timer_as_handle(timerHandle), Trampolines.closed)
+        uv_close(cuv_prepare_as_handle(prepareHandle), Trampolines.closed)
     }
 
     /// A handle's close callback ran (loop thread).
@@ -425,7 +446,7 @@ final class LoopCore: @unchecked Sendable {
         openHandles -= 1
     }
 
-    /// Loop thread, after `uv_run` returned with both handles closed: close the loop.
+    /// Loop thread, after `uv_run` returned with its handles closed: close the loop.
     func finishShutdown() {
         ContextRegistry.unregister(contextID)
         let status = uv_loop_close(loop)
