@@ -289,7 +289,7 @@ let package = Package(
         // the order a script gives, to check that both go through one owner of signal actions.
         .executableTarget(
             name: "promise-signal-owner-helper",
-            dependencies: ["PromiseUV"],
+            dependencies: ["PromiseCore", "PromiseUV"],
             path: "Tests/PromiseSignalOwnerHelper",
             swiftSettings: strictSettings
         ),

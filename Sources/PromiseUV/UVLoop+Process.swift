@@ -37,7 +37,9 @@ extension UVLoop {
     /// ``nextSignal(_:)``) refuse `SIGCHLD`, so the two never fight; the action `SIGCHLD` had
     /// before the first child is put back after the last. libuv reaps only its own children
     /// (`waitpid` on each one's pid), so `Foundation.Process` or `posix_spawn` and `waitpid`
-    /// in the same program keep their children's exit statuses.
+    /// in the same program keep their children's exit statuses. The thread that runs the
+    /// loop has `SIGCHLD` unblocked from its first spawn on, so a program started with
+    /// every signal blocked still sees its children exit.
     ///
     /// - Parameter command: The program, its arguments, environment, working directory and
     ///   standard streams.

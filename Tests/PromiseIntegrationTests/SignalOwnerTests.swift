@@ -108,8 +108,8 @@ struct SignalScript: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// Every order of `items`.
-private func permutations(_ items: [String]) -> [[String]] {
+/// Every order of `items` (for the script tables of the signal-owner tests).
+func permutations(_ items: [String]) -> [[String]] {
     guard items.count > 1 else { return [items] }
     return items.indices.flatMap { index in
         var rest = items

@@ -21,6 +21,8 @@
 // Then prints "end core=… loop=… chain-core=… chain-loop=… action=default|handler" and exits 0.
 // A watch is "none" (never made), "pending", "fulfilled" or "cancelled". A process ended by
 // SIGUSR2 exits with status 140 (128 + 12) and prints nothing more.
+//
+// `promise-signal-owner-helper sigchld STEP,...` runs child processes instead (ChildSignals.swift).
 import Dispatch
 import Glibc
 import PromiseUV
@@ -46,6 +48,10 @@ func hasDefaultAction() -> Bool {
     var action = sigaction()
     sigaction(SIGUSR2, nil, &action)
     return action.__sigaction_handler.sa_handler == nil
+}
+
+if CommandLine.arguments.dropFirst().first == "sigchld" {
+    try runChildSignalScript(CommandLine.arguments.dropFirst(2).first.map { $0.split(separator: ",").map(String.init) } ?? [])
 }
 
 // As in a program started from a shell: SIGUSR2 has its default action and is not blocked here.
