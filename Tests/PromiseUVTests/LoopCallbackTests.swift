@@ -96,7 +96,7 @@ import Testing
             let line = Promise<Void>.pending()
             let child = loop.spawn(
                 UVCommand(
-                    "/bin/sh", arguments: ["-c", "echo line; exec sleep 30"],
+                    "/bin/sh", arguments: ["-c", "echo line; exec sleep 3600"],
                     standardOutput: .lines(on: loop) { _ in line.fulfill(()) }, terminationGrace: .zero))
             chained = onLoop(line)
             chained.always { child.cancel() }

@@ -60,7 +60,7 @@ extension ProcessTests {
         let pid = Mutex<Int32>(0)
         let child = loop.spawn(
             UVCommand(
-                "/bin/sh", arguments: ["-c", "echo $$; exec sleep 30"],
+                "/bin/sh", arguments: ["-c", "echo $$; exec sleep 3600"],
                 standardOutput: .lines(on: loop) { line in
                     pid.withLock { $0 = Int32(String(decoding: line, as: UTF8.self)) ?? 0 }
                 }))
@@ -70,7 +70,7 @@ extension ProcessTests {
         child.cancel()
         #expect(child.isPending || child.isRejected)  // settles only once the child is reaped
         await #expect(throws: CancellationError.self) { try await child.get() }
-        expectTimeLimit(settled.since(start), under: .seconds(20), "a cancelled sleep settling (it runs 30 s otherwise)")
+        expectTimeLimit(settled.since(start), under: .seconds(20), "a cancelled sleep settling (it runs an hour otherwise)")
         #expect(!processExists(pid.withLock { $0 }))
         #expect(!zombieChildren().contains(pid.withLock { $0 }))
     }
@@ -80,7 +80,7 @@ extension ProcessTests {
         defer { loop.shutdown() }
         let ready = Mutex(false)
         let command = UVCommand(
-            "/bin/sh", arguments: ["-c", "trap '' TERM; echo ready; sleep 30; echo survived"],
+            "/bin/sh", arguments: ["-c", "trap '' TERM; echo ready; exec sleep 3600"],
             standardOutput: .lines(on: loop) { _ in ready.withLock { $0 = true } }, terminationGrace: .milliseconds(300))
         let child = loop.spawn(command)
         #expect(try await eventually { ready.withLock { $0 } })
@@ -97,7 +97,7 @@ extension ProcessTests {
     @Test func zeroGraceKillsAtOnce() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }
-        let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "trap '' TERM; sleep 30"], terminationGrace: .zero))
+        let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "trap '' TERM; exec sleep 3600"], terminationGrace: .zero))
         try await Task.sleep(for: .milliseconds(50))
         child.cancel()
         await #expect(throws: CancellationError.self) { try await child.get() }
@@ -116,7 +116,7 @@ extension ProcessTests {
         let loop = try startedLoop()
         defer { loop.shutdown() }
         let children = (0..<40).map { index in
-            loop.spawn(UVCommand("sleep", arguments: ["30"], standardInput: .bytes([1]), terminationGrace: .milliseconds(index % 3 == 0 ? 0 : 50)))
+            loop.spawn(UVCommand("sleep", arguments: ["3600"], standardInput: .bytes([1]), terminationGrace: .milliseconds(index % 3 == 0 ? 0 : 50)))
         }
         try await Task.sleep(for: .milliseconds(20))
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -214,7 +214,7 @@ extension ProcessTests {
 
     @Test func shutdownKillsRunningChildren() async throws {
         let loop = try startedLoop()
-        let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "trap '' TERM; sleep 30"]))
+        let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "trap '' TERM; exec sleep 3600"]))
         try await Task.sleep(for: .milliseconds(50))
         let start = ContinuousClock.now
         try await loop.shutdown().get()
@@ -229,7 +229,7 @@ extension ProcessTests {
         // thread, which kills the child and waits until it is reaped.
         let child: Promise<UVProcessResult> = try await offCooperativePool {
             let loop = try UVLoop()
-            return loop.spawn(UVCommand("sleep", arguments: ["30"]))
+            return loop.spawn(UVCommand("sleep", arguments: ["3600"]))
         }
         await expectUVError(.loopClosed) { try await child.get() }
         #expect(!NotShutDownRecorder.reports(mentioning: "running child process").isEmpty)
@@ -281,7 +281,7 @@ extension ProcessTests {
         let chunks = Mutex(0)
         let child = loop.spawn(
             UVCommand(
-                "/bin/sh", arguments: ["-c", "echo first; echo oops >&2; exec sleep 30"],
+                "/bin/sh", arguments: ["-c", "echo first; echo oops >&2; exec sleep 3600"],
                 standardOutput: .lines(on: context) { line in seen.withLock { $0.append(String(decoding: line, as: UTF8.self)) } },
                 standardError: .chunks(on: context) { chunk in chunks.withLock { $0 += chunk.count } },
                 terminationGrace: .zero))

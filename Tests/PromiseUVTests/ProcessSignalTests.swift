@@ -8,7 +8,7 @@ extension ProcessTests {
     @Test func sigchldWatchesAreRefusedWhileChildrenRun() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }
-        let child = loop.spawn(UVCommand("sleep", arguments: ["30"], terminationGrace: .zero))
+        let child = loop.spawn(UVCommand("sleep", arguments: ["3600"], terminationGrace: .zero))
         defer { child.cancel() }
         try await Task.sleep(for: .milliseconds(20))
         do {

@@ -168,7 +168,7 @@ import Testing
         let loop = try startedLoop()
         defer { loop.shutdown() }
         // Keep a descriptor of each kind PromiseUV opens for a child alive meanwhile.
-        let other = loop.spawn(UVCommand("sleep", arguments: ["5"], standardInput: .bytes([1, 2, 3])))
+        let other = loop.spawn(UVCommand("sleep", arguments: ["3600"], standardInput: .bytes([1, 2, 3]), terminationGrace: .zero))
         defer { other.cancel() }
         // The test process holds descriptors of its own that are not close-on-exec (Foundation's
         // pipes, the test harness's): make those close-on-exec first, so that whatever the child
