@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import PromiseCore
 import PromiseUV
 import Testing
@@ -46,6 +47,34 @@ import Testing
         #expect(elapsed < 3000, "the short wait took \(Int(elapsed)) ms")
         let longOutcome = try await long.get()
         #expect(throws: Never.self) { try longOutcome.get() }
+        try await loop.shutdown().get()
+    }
+}
+
+extension BlockingWaitTests {
+    /// A waiter whose promise settles in the first phase of a `uv_run` pass (a timer that an
+    /// earlier wait started, due by the time this wait begins) returns at once, instead of
+    /// polling until the loop's next timer or its own timeout.
+    @Test(arguments: [false, true])
+    func aPromiseSettledBeforeThePollEndsTheWaitAtOnce(chainedOnTheLoop: Bool) async throws {
+        let loop = try UVLoop()
+        let elapsed = try await onNewThread { () -> Result<Double, any Error> in
+            Result {
+                let due = loop.after(.milliseconds(10))
+                let later = loop.after(.seconds(60))  // what the loop would poll for
+                try awaitPromise(loop.after(.milliseconds(1)), timeout: .seconds(20))  // starts all three
+                usleep(50_000)  // `due` is overdue now; nobody runs the loop
+                let started = nowMilliseconds()
+                if chainedOnTheLoop {
+                    _ = try awaitPromise(due.then(on: loop) { 1 }, timeout: .seconds(20))
+                } else {
+                    try awaitPromise(due, timeout: .seconds(20))
+                }
+                later.cancel()
+                return nowMilliseconds() - started
+            }
+        }.get().get()
+        #expect(elapsed < 10_000, "the wait took \(Int(elapsed)) ms")
         try await loop.shutdown().get()
     }
 }

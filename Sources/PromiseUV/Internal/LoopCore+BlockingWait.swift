@@ -1,4 +1,5 @@
 @_spi(ContextContract) import PromiseCore
+internal import CUV
 internal import Dispatch
 
 /// How a `UVLoop` answers a thread about to block in `awaitPromise` on a chain that needs it:
@@ -66,10 +67,13 @@ extension LoopCore: BlockingWaitAdvisor {
 
     /// The body of ``drive(until:)`` once the calling thread has claimed the loop.
     private func runClaimed(until wait: BlockingWait, deadline: ContinuousClock.Instant?) {
-        // Hold the loop open while waiting, and wake it when the promise settles elsewhere.
+        // Hold the loop open while waiting. When the promise settles elsewhere, wake the loop;
+        // when it settles in one of the loop's own callbacks (a timer that was due as the pass
+        // began, say), end the pass with `uv_stop`, so it does not go on to poll until the
+        // next timer or I/O.
         retainForCallback()
         wait.whenSettled { [self] in
-            if !isOnLoopThread { wake() }
+            if isOnLoopThread { uv_stop(loop) } else { wake() }
         }
         let clock = ContinuousClock()
         // A timer that does nothing but end the `uv_run` pass when the timeout is up.
