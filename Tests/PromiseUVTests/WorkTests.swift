@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import PromiseUV
 import Synchronization
@@ -53,14 +54,18 @@ extension PoolTests {
             let loop = try startedLoop()
             let started = Atomic<Bool>(false)
             let finished = Atomic<Bool>(false)
+            // The body runs until the test has cancelled it (bounded, so a failing test does not
+            // hold a pool thread), however long the test waits for a thread of its own.
+            let gate = DispatchSemaphore(value: 0)
             let job = loop.work { () -> Int in
                 started.store(true, ordering: .relaxed)
-                usleep(30_000)
+                _ = gate.wait(timeout: .now() + .seconds(60))
                 finished.store(true, ordering: .relaxed)
                 return 1
             }
             #expect(try await eventually { started.load(ordering: .relaxed) })
             job.cancel()
+            gate.signal()
             #expect(try await eventually { finished.load(ordering: .relaxed) })
             #expect(job.isCancelled)
             try await loop.shutdown().get()
