@@ -104,7 +104,7 @@ import Testing
             // A child's promise settles once its process handle and both pipes have closed.
             chained = onLoop(loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "echo out; echo err >&2"])))
         }
-        let ran = Mutex<Bool?>(nil)
+        let ran = Lock<Bool?>(nil)
         chained.then { wasOnLoop in ran.withLock { $0 = wasOnLoop } }
         #expect(try await eventually(.seconds(20)) { ran.withLock { $0 } != nil }, "the chained callback never ran")
         #expect(ran.withLock { $0 } == true)
