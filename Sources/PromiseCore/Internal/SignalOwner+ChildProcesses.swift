@@ -9,12 +9,21 @@ extension SignalOwner {
     /// action from before the first of them.
     private static let children = Lock(ChildSignalLease())
 
-    /// Call before each `uv_spawn`: the first child of the process records SIGCHLD's action.
+    /// Call before each `uv_spawn`, on the thread that runs the loop: the first child of the
+    /// process records SIGCHLD's action, and the calling thread unblocks SIGCHLD. libuv learns
+    /// of every exit through it; a program started with it blocked (`posix_spawn` from a
+    /// Dispatch worker thread passes on a mask with every signal blocked) would otherwise
+    /// never see its children exit. One thread that accepts it is enough: libuv's handler only
+    /// tells the loop, which reaps.
     package static func beginChildProcess() {
         children.withLock { lease in
             if lease.count == 0 { sigaction(SIGCHLD, nil, &lease.previous) }
             lease.count += 1
         }
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGCHLD)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// Call after `uv_close` of a process handle (libuv has stopped its SIGCHLD handler if

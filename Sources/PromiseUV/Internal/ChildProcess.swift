@@ -86,7 +86,6 @@ final class ChildProcess: @unchecked Sendable {
         core.openHandles += 1
         core.children[id] = self
         SignalOwner.beginChildProcess()
-        Self.unblockChildSignal()
         let status = CStrings.with(plan.arguments) { argv in
             CStrings.with(plan.environment ?? []) { envp in
                 containers.withUnsafeMutableBufferPointer { stdio in
@@ -125,18 +124,6 @@ final class ChildProcess: @unchecked Sendable {
         // A cancellation that arrived while this job waited is handled by `requestStop`, which
         // it queued behind this job; one that raced with it is caught here.
         if cancelRequested.load(ordering: .acquiring) { requestStop(.cancelled) }
-    }
-
-    /// Unblocks SIGCHLD on the calling thread (the loop thread). libuv learns of every exit
-    /// through it; a program started with it blocked (`posix_spawn` from a Dispatch worker
-    /// thread passes on a mask with every signal blocked) would otherwise never see its
-    /// children exit, and their promises would stay pending. One thread that accepts it is
-    /// enough: the handler only tells the loop, which reaps.
-    private static func unblockChildSignal() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGCHLD)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// `uv_close` of the process handle, then the SIGCHLD lease ends (libuv has stopped its
