@@ -1,11 +1,55 @@
-// LoopCore's claims for blocking waits, which `LoopCore+BlockingWait.swift` drives the loop
-// with: which waiting thread runs an idle loop, and which threads stand by to take it over.
-// Split from LoopCore.swift by concern; the state is in `remote`, under its lock.
+// LoopCore's claims: which thread runs the loop. `run()` and `startThread(named:)` claim it
+// for good; blocking waits (which `LoopCore+BlockingWait.swift` drives the loop with) claim an
+// idle loop for one waiting thread, and other threads stand by to take it over. Split from
+// LoopCore.swift by concern; the state is in `remote`, under its lock.
 internal import CUV
 internal import Dispatch
 internal import Glibc
 
 extension LoopCore {
+    /// Claims the loop for the calling thread. Returns false when it was shut down.
+    func claimForRun() -> Bool {
+        let claimed: Bool? = remote.withLock { state in
+            if !state.lifecycle.isAccepting { return false }
+            if state.running { return nil }
+            state.running = true
+            return true
+        }
+        guard let claimed else {
+            preconditionFailure(
+                "UVLoop.run(): the loop is already running on another thread (or run() was called from inside the loop); a loop runs on one thread at a time and uv_run is not reentrant"
+            )
+        }
+        return claimed
+    }
+
+    /// Marks the loop as running on a thread of its own, named `name`, that holds it open
+    /// until shutdown.
+    func claimForThread(named name: String) -> Bool {
+        guard claimForRun() else { return false }
+        remote.withLock { $0.threadName = name }
+        holds.add(1, ordering: .relaxed)
+        holdsThread = true  // written before the thread starts; pthread_create orders it
+        return true
+    }
+
+    /// Gives up a claim that was not used (the thread could not start).
+    ///
+    /// If ``requestShutdown()`` ran meanwhile, it saw the loop as running and left the work to
+    /// the thread that never started: the caller drives the shutdown itself instead, so the
+    /// shutdown promise does not stay pending.
+    func unclaim() {
+        holdsThread = false
+        holds.subtract(1, ordering: .relaxed)
+        let shutdownRequested: Bool = remote.withLock { state in
+            state.threadName = nil
+            if !state.lifecycle.isAccepting { return true }
+            state.running = false
+            return false
+        }
+        if shutdownRequested { drive() }
+    }
+
     /// How ``claimForWait(standingBy:)`` placed the calling thread.
     enum WaitClaim {
         /// The thread runs the loop now.

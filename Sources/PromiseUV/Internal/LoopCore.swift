@@ -71,7 +71,7 @@ final class LoopCore: @unchecked Sendable {
     /// `pthread_self()` of the thread inside ``drive()``, or 0.
     let owner = Atomic<UInt>(0)
     /// Keep-alive holds: while above zero, the wake-up handle is referenced and the loop runs.
-    private let holds = Atomic<Int>(0)
+    let holds = Atomic<Int>(0)
     /// Where Swift concurrency jobs that arrive after the loop closed run, one at a time.
     private let closedJobs = DispatchQueue(label: "swift-promise.uvloop.closed")
 
@@ -82,7 +82,7 @@ final class LoopCore: @unchecked Sendable {
     private var spare: [@Sendable () -> Void] = []
     private var asyncReferenced = false
     var shuttingDown = false
-    private var holdsThread = false
+    var holdsThread = false
     private(set) var asyncClosed = false
     /// What the shutdown rejected (timers, pool work not started, signal watches, file
     /// watches, child processes), for the report of a loop dropped without `shutdown()`.
@@ -172,49 +172,6 @@ final class LoopCore: @unchecked Sendable {
 
     var isOnLoopThread: Bool {
         owner.load(ordering: .relaxed) == pthread_self()
-    }
-
-    /// Claims the loop for the calling thread. Returns false when it was shut down.
-    func claimForRun() -> Bool {
-        let claimed: Bool? = remote.withLock { state in
-            if !state.lifecycle.isAccepting { return false }
-            if state.running { return nil }
-            state.running = true
-            return true
-        }
-        guard let claimed else {
-            preconditionFailure(
-                "UVLoop.run(): the loop is already running on another thread (or run() was called from inside the loop); a loop runs on one thread at a time and uv_run is not reentrant"
-            )
-        }
-        return claimed
-    }
-
-    /// Marks the loop as running on a thread of its own, named `name`, that holds it open
-    /// until shutdown.
-    func claimForThread(named name: String) -> Bool {
-        guard claimForRun() else { return false }
-        remote.withLock { $0.threadName = name }
-        holds.add(1, ordering: .relaxed)
-        holdsThread = true  // written before the thread starts; pthread_create orders it
-        return true
-    }
-
-    /// Gives up a claim that was not used (the thread could not start).
-    ///
-    /// If ``requestShutdown()`` ran meanwhile, it saw the loop as running and left the work to
-    /// the thread that never started: the caller drives the shutdown itself instead, so the
-    /// shutdown promise does not stay pending.
-    func unclaim() {
-        holdsThread = false
-        holds.subtract(1, ordering: .relaxed)
-        let shutdownRequested: Bool = remote.withLock { state in
-            state.threadName = nil
-            if !state.lifecycle.isAccepting { return true }
-            state.running = false
-            return false
-        }
-        if shutdownRequested { drive() }
     }
 
     // MARK: Submitting work
