@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PromiseCore", targets: ["PromiseCore"]),
         .library(name: "PromiseTesting", targets: ["PromiseTesting"]),
         .library(name: "PromiseFS", targets: ["PromiseFS"]),
+        .library(name: "PromiseSignals", targets: ["PromiseSignals"]),
         .library(name: "PromiseSQLite", targets: ["PromiseSQLite"]),
         .library(name: "PromiseUV", targets: ["PromiseUV"]),
         .library(name: "PromiseCurl", targets: ["PromiseCurl"]),
@@ -31,7 +32,7 @@ let package = Package(
     // the packages of the traits it has on (scripts/check-resolution checks the table in
     // Podlike.md). Curl is on by default, so the usual `.package(url: …, from: …)` line gives
     // PromiseCurl and resolves swift-http-types alone; `traits: []` resolves nothing, for a
-    // program that uses PromiseCore, PromiseFS, PromiseSQLite or PromiseUV only. Logging and
+    // program that uses PromiseCore, PromiseFS, PromiseSignals, PromiseSQLite or PromiseUV only. Logging and
     // ServiceLifecycle are off by default: `traits: ["Curl", "Logging"]` turns one on (naming
     // traits replaces the default set). `make test` builds with all of them.
     traits: [
@@ -77,6 +78,10 @@ let package = Package(
         .systemLibrary(name: "CPromiseRuntime"),
         .target(name: "PromiseCore", dependencies: ["PromiseBasics", "CPromiseRuntime"], swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
+        // `Promises.nextSignal` and the process's one owner of signal actions (SignalOwner),
+        // which PromiseUV's signal watches and child processes go through too. PromiseCore
+        // only, so a program that names it links none of the adapters' plumbing.
+        .target(name: "PromiseSignals", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
         .target(name: "PromiseFS", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         // The system SQLite (Debian 12: 3.40.1): module.modulemap and shim.h only.
         .systemLibrary(
@@ -91,7 +96,11 @@ let package = Package(
         ),
         // libuv 1.44 (Debian 12). Only PromiseUV imports it, with `internal import`.
         .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-        .target(name: "PromiseUV", dependencies: ["PromiseCore", "PromiseSystem", "CUV"], swiftSettings: strictSettings),
+        .target(
+            name: "PromiseUV",
+            dependencies: ["PromiseCore", "PromiseSignals", "PromiseSystem", "CUV"],
+            swiftSettings: strictSettings
+        ),
         // libcurl 7.88 (Debian 12). Only PromiseCurl imports it, with `internal import`.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
@@ -186,6 +195,9 @@ let package = Package(
             name: "PromiseCoreTests",
             dependencies: [
                 "PromiseCore",
+                // Only for CommonPatternsTests' Ctrl-C recipe (CommonPatterns.md and
+                // PromiseSignals.md show it).
+                "PromiseSignals",
                 "PromiseTesting",
                 "PromiseTestSupport",
                 "promise-core-helper",
@@ -238,6 +250,9 @@ let package = Package(
             name: "PromiseUVTests",
             dependencies: [
                 "PromiseUV", "PromiseTestSupport",
+                // The signal and child-process tests: `Promises.nextSignal` beside the loop's
+                // watches, and the owner's count of children.
+                "PromiseSignals",
                 // Only for the file-watching tests: one change per PromiseFS atomic write, and
                 // the inotify watch limit in a user namespace of the helper's own.
                 "PromiseFS", "promiseuv-watch-helper",
@@ -278,10 +293,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Spawned by PromiseIntegrationTests: `Promises.nextSignal` in a top-level program that
-        // depends on PromiseCore alone, since signals belong to the whole process.
+        // depends on PromiseSignals alone, since signals belong to the whole process.
         .executableTarget(
             name: "promise-core-signal-helper",
-            dependencies: ["PromiseCore"],
+            dependencies: ["PromiseSignals"],
             path: "Tests/PromiseCoreSignalHelper",
             swiftSettings: strictSettings
         ),
@@ -289,7 +304,7 @@ let package = Package(
         // the order a script gives, to check that both go through one owner of signal actions.
         .executableTarget(
             name: "promise-signal-owner-helper",
-            dependencies: ["PromiseCore", "PromiseUV"],
+            dependencies: ["PromiseSignals", "PromiseUV"],
             path: "Tests/PromiseSignalOwnerHelper",
             swiftSettings: strictSettings
         ),

@@ -50,7 +50,11 @@ let package = Package(
         // The two programs of PromiseCore's "Command-line tools" article.
         .executableTarget(
             name: "promise-fetch",
-            dependencies: [.product(name: "PromiseCurl", package: root)],
+            dependencies: [
+                .product(name: "PromiseCurl", package: root),
+                // `Promises.nextSignal`, for Ctrl-C.
+                .product(name: "PromiseSignals", package: root),
+            ],
             swiftSettings: settings
         ),
         .executableTarget(

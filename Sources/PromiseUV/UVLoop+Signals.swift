@@ -10,15 +10,17 @@ extension UVLoop {
     /// try loop.run(until: mirror)
     /// ```
     ///
-    /// The watch goes through the process's one owner of signal dispositions, the same as
-    /// `Promises.nextSignal(_:)`, so the two never undo each other: the handler is installed
-    /// before this returns, the action that was there before the first watch of a signal comes
-    /// back when the last watch ends, and one delivery fulfils every live watch of the signal,
-    /// on every loop and in PromiseCore alike. The watch is one-shot: once the signal arrives,
-    /// the previous action is back before the promise's callbacks run, so a second Ctrl-C stops
-    /// a program that is slow to wind down. Cancelling the promise ends the watch at once. A
+    /// The watch goes through the process's one owner of signal dispositions, in the
+    /// PromiseSignals product, the same as `Promises.nextSignal(_:)`, so the two never undo
+    /// each other: the handler is installed before this returns, the action that was there
+    /// before the first watch of a signal comes back when the last watch ends, and one
+    /// delivery fulfils every live watch of the signal, on every loop and through
+    /// `Promises.nextSignal` alike. The watch is one-shot: once the signal arrives, the
+    /// previous action is back before the promise's callbacks run, so a second Ctrl-C stops a
+    /// program that is slow to wind down. Cancelling the promise ends the watch at once. A
     /// watch whose promise nothing holds and nothing is chained to ends too: the article
-    /// <doc:RunningPromisesOnALibuvLoop> and `Promises.nextSignal(_:)` give the rules.
+    /// <doc:RunningPromisesOnALibuvLoop> and the PromiseSignals article "Signals" give the
+    /// rules.
     ///
     /// A signal that every thread blocks (a mask inherited from a parent process) is read from
     /// the kernel's queue of pending signals, so it fulfils the watch too.

@@ -1,4 +1,4 @@
-// `Promises.nextSignal` in a program that depends on PromiseCore alone, written as top-level
+// `Promises.nextSignal` in a program that depends on PromiseSignals alone, written as top-level
 // code in the Swift 6 language mode (where top-level code is isolated to the main actor, and a
 // closure it hands to a Dispatch source without `@Sendable` traps when run off the main thread).
 // Spawned by PromiseIntegrationTests' SignalTests, since signals belong to the whole process.
@@ -37,7 +37,7 @@
 // does (Dispatch's threads block them anyway): the signal waits in the kernel's pending queue.
 import Dispatch
 import Glibc
-import PromiseCore
+import PromiseSignals
 
 /// Writes one line to standard output at once (no buffering, so nothing is lost when the
 /// process dies of a signal).

@@ -3,6 +3,7 @@
 import Dispatch
 import Glibc
 import PromiseCore
+import PromiseSignals
 import Synchronization
 import Testing
 
@@ -215,6 +216,7 @@ import Testing
     /// The recipe with a backup that ends by itself: no signal is sent to this process (the
     /// integration tests interrupt `promise-core-signal-helper`, which runs it too). Watching
     /// SIGINT and SIGTERM for 30 ms, then putting their actions back, disturbs no other test.
+    /// PromiseSignals' module page shows the same block, after `import PromiseSignals`.
     @Test func stoppingOnCtrlC() throws {
         let actionsBefore = [SIGINT, SIGTERM].map(signalAction)
 

@@ -3,9 +3,9 @@
 // settle until that queue runs again, then awaited right there. `awaitPromise` must throw
 // `deadlock` at once, whichever operator made the promise.
 //
-// Adding a public method that returns a `Promise` to PromiseCore? Add a case here (or, for a
-// promise no context resolves, an entry in `DeadlockTable.exempt` with the reason).
-// `everyPublicOperatorIsInTheTable` reads PromiseCore's sources and fails for any
+// Adding a public method that returns a `Promise` to PromiseCore or PromiseSignals? Add a case
+// here (or, for a promise no context resolves, an entry in `DeadlockTable.exempt` with the
+// reason). `everyPublicOperatorIsInTheTable` reads both modules' sources and fails for any
 // promise-returning declaration that is in neither list.
 
 import Dispatch
@@ -170,23 +170,27 @@ private enum WaitOutcome: Sendable, Equatable {
         let missing = declared.subtracting(covered)
         #expect(missing.isEmpty, "public operators missing from DeadlockTable.cases: \(missing.sorted())")
         let stale = covered.subtracting(declared)
-        #expect(stale.isEmpty, "DeadlockTable names declarations PromiseCore no longer has: \(stale.sorted())")
+        #expect(stale.isEmpty, "DeadlockTable names declarations PromiseCore and PromiseSignals no longer have: \(stale.sorted())")
     }
 }
 
 // MARK: Reading the declarations
 
-/// The names (`then(on:_:)`) of PromiseCore's public functions that return a `Promise`, and of
-/// the public initializers in its `Promise` files.
+/// The names (`then(on:_:)`) of the public functions that return a `Promise` in PromiseCore and
+/// PromiseSignals (its `Promises.nextSignal`), and of the public initializers in PromiseCore's
+/// `Promise` files.
 private func promiseReturningDeclarations() throws -> Set<String> {
-    let directory = URL(fileURLWithPath: #filePath)
+    let sources = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/PromiseCore")
+        .appendingPathComponent("Sources")
     var names: Set<String> = []
-    for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".swift") {
-        let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-        let initializersCount = file == "Promise.swift" || file.hasPrefix("Promise+")
-        names.formUnion(declarations(in: text, initializersCount: initializersCount))
+    for module in ["PromiseCore", "PromiseSignals"] {
+        let directory = sources.appendingPathComponent(module)
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            let initializersCount = file == "Promise.swift" || file.hasPrefix("Promise+")
+            names.formUnion(declarations(in: text, initializersCount: initializersCount))
+        }
     }
     return names
 }

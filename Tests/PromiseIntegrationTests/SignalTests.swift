@@ -4,7 +4,7 @@ import PromiseTestSupport
 import Testing
 
 /// `Promises.nextSignal` in `promise-core-signal-helper`, a top-level Swift 6 program that
-/// depends on PromiseCore alone. Each case runs in a process of its own: signal actions belong
+/// depends on PromiseSignals alone. Each case runs in a process of its own: signal actions belong
 /// to the whole process, and this one is never signalled.
 ///
 /// A process that dies of a signal has the status 128 + the signal's number.

@@ -19,7 +19,7 @@
 // children are not closed; "probe" adds "own=STATUS raw=STATUS core=refused|started
 // loop=refused|started".
 import Glibc
-import PromiseCore
+import PromiseSignals
 import PromiseUV
 
 /// The stand-in for a program's own SIGCHLD handler (a no-op: children wait to be reaped).

@@ -25,6 +25,7 @@
 // `promise-signal-owner-helper sigchld STEP,...` runs child processes instead (ChildSignals.swift).
 import Dispatch
 import Glibc
+import PromiseSignals
 import PromiseUV
 import Synchronization
 

@@ -2,6 +2,7 @@ import Foundation
 import PromiseTestSupport
 @testable import PromiseUV
 import PromiseCore
+import PromiseSignals
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PromiseCore
+import PromiseSignals
 import PromiseTestSupport
 import PromiseUV
 import Testing

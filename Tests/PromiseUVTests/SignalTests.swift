@@ -1,5 +1,6 @@
 import Glibc
 @testable import PromiseUV
+import PromiseSignals
 import PromiseTestSupport
 import Testing
 

@@ -1,9 +1,9 @@
 // swift-format-ignore-file
 // (documentation quotes this file's code line for line, layout included)
 // promise-fetch: downloads URLs into a directory, four at a time, retrying transient
-// failures, with a progress line and Ctrl-C. It depends on PromiseCurl alone (which brings
-// PromiseCore). The "Command-line tools" article in PromiseCore's documentation walks
-// through it.
+// failures, with a progress line and Ctrl-C. It depends on PromiseCurl (which brings
+// PromiseCore) and PromiseSignals (for Ctrl-C) only. The "Command-line tools" article in
+// PromiseCore's documentation walks through it.
 //
 //   promise-fetch DIRECTORY URL...
 //   exit status: 0 all downloaded, 1 some failed, 2 usage, 128 + n when stopped by signal n
@@ -11,6 +11,7 @@
 import Dispatch
 import Glibc
 import PromiseCurl
+import PromiseSignals
 import Synchronization
 
 /// Writes `text` to standard error, unbuffered.

@@ -90,6 +90,15 @@ extension Promise {
         addCancelHandler(CancelHandler(context: nil, interceptsRequests: true, body: handler))
     }
 
+    /// Whether this promise is pending and has a callback waiting for its result (a `then`,
+    /// a `done`, an `awaitPromise`, …), read in one step under the promise's lock.
+    /// PromiseSignals' owner of signal actions asks it of a watch's promise when it holds the
+    /// only reference: a promise that nothing holds and nothing waits for can never be
+    /// observed, so its watch ends.
+    package var isPendingWithCallbacks: Bool {
+        withState { $0.result == nil && !$0.callbacks.isEmpty }
+    }
+
     /// Calls `body` once this promise settles, without counting as a consumer (so upward
     /// cancellation is unchanged) and without marking a rejection as handled (so an unhandled
     /// one is still reported). For keep-alive bookkeeping.

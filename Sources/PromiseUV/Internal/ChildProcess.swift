@@ -1,6 +1,7 @@
 internal import CUV
 internal import Glibc
 import PromiseCore
+internal import PromiseSignals
 internal import Synchronization
 
 /// One child process of a loop: owns its `uv_process_t` and the pipes of its captured or

@@ -1,6 +1,8 @@
 // LoopCore's signal watches (``UVLoop/nextSignal(_:)``), split from LoopCore.swift by concern.
-// The process's signal dispositions belong to PromiseCore's `SignalOwner`; a loop's watches are
-// entries there, grouped under the loop's identity and fulfilled on the loop thread.
+// The process's signal dispositions belong to PromiseSignals' `SignalOwner`; a loop's watches
+// are entries there, grouped under the loop's identity and fulfilled on the loop thread.
+internal import PromiseSignals
+
 extension LoopCore {
     /// Starts a watch of `signal` for `promise`, from any thread: the owner installs its
     /// handler before this returns. Rejects `promise` when the owner refuses the signal or the

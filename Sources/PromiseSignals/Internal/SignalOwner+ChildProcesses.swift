@@ -3,6 +3,7 @@
 // part of the owner keeps the action that was there before the first child and puts it back
 // after the last, so child processes leave SIGCHLD as they found it.
 import Glibc
+import PromiseCore
 
 extension SignalOwner {
     /// Children that PromiseUV has spawned (on any loop) and not yet closed, and the SIGCHLD

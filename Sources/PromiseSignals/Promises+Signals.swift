@@ -1,3 +1,7 @@
+// PromiseSignals re-exports PromiseCore, like every product of this package, so
+// `import PromiseSignals` alone gives promises and `Promises.nextSignal`.
+@_exported public import PromiseCore
+
 extension Promises {
     /// A promise fulfilled with the number of the first of `signals` that the process
     /// receives: by default Ctrl-C (`SIGINT`) or a polite request to stop (`SIGTERM`).
@@ -38,13 +42,12 @@ extension Promises {
     /// - Parameter signals: The signals to wait for, such as `[SIGINT, SIGTERM, SIGHUP]`.
     ///   `SIGKILL` and `SIGSTOP` cannot be caught, and the fault signals (`SIGSEGV`, `SIGBUS`,
     ///   `SIGFPE`, `SIGILL`, `SIGTRAP`, `SIGSYS`) cannot be watched, nor can `SIGCHLD`, which
-    ///   belongs to PromiseUV's child processes (the article "Signals" says why).
+    ///   belongs to PromiseUV's child processes (<doc:Signals> says why).
     /// - Returns: A promise fulfilled with the number of the signal that arrived, from a
     ///   private queue (the callbacks chained on it run on their own contexts, as usual).
-    ///   It is rejected at once with ``PromiseError/Code-swift.struct/invalidArgument`` when
-    ///   `signals` is empty or holds a signal that cannot be watched, or when the process had
-    ///   no file descriptor to spare at the first call (which is not retried); the message
-    ///   says which.
+    ///   It is rejected at once with `PromiseError.Code.invalidArgument` when `signals` is
+    ///   empty or holds a signal that cannot be watched, or when the process had no file
+    ///   descriptor to spare at the first call (which is not retried); the message says which.
     public static func nextSignal(_ signals: [Int32]) -> Promise<Int32> {
         watchSignals(signals)
     }

@@ -3,6 +3,7 @@
 // from the kernel to the promises.
 import Dispatch
 import Glibc
+package import PromiseCore
 import Synchronization
 
 /// The owner of the process's signal dispositions, for every watch of every product.
@@ -205,9 +206,7 @@ private final class PromiseWatch<Value: Sendable>: SignalWatchEntry, @unchecked 
         // Only the owner's reference left: live only if something is chained to the promise.
         let onlyOwner = isKnownUniquelyReferenced(&promise)
         guard let promise else { return false }
-        return promise.withState { state in
-            state.result == nil && (!onlyOwner || !state.callbacks.isEmpty)
-        }
+        return onlyOwner ? promise.isPendingWithCallbacks : promise.isPending
     }
 
     func fire(_ signal: Int32) {
