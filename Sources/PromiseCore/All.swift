@@ -5,7 +5,7 @@
 ///
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for all the values.
-@inlinable
+@_alwaysEmitIntoClient
 public func all<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Value]> {
     if promises.isEmpty { return Promise([]) }
     let result = Promise<[Value]>(resolvingContextID: nil)
@@ -43,6 +43,7 @@ public func all<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Value
 ///
 /// - Parameter promises: The promises to wait for.
 /// - Returns: A promise for a tuple of the values, in argument order.
+@_alwaysEmitIntoClient
 public func all<each Value: Sendable>(_ promises: repeat Promise<each Value>) -> Promise<(repeat each Value)> {
     var count = 0
     for _ in repeat each promises { count += 1 }
@@ -60,7 +61,8 @@ public func all<each Value: Sendable>(_ promises: repeat Promise<each Value>) ->
     return result
 }
 
-private func attach<Value: Sendable, Combined: Sendable>(
+@usableFromInline @_alwaysEmitIntoClient
+func attach<Value: Sendable, Combined: Sendable>(
     _ promise: Promise<Value>,
     to slot: Slot<Value>,
     combination: Combination,
@@ -84,6 +86,7 @@ private func attach<Value: Sendable, Combined: Sendable>(
 
 extension Promise {
     /// Fulfils this fresh promise and returns it (used for the empty `all()`).
+    @usableFromInline
     func fulfilled(with value: Value) -> Promise<Value> {
         resolve(.success(value), fromUpstream: true)
         return self
@@ -99,7 +102,7 @@ extension Promise {
 ///
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for the outcomes, in the same order.
-@inlinable
+@_alwaysEmitIntoClient
 public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
     settleAll(promises, rejectingWhenAllFail: true)
 }
@@ -110,7 +113,7 @@ public func any<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Resul
 /// - Parameter promises: The competitors. An empty array rejects with
 ///   ``PromiseError/Code-swift.struct/invalidArgument``, since nothing could ever settle it.
 /// - Returns: A promise resolved like the winner.
-@inlinable
+@_alwaysEmitIntoClient
 public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value> {
     if promises.isEmpty {
         return Promise(PromiseError(.invalidArgument, message: "race needs at least one promise; an empty race never settles"))

@@ -13,14 +13,14 @@
 ///
 /// - Parameter promises: The promises to wait for. An empty array fulfils with `[]` at once.
 /// - Returns: A promise for the outcomes, in input order.
-@inlinable
+@_alwaysEmitIntoClient
 public func allSettled<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
     settleAll(promises, rejectingWhenAllFail: false)
 }
 
 /// The shared body of the array `allSettled` and `any`: every outcome, in input order; with
 /// `rejectingWhenAllFail`, a rejection with the first input's error when no input succeeded.
-@inlinable
+@usableFromInline @_alwaysEmitIntoClient
 func settleAll<Value: Sendable>(
     _ promises: [Promise<Value>],
     rejectingWhenAllFail: Bool
@@ -63,6 +63,7 @@ func settleAll<Value: Sendable>(
 ///
 /// - Parameter promises: The promises to wait for.
 /// - Returns: A promise for a tuple of the outcomes, in argument order.
+@_alwaysEmitIntoClient
 public func allSettled<each Value: Sendable>(
     _ promises: repeat Promise<each Value>
 ) -> Promise<(repeat Result<each Value, any Error>)> {
@@ -84,6 +85,7 @@ public func allSettled<each Value: Sendable>(
 ///
 /// - Parameter promises: The promises to wait for.
 /// - Returns: A promise for a tuple of the outcomes, in argument order.
+@_alwaysEmitIntoClient
 public func any<each Value: Sendable>(
     _ promises: repeat Promise<each Value>
 ) -> Promise<(repeat Result<each Value, any Error>)> {
@@ -92,7 +94,8 @@ public func any<each Value: Sendable>(
 
 /// The shared body of the variadic `allSettled` and `any`: `allFailed`, when given, turns the
 /// first argument's error into the rejection used when every input failed.
-private func settleEach<each Value: Sendable>(
+@usableFromInline @_alwaysEmitIntoClient
+func settleEach<each Value: Sendable>(
     _ promises: repeat Promise<each Value>,
     allFailed: (@Sendable (any Error) -> any Error)?
 ) -> Promise<(repeat Result<each Value, any Error>)> {
@@ -128,11 +131,13 @@ private func settleEach<each Value: Sendable>(
 }
 
 /// The outcome of an input of an empty pack; never called, since an empty pack has no inputs.
-private func settledNow<Value: Sendable>(_ promise: Promise<Value>) -> Result<Value, any Error> {
+@usableFromInline @_alwaysEmitIntoClient
+func settledNow<Value: Sendable>(_ promise: Promise<Value>) -> Result<Value, any Error> {
     promise.currentResult!
 }
 
-private func settle<Value: Sendable>(
+@usableFromInline @_alwaysEmitIntoClient
+func settle<Value: Sendable>(
     _ promise: Promise<Value>,
     into slot: Slot<Result<Value, any Error>>,
     combination: Combination,
@@ -161,6 +166,7 @@ private func settle<Value: Sendable>(
 /// - Parameter promises: The competitors. An empty array rejects with
 ///   ``PromiseError/Code-swift.struct/invalidArgument``, since nothing could ever fulfil it.
 /// - Returns: A promise for the first value.
+@_alwaysEmitIntoClient
 public func race<Value: Sendable>(fulfilled promises: [Promise<Value>]) -> Promise<Value> {
     if promises.isEmpty {
         return Promise(PromiseError(.invalidArgument, message: "race(fulfilled:) needs at least one promise; an empty race never settles"))

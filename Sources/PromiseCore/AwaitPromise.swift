@@ -45,7 +45,7 @@ internal import Synchronization
 /// - Throws: The rejection reason; ``PromiseError/Code-swift.struct/timedOut`` when
 ///   `timeout` passes first; ``PromiseError/Code-swift.struct/deadlock`` as described above.
 @available(*, noasync, message: "blocks a cooperative thread; use 'try await promise.get()' instead")
-@inlinable
+@_alwaysEmitIntoClient
 @discardableResult
 public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration? = nil) throws -> Value {
     // Inlined, so the caller's specialized code settles the common cases: a settled promise,

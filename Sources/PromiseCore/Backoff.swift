@@ -104,6 +104,7 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `constant(1.0 seconds)` or `exponential(initial: …, multiplier: …, maximum: …, jitter: …)`.
+    @_alwaysEmitIntoClient
     public var description: String {
         multiplier == 1 && jitter == 0 && initial == maximum
             ? "constant(\(initial))"

@@ -4,6 +4,7 @@ extension DispatchQueue: ExecutionContext {
     /// Submits `work` with `async`.
     ///
     /// - Parameter work: The work to run on this queue.
+    @_alwaysEmitIntoClient
     public func execute(_ work: @escaping @Sendable () -> Void) {
         self.async(execute: work)
     }
@@ -20,5 +21,6 @@ extension DispatchQueue: ExecutionContext {
 
     /// The queue's identity: callbacks for this queue that become ready while the library runs
     /// work on it join that work's turn.
+    @_alwaysEmitIntoClient
     public var executionContextID: ObjectIdentifier? { ObjectIdentifier(self) }
 }

@@ -47,7 +47,7 @@ public struct ContextJob: Sendable {
     @usableFromInline let turn: @Sendable () -> Void
 
     /// A job running `work` as a turn of the context identified by `contextID`.
-    @inlinable
+    @_alwaysEmitIntoClient
     init(contextID: ObjectIdentifier?, owner: (any PromiseNode)?, work: @escaping @Sendable () -> Void) {
         self.owner = owner
         self.turn = { Scheduler.runTurn(contextID, work) }
@@ -55,7 +55,7 @@ public struct ContextJob: Sendable {
 
     /// A job whose `turn` already runs its work through `Scheduler.runTurn`, so that a
     /// callback's hop allocates one closure, not three.
-    @inlinable
+    @_alwaysEmitIntoClient
     init(owner: (any PromiseNode)?, turn: @escaping @Sendable () -> Void) {
         self.owner = owner
         self.turn = turn
@@ -67,6 +67,7 @@ public struct ContextJob: Sendable {
 
     /// Runs the job as one turn of its context: callbacks for the same context that become
     /// ready meanwhile run right after it, without another hop.
+    @_alwaysEmitIntoClient
     public func run() {
         turn()
     }
@@ -74,6 +75,7 @@ public struct ContextJob: Sendable {
     /// Declines the job: the promise it would have resolved is rejected with
     /// ``PromiseError/Code-swift.struct/contextInvalidated`` (a timer's promise, a callback's
     /// derived promise), so nothing waits for it forever.
+    @_alwaysEmitIntoClient
     public func refuse() {
         owner?.abandon()
     }
@@ -81,21 +83,26 @@ public struct ContextJob: Sendable {
 
 extension ExecutionContext {
     /// Runs `job` with ``execute(_:)``.
+    @_alwaysEmitIntoClient
     public func submit(_ job: ContextJob) {
         execute(job.turn)
     }
 
     /// Runs `job` with ``executeAfter(_:_:)``.
+    @_alwaysEmitIntoClient
     public func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork {
         executeAfter(delay, job.turn)
     }
 
     /// `false`: the context does not care whether callbacks wait for it.
+    @_alwaysEmitIntoClient
     public var keepsAliveWhileCallbacksWait: Bool { false }
 
     /// Does nothing.
+    @_alwaysEmitIntoClient
     public func callbackBeganWaiting() {}
 
     /// Does nothing.
+    @_alwaysEmitIntoClient
     public func callbackStoppedWaiting() {}
 }

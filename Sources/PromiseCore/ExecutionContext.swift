@@ -78,6 +78,7 @@ extension ExecutionContext {
     }
 
     /// `nil`: every callback is submitted with ``execute(_:)``.
+    @_alwaysEmitIntoClient
     public var executionContextID: ObjectIdentifier? { nil }
 }
 

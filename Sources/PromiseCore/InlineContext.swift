@@ -8,11 +8,13 @@
 /// work: forwarding a value, signalling a semaphore, bookkeeping under a lock.
 public struct InlineContext: ExecutionContext {
     /// Creates the inline context.
+    @_alwaysEmitIntoClient
     public init() {}
 
     /// Runs `work` immediately on the calling thread.
     ///
     /// - Parameter work: The work to run.
+    @_alwaysEmitIntoClient
     public func execute(_ work: @escaping @Sendable () -> Void) {
         work()
     }
@@ -20,5 +22,6 @@ public struct InlineContext: ExecutionContext {
 
 extension ExecutionContext where Self == InlineContext {
     /// The inline context: callbacks run on the resolving thread. See ``InlineContext``.
+    @_alwaysEmitIntoClient
     public static var inline: InlineContext { InlineContext() }
 }

@@ -20,6 +20,7 @@ public protocol LogFieldsProviding: Error {
 
 extension PromiseError {
     /// `promise.code` (such as `timed out`) and `promise.message`.
+    @_alwaysEmitIntoClient
     public var logFields: [String: String] {
         ["promise.code": code.description, "promise.message": message]
     }

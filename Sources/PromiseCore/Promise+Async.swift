@@ -8,6 +8,7 @@ extension Promise {
     /// ```
     ///
     /// - Parameter work: The asynchronous work.
+    @_alwaysEmitIntoClient
     public convenience init(work: @escaping @Sendable () async throws -> Value) {
         self.init(resolvingContextID: nil)
         let task = Task { [self] in
@@ -77,7 +78,7 @@ extension Promise {
     /// Asks the context that resolves this pending promise to do that work on this thread,
     /// which is about to wait for it (see ``WaitingThreadRunner``): whether it did, or how to
     /// wait.
-    @inlinable
+    @_alwaysEmitIntoClient
     func runOnWaitingThread(blocking: Bool) -> WaitingThreadOutcome {
         guard waitingThreadRunnersExist(),
             let id = withState({ $0.result == nil ? $0.resolvingContextID : nil })
@@ -96,7 +97,7 @@ extension Promise {
     ///   - delivered: Read ``deliveredResult`` (as ``get()`` does) rather than
     ///     ``currentResult``.
     /// - Returns: The result, or `nil` when the caller has to wait for it.
-    @inlinable
+    @_alwaysEmitIntoClient
     func resultFromWaitingThread(blocking: Bool, watching target: Promise<Value>, delivered: Bool) -> Result<Value, any Error>? {
         result(after: runOnWaitingThread(blocking: blocking), watching: target, delivered: delivered)
     }
@@ -110,7 +111,7 @@ extension Promise {
     ///   - delivered: Read ``deliveredResult`` rather than ``currentResult``.
     ///   - mayPoll: Whether to poll when asked to (`false`: the caller polled already).
     /// - Returns: The result, or `nil` when the caller has to wait for it.
-    @inlinable
+    @_alwaysEmitIntoClient
     func result(
         after outcome: WaitingThreadOutcome, watching target: Promise<Value>, delivered: Bool, mayPoll: Bool = true
     ) -> Result<Value, any Error>? {
@@ -129,7 +130,7 @@ extension Promise {
     ///   - delivered: Wait for ``deliveredResult`` (as ``get()`` does) rather than
     ///     ``currentResult``.
     /// - Returns: The result, or `nil` when it did not come in time.
-    @inlinable
+    @_alwaysEmitIntoClient
     func poll(for limit: Duration, delivered: Bool) -> Result<Value, any Error>? {
         let clock = ContinuousClock()
         var now = clock.now

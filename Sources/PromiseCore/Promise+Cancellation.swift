@@ -12,6 +12,7 @@ extension Promise {
     ///   - handler: Stops the work.
     /// - Returns: This promise, for chaining.
     @discardableResult
+    @_alwaysEmitIntoClient
     public func onCancel(
         on context: (any ExecutionContext)? = nil,
         _ handler: @escaping @Sendable () -> Void
@@ -23,7 +24,7 @@ extension Promise {
     /// Stores `handler` to run on cancellation, runs it now if this promise is already
     /// cancelled, and drops it if the promise settled any other way. Shared by ``onCancel(on:_:)``
     /// and the adapters' specialized registration.
-    @inlinable
+    @_alwaysEmitIntoClient
     func addCancelHandler(_ handler: CancelHandler) {
         let runNow: Bool = withState { state in
             guard let result = state.result else {

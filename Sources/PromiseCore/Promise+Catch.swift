@@ -10,7 +10,7 @@ extension Promise {
     ///   - body: Handles the error.
     /// - Returns: A promise resolved like this one, once `body` has returned.
     @discardableResult
-    @inlinable
+    @_alwaysEmitIntoClient
     public func `catch`(
         on context: (any ExecutionContext)? = nil,
         policy: CatchPolicy = .allErrorsExceptCancellation,
@@ -37,7 +37,7 @@ extension Promise {
     ///     through by default.
     ///   - body: Returns a replacement value, or throws to reject with another error.
     /// - Returns: A promise fulfilled with this promise's value or `body`'s replacement.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func recover(
         on context: (any ExecutionContext)? = nil,
         policy: CatchPolicy = .allErrorsExceptCancellation,
@@ -63,7 +63,7 @@ extension Promise {
     ///   - body: Returns a promise to continue with, or throws to reject with another error.
     /// - Returns: A promise fulfilled with this promise's value, or resolved like `body`'s promise.
     @_disfavoredOverload  // a closure that only throws means the value-returning overload
-    @inlinable
+    @_alwaysEmitIntoClient
     public func recover(
         on context: (any ExecutionContext)? = nil,
         policy: CatchPolicy = .allErrorsExceptCancellation,
@@ -79,7 +79,7 @@ extension Promise {
     ///   - body: Cleans up.
     /// - Returns: A promise resolved like this one, once `body` has returned.
     @discardableResult
-    @inlinable
+    @_alwaysEmitIntoClient
     public func always(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable () -> Void
@@ -99,7 +99,7 @@ extension Promise {
     ///   - context: Where `predicate` runs; `nil` means ``Promises/defaultContext``.
     ///   - predicate: Checks the value. Throwing rejects with the thrown error.
     /// - Returns: A promise fulfilled with the value if it passes.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func validate(
         on context: (any ExecutionContext)? = nil,
         _ predicate: @escaping @Sendable (Value) throws -> Bool

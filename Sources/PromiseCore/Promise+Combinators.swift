@@ -11,7 +11,7 @@ extension Promise {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for all the values; rejected with the first rejection.
-    @inlinable
+    @_alwaysEmitIntoClient
     public static func all(_ promises: [Promise<Value>]) -> Promise<[Value]> {
         PromiseCore.all(promises)
     }
@@ -21,7 +21,7 @@ extension Promise {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for the outcomes, in the same order.
-    @inlinable
+    @_alwaysEmitIntoClient
     public static func any(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
         PromiseCore.any(promises)
     }
@@ -31,7 +31,7 @@ extension Promise {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for the outcomes, in the same order.
-    @inlinable
+    @_alwaysEmitIntoClient
     public static func allSettled(_ promises: [Promise<Value>]) -> Promise<[Result<Value, any Error>]> {
         PromiseCore.allSettled(promises)
     }
@@ -40,7 +40,7 @@ extension Promise {
     ///
     /// - Parameter promises: The competitors.
     /// - Returns: A promise resolved like the winner.
-    @inlinable
+    @_alwaysEmitIntoClient
     public static func race(_ promises: [Promise<Value>]) -> Promise<Value> {
         PromiseCore.race(promises)
     }
@@ -50,6 +50,7 @@ extension Promise {
     ///
     /// - Parameter promises: The competitors.
     /// - Returns: A promise for the first value.
+    @_alwaysEmitIntoClient
     public static func race(fulfilled promises: [Promise<Value>]) -> Promise<Value> {
         PromiseCore.race(fulfilled: promises)
     }
@@ -68,6 +69,7 @@ extension Promise where Value == Void {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for a tuple of the values; rejected with the first rejection.
+    @_alwaysEmitIntoClient
     public static func all<each Element: Sendable>(
         _ promises: repeat Promise<each Element>
     ) -> Promise<(repeat each Element)> {
@@ -79,6 +81,7 @@ extension Promise where Value == Void {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for a tuple of the outcomes.
+    @_alwaysEmitIntoClient
     public static func any<each Element: Sendable>(
         _ promises: repeat Promise<each Element>
     ) -> Promise<(repeat Result<each Element, any Error>)> {
@@ -90,6 +93,7 @@ extension Promise where Value == Void {
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: A promise for a tuple of the outcomes.
+    @_alwaysEmitIntoClient
     public static func allSettled<each Element: Sendable>(
         _ promises: repeat Promise<each Element>
     ) -> Promise<(repeat Result<each Element, any Error>)> {

@@ -16,6 +16,7 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `work` starts; `nil` means ``Promises/defaultContext``.
     ///   - work: Starts the work. Throwing rejects the promise.
+    @_alwaysEmitIntoClient
     public convenience init(
         on context: (any ExecutionContext)? = nil,
         work:
@@ -43,6 +44,7 @@ extension Promise {
     ///   - context: Where `work` runs; `nil` means ``Promises/defaultContext``.
     ///   - work: Computes the value. Throwing rejects the promise.
     @_disfavoredOverload  // `Promise { makePromise() }` means the promise-adopting form
+    @_alwaysEmitIntoClient
     public convenience init(on context: (any ExecutionContext)? = nil, work: @escaping @Sendable () throws -> Value) {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)
@@ -57,6 +59,7 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `work` runs; `nil` means ``Promises/defaultContext``.
     ///   - work: Starts the work. Throwing rejects the promise.
+    @_alwaysEmitIntoClient
     public convenience init(on context: (any ExecutionContext)? = nil, work: @escaping @Sendable () throws -> Promise<Value>) {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)
@@ -82,6 +85,6 @@ extension Promise where Value == Int {
     /// Creates a promise fulfilled with `value`.
     ///
     /// - Parameter value: The value.
-    @inlinable
+    @_alwaysEmitIntoClient
     public convenience init(_ value: Int) { self.init(state: State(result: .success(value))) }
 }

@@ -16,6 +16,7 @@ extension Promise {
     ///   - concurrency: How many pieces of work may run at once; at least 1.
     ///   - transform: Starts the work for one item.
     /// - Returns: A promise for the results, in input order.
+    @_alwaysEmitIntoClient
     public static func map<Item: Sendable, S: Sequence<Item>>(
         on context: (any ExecutionContext)? = nil,
         _ items: S,
@@ -57,6 +58,7 @@ extension Promise {
     ///     rejects the returned promise with ``PromiseError/Code-swift.struct/invalidArgument``).
     ///   - transform: Starts the work for one item.
     /// - Returns: A promise for every outcome, in input order.
+    @_alwaysEmitIntoClient
     public static func mapSettled<Item: Sendable, S: Sequence<Item>>(
         on context: (any ExecutionContext)? = nil,
         _ items: S,
@@ -77,7 +79,8 @@ extension Promise {
 }
 
 /// The state of one concurrency-limited `map`.
-private final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
+@usableFromInline
+final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
     private struct State {
         var next = 0
         var done = 0
@@ -86,12 +89,13 @@ private final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
         var stopped = false
     }
 
-    let result: Promise<[Value]>
+    @usableFromInline let result: Promise<[Value]>
     private let context: any ExecutionContext
     private let items: [Item]
     private let transform: @Sendable (Item) throws -> Promise<Value>
     private let state: Lock<State>
 
+    @usableFromInline
     init(context: any ExecutionContext, items: [Item], transform: @escaping @Sendable (Item) throws -> Promise<Value>) {
         self.result = Promise(resolvingContextID: context.executionContextID)
         self.context = context
@@ -100,6 +104,7 @@ private final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
         self.state = Lock(State(results: Array(repeating: nil, count: items.count)))
     }
 
+    @usableFromInline
     func start(_ concurrency: Int) {
         for _ in 0..<min(concurrency, items.count) {
             launchNext()
@@ -160,6 +165,7 @@ private final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
     }
 
     /// Starts nothing more and withdraws from the work still running.
+    @usableFromInline
     func stop() {
         let running: [WeakNode] = state.withLock { state in
             state.stopped = true

@@ -7,7 +7,7 @@ extension Promise {
     /// Registers `callback` as a consumer. Returns `true` if the promise was pending (so the
     /// caller should link its derived promise upward), `false` if the callback was dispatched
     /// because the result is already known.
-    @inlinable
+    @_alwaysEmitIntoClient
     @discardableResult
     func subscribe(_ callback: Callback<Value>) -> Bool {
         subscribe(callback) { _ in }
@@ -19,7 +19,7 @@ extension Promise {
     /// clears the link (`Internal/UpstreamLink.swift`). `child` must be new: pending, not
     /// linked to anything, and not yet reachable from another thread, because its link is
     /// written without its own lock.
-    @inlinable
+    @_alwaysEmitIntoClient
     @discardableResult
     func subscribe<Child: Sendable>(_ callback: Callback<Value>, linking child: Promise<Child>) -> Bool {
         subscribe(callback) { child.upstream = $0 }
@@ -27,7 +27,7 @@ extension Promise {
 
     /// ``subscribe(_:)``, calling `link` with this promise inside the lock when the callback
     /// is stored to wait.
-    @inlinable
+    @_alwaysEmitIntoClient
     func subscribe(_ callback: Callback<Value>, link: (Promise<Value>) -> Void) -> Bool {
         let ready: Result<Value, any Error>? = withState { state in
             state.observed = true
@@ -58,7 +58,7 @@ extension Promise {
     }
 
     /// Registers a callback running on `context` (`nil`: in the resolving thread's drain).
-    @inlinable
+    @_alwaysEmitIntoClient
     @discardableResult
     func subscribe(
         on context: (any ExecutionContext)?,
@@ -72,7 +72,7 @@ extension Promise {
     /// Registers a callback that runs in the resolving thread's drain and finishes `child`,
     /// linking `child` to this promise for upward cancellation while the callback waits.
     /// `child` must be new, as for ``subscribe(_:linking:)``.
-    @inlinable
+    @_alwaysEmitIntoClient
     @discardableResult
     func subscribe<Child: Sendable>(
         linking child: Promise<Child>,
@@ -88,7 +88,7 @@ extension Promise {
     ///
     /// `makeCallback` runs once, at once; the callback it returns is the only allocation beyond
     /// the child, as when an operator writes these steps out itself.
-    @inlinable
+    @_alwaysEmitIntoClient
     func derive<NewValue: Sendable>(
         on context: (any ExecutionContext)?,
         passthrough: Callback<Value>.Passthrough = .none,
@@ -103,7 +103,7 @@ extension Promise {
     /// Makes `source` this promise's upstream for cancellation, if this promise is pending.
     /// The caller keeps `source` alive until this promise settles (a combinator's `onCancel`
     /// handler holds its `Combination`): the link does not (`Internal/UpstreamLink.swift`).
-    @inlinable
+    @_alwaysEmitIntoClient
     func link(to source: any PromiseNode) {
         withState { state in
             if state.result == nil { upstream = source }
@@ -111,7 +111,7 @@ extension Promise {
     }
 
     /// Resolves this promise like `inner` (a promise returned from a callback).
-    @inlinable
+    @_alwaysEmitIntoClient
     func adopt(_ inner: Promise<Value>) {
         if inner === self {
             resolve(
@@ -139,7 +139,7 @@ extension Promise {
 }
 
 extension Promise: PromiseNode {
-    @inlinable
+    @_alwaysEmitIntoClient
     func deliverCallbacks(in turn: Turn) {
         while true {
             let (callbacks, result) = withState { state in

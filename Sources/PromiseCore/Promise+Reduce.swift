@@ -11,6 +11,7 @@ extension Promise {
     ///   - items: The elements to fold in, in order.
     ///   - combine: Takes the running value and the next element; returns the next running value.
     /// - Returns: A promise for the final value; the first rejection stops the fold.
+    @_alwaysEmitIntoClient
     public func reduce<Element: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ items: some Sequence<Element>,

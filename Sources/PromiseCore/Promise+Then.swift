@@ -14,7 +14,7 @@ extension Promise {
     /// links should use the one-form names: ``map(on:_:)`` for this form.
     ///
     /// - Returns: A promise for `body`'s result.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func then<NewValue: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> NewValue
@@ -32,7 +32,7 @@ extension Promise {
     ///
     /// - Returns: A promise resolved like the one `body` returns. Cancelling it cancels that
     ///   promise too (when nothing else waits for it).
-    @inlinable
+    @_alwaysEmitIntoClient
     public func then<NewValue: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
@@ -50,7 +50,7 @@ extension Promise {
     ///
     /// - Returns: A promise fulfilled with the same value once `body` has returned.
     @discardableResult
-    @inlinable
+    @_alwaysEmitIntoClient
     public func then(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Void

@@ -16,6 +16,7 @@ extension Promise {
     ///   - interval: How long to wait.
     ///   - label: What is being waited for; the `timedOut` error's message starts with it.
     /// - Returns: A promise resolved like this one, or rejected on time-out.
+    @_alwaysEmitIntoClient
     public func timeout(
         on context: (any ExecutionContext)? = nil,
         _ interval: Duration,
@@ -58,6 +59,7 @@ extension Promise {
     ///   - interval: How long to hold the value back.
     /// - Returns: A promise fulfilled with this promise's value `interval` after it arrives.
     ///   Cancelling it stops the timer.
+    @_alwaysEmitIntoClient
     public func delay(on context: (any ExecutionContext)? = nil, _ interval: Duration) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
         let child = Promise<Value>(resolvingContextID: context.executionContextID)

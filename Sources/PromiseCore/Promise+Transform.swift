@@ -20,7 +20,7 @@ extension Promise {
     ///   - body: Transforms the value. Throwing rejects the returned promise.
     /// - Returns: A promise for `body`'s result. A `body` that returns a promise gives a
     ///   `Promise<Promise<T>>`; use ``flatMap(on:_:)`` to wait for it instead.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func map<NewValue: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> NewValue
@@ -51,7 +51,7 @@ extension Promise {
     ///   - body: Starts the next step. Throwing rejects the returned promise.
     /// - Returns: A promise resolved like the one `body` returns. Cancelling it cancels that
     ///   promise too (when nothing else waits for it).
-    @inlinable
+    @_alwaysEmitIntoClient
     public func flatMap<NewValue: Sendable>(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Promise<NewValue>
@@ -91,7 +91,7 @@ extension Promise {
     ///   - body: Uses the value. Throwing rejects the returned promise.
     /// - Returns: A promise fulfilled with the same value once `body` has returned.
     @discardableResult
-    @inlinable
+    @_alwaysEmitIntoClient
     public func done(
         on context: (any ExecutionContext)? = nil,
         _ body: @escaping @Sendable (Value) throws -> Void
@@ -115,7 +115,7 @@ extension Promise {
     ///     through by default.
     ///   - body: Returns a promise to continue with, or throws to reject with another error.
     /// - Returns: A promise fulfilled with this promise's value, or resolved like `body`'s promise.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func flatMapError(
         on context: (any ExecutionContext)? = nil,
         policy: CatchPolicy = .allErrorsExceptCancellation,

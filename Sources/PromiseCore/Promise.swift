@@ -41,7 +41,7 @@ public import Synchronization
 /// that nobody observed is reported when it is deallocated. Both go to
 /// ``Promises/diagnosticsHandler``.
 public final class Promise<Value: Sendable>: Sendable {
-    // The hot path is `@inlinable` so that client code specializes it for its value types:
+    // The hot path is `@_alwaysEmitIntoClient` so that client code specializes it for its value types:
     // unspecialized generic code pays a runtime metadata lookup for every generic type it
     // touches (State, Result, tuples), which costs more than the promise work itself.
 
@@ -65,7 +65,7 @@ public final class Promise<Value: Sendable>: Sendable {
         @usableFromInline var cancelHandlers: [CancelHandler] = []
         @usableFromInline var callbacks: CallbackList<Value> = .none
 
-        @inlinable
+        @_alwaysEmitIntoClient
         init(result: Result<Value, any Error>? = nil, resolvingContextID: ObjectIdentifier? = nil) {
             self.result = result
             self.resolvingContextID = resolvingContextID
@@ -73,7 +73,7 @@ public final class Promise<Value: Sendable>: Sendable {
 
         /// Whether `deinit` would have something to do: dependents to break, or a rejection
         /// nobody observed to report.
-        @inlinable
+        @_alwaysEmitIntoClient
         var needsDeinitWork: Bool {
             switch result {
             case nil: return !callbacks.isEmpty || tracked
@@ -92,7 +92,7 @@ public final class Promise<Value: Sendable>: Sendable {
         @usableFromInline var deliver = false
         @usableFromInline var upstream: (any PromiseNode)?
 
-        @inlinable
+        @_alwaysEmitIntoClient
         init() {}
     }
 
@@ -118,7 +118,7 @@ public final class Promise<Value: Sendable>: Sendable {
     nonisolated(unsafe) var state: State
 
     /// Runs `body` with exclusive access to the state.
-    @inlinable
+    @_alwaysEmitIntoClient
     func withState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try storage.withLock { _ in try body(&state) }
     }
@@ -130,7 +130,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @usableFromInline
     let attention: Atomic<Bool>
 
-    @inlinable
+    @_alwaysEmitIntoClient
     init(state: sending State) {
         attention = Atomic(state.needsDeinitWork)
         storage = Lock(false)
@@ -148,7 +148,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// naming it.
     ///
     /// - Parameter resolvingContextID: The resolving context's identity, or `nil`.
-    @inlinable
+    @_alwaysEmitIntoClient
     init(resolvingContextID: ObjectIdentifier?) {
         attention = Atomic(false)
         storage = Lock(false)
@@ -159,7 +159,7 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// - Parameter value: The value.
     @_disfavoredOverload  // a closure argument means the closure initializers
-    @inlinable
+    @_alwaysEmitIntoClient
     public init(_ value: Value) {
         attention = Atomic(false)
         storage = Lock(false)
@@ -175,7 +175,7 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// - Parameter error: The reason. A `CancellationError` makes a cancelled promise.
     @_disfavoredOverload  // inside a chain, `Promise(x)` must not leave the value type open
-    @inlinable
+    @_alwaysEmitIntoClient
     public init(_ error: any Error) {
         attention = Atomic(true)
         storage = Lock(false)
@@ -189,7 +189,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// dependents are rejected with ``PromiseError/Code-swift.struct/brokenPromise``.
     ///
     /// - Returns: A new pending promise.
-    @inlinable
+    @_alwaysEmitIntoClient
     public static func pending() -> Promise<Value> {
         let promise = Promise(state: State())
         promise.trackIfTesting()
@@ -243,11 +243,11 @@ public final class Promise<Value: Sendable>: Sendable {
     // MARK: State
 
     /// Whether the promise is neither fulfilled nor rejected yet.
-    @inlinable
+    @_alwaysEmitIntoClient
     public var isPending: Bool { withState { $0.result == nil } }
 
     /// Whether the promise is fulfilled.
-    @inlinable
+    @_alwaysEmitIntoClient
     public var isFulfilled: Bool {
         withState { state in
             if case .success = state.result { return true }
@@ -256,7 +256,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Whether the promise is rejected (cancelled promises are rejected too).
-    @inlinable
+    @_alwaysEmitIntoClient
     public var isRejected: Bool {
         withState { state in
             if case .failure = state.result { return true }
@@ -265,7 +265,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Whether the promise was rejected with `CancellationError`.
-    @inlinable
+    @_alwaysEmitIntoClient
     public var isCancelled: Bool {
         withState { state in
             if case .failure(let error) = state.result { return error is CancellationError }
@@ -274,7 +274,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// The value, if the promise is fulfilled.
-    @inlinable
+    @_alwaysEmitIntoClient
     public var value: Value? {
         withState { state in
             if case .success(let value) = state.result { return value }
@@ -283,7 +283,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// The error, if the promise is rejected. Reading it counts as handling the rejection.
-    @inlinable
+    @_alwaysEmitIntoClient
     public var error: (any Error)? {
         withState { state in
             guard case .failure(let error) = state.result else { return nil }
@@ -294,7 +294,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// The result, if resolved; reading it counts as handling a rejection.
-    @inlinable
+    @_alwaysEmitIntoClient
     var currentResult: Result<Value, any Error>? {
         withState { state in
             if state.result != nil {
@@ -309,7 +309,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// that delivers them has run), else `nil`; reading it counts as handling a rejection.
     /// ``get()`` waits for this, so code after `await promise.get()` sees the effects of the
     /// inline callbacks registered before it.
-    @inlinable
+    @_alwaysEmitIntoClient
     var deliveredResult: Result<Value, any Error>? {
         withState { state in
             guard state.result != nil, !state.deliveryScheduled else { return nil }
@@ -326,7 +326,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Callbacks are handed to their contexts after this returns (inline ones run first).
     ///
     /// - Parameter value: The value.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func fulfill(_ value: Value) {
         resolve(.success(value), fromUpstream: false)
     }
@@ -334,7 +334,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Rejects the promise with `error`, unless it is already resolved.
     ///
     /// - Parameter error: The reason. A `CancellationError` cancels the promise.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func reject(_ error: any Error) {
         resolve(.failure(error), fromUpstream: false)
     }
@@ -342,7 +342,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Fulfils or rejects the promise with `result`, unless it is already resolved.
     ///
     /// - Parameter result: The outcome.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func resolve(_ result: Result<Value, any Error>) {
         resolve(result, fromUpstream: false)
     }
@@ -357,7 +357,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// transaction) settles once the work has reacted: with `CancellationError` when it was
     /// stopped, with its real outcome when it had already completed (a `COMMIT` that was
     /// running), so that a cancelled promise never hides a change that was made.
-    @inlinable
+    @_alwaysEmitIntoClient
     public func cancel() {
         if let interceptor = cancelInterceptor() {
             interceptor.body()
@@ -380,7 +380,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// waits for, which is then resolved already and needs no withdrawal. `handled` says a
     /// rejection was already seen by a handler (`catch` passing it on), so it is not reported
     /// as unhandled when nobody observes this promise.
-    @inlinable
+    @_alwaysEmitIntoClient
     func resolve(_ result: Result<Value, any Error>, fromUpstream: Bool, handled: Bool = false) {
         let settlement: Settlement? = withState { state in
             guard state.result == nil else { return nil }
@@ -397,7 +397,7 @@ public final class Promise<Value: Sendable>: Sendable {
         }
     }
 
-    @inlinable
+    @_alwaysEmitIntoClient
     static func settle(
         _ state: inout State,
         with result: Result<Value, any Error>
@@ -424,7 +424,7 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// Takes the upstream link when this promise settles (under the lock): returned when the
     /// settlement has to withdraw from it.
-    @inlinable
+    @_alwaysEmitIntoClient
     func takeUpstream(withdrawing: Bool) -> (any PromiseNode)? {
         let taken = withdrawing ? retainedIfAlive(upstream) : nil
         upstream = nil
@@ -435,7 +435,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// `nested` says the library itself settled it, after any user callback returned (a
     /// chaining method forwarding a result), so delivery may happen at once, nested in the
     /// current drain, instead of after it.
-    @inlinable
+    @_alwaysEmitIntoClient
     func finish(_ settlement: Settlement, nested: Bool = false) {
         if settlement.runHandlers {
             for handler in settlement.handlers where !handler.interceptsRequests {

@@ -33,6 +33,7 @@ public struct PromiseDiagnostic: Sendable, CustomStringConvertible {
     public let valueType: String
 
     /// One line: `unhandled rejection of Promise<Int>: <error>`, or `dropped work: <error>`.
+    @_alwaysEmitIntoClient
     public var description: String {
         valueType.isEmpty ? "\(kind): \(error)" : "\(kind) of Promise<\(valueType)>: \(error)"
     }

@@ -37,6 +37,7 @@ public struct PromiseError: PromiseLibraryError {
         public var description: String { raw.rawValue }
 
         /// Lets `catch PromiseError.Code.timedOut` match a thrown ``PromiseError``.
+        @_alwaysEmitIntoClient
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? PromiseError)?.code == code
         }
@@ -68,6 +69,7 @@ public struct PromiseError: PromiseLibraryError {
     ///   - code: What went wrong.
     ///   - message: What happened and what to do about it.
     @available(*, deprecated, renamed: "init(_:message:underlying:)", message: "every product's error labels its message")
+    @_alwaysEmitIntoClient
     public init(_ code: Code, _ message: String) {
         self.init(code, message: message)
     }
@@ -75,6 +77,7 @@ public struct PromiseError: PromiseLibraryError {
     /// One line in the format every product's error shares: `PromiseError.timedOut: <message>`.
     public var description: String { libraryErrorDescription(cCode: nil) }
 
+    @usableFromInline
     static func timedOut(after interval: Duration, label: String?) -> PromiseError {
         let what = label.map { "\($0): still pending" } ?? "still pending"
         return PromiseError(.timedOut, message: "\(what) after \(interval); the work behind it was told to stop")

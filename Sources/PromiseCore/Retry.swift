@@ -22,6 +22,7 @@
 ///     that error. Not called once no retries are left. `nil` retries every error.
 ///   - work: Starts one attempt. Throwing counts as a rejected attempt.
 /// - Returns: A promise for the first successful attempt's value, or the last error.
+@_alwaysEmitIntoClient
 public func retry<Value: Sendable>(
     on context: (any ExecutionContext)? = nil,
     attempts: Int = 1,
@@ -65,6 +66,7 @@ public func retry<Value: Sendable>(
 ///   - work: Starts one attempt, given its number: 1 for the first try, 2 for the first
 ///     retry, and so on. Throwing counts as a rejected attempt.
 /// - Returns: A promise for the first successful attempt's value, or the last error.
+@_alwaysEmitIntoClient
 public func retry<Value: Sendable>(
     on context: (any ExecutionContext)? = nil,
     attempts: Int,
@@ -83,7 +85,8 @@ public func retry<Value: Sendable>(
 }
 
 /// The state of one `retry` call.
-private final class Retrier<Value: Sendable>: Sendable {
+@usableFromInline
+final class Retrier<Value: Sendable>: Sendable {
     private struct State {
         var remaining: Int
         var attempt = 0
@@ -92,7 +95,7 @@ private final class Retrier<Value: Sendable>: Sendable {
         var stopped = false
     }
 
-    let result: Promise<Value>
+    @usableFromInline let result: Promise<Value>
     private let context: any ExecutionContext
     /// The delay before retry number `n` (1 for the first retry).
     private let delay: @Sendable (Int) -> Duration
@@ -118,6 +121,7 @@ private final class Retrier<Value: Sendable>: Sendable {
     }
 
     /// Starts the first attempt on `context` and returns the promise for the outcome.
+    @usableFromInline
     static func start(
         on context: any ExecutionContext,
         retries: Int,

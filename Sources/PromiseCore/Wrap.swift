@@ -6,6 +6,7 @@
 ///
 /// - Parameter work: Calls the API, passing it the handler.
 /// - Returns: A promise fulfilled when the handler is called.
+@_alwaysEmitIntoClient
 public func wrap(_ work: (@escaping @Sendable () -> Void) throws -> Void) -> Promise<Void> {
     let promise = ResolverToken(Promise<Void>.pending())
     do { try work { promise.fulfill(()) } } catch { promise.reject(error) }
@@ -16,6 +17,7 @@ public func wrap(_ work: (@escaping @Sendable () -> Void) throws -> Void) -> Pro
 ///
 /// - Parameter work: Calls the API, passing it the handler.
 /// - Returns: A promise fulfilled with the value the handler receives.
+@_alwaysEmitIntoClient
 public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value) -> Void) throws -> Void) -> Promise<Value> {
     let promise = ResolverToken(Promise<Value>.pending())
     do { try work { promise.fulfill($0) } } catch { promise.reject(error) }
@@ -26,6 +28,7 @@ public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value) -> Void) 
 ///
 /// - Parameter work: Calls the API, passing it the handler.
 /// - Returns: A promise fulfilled when the handler gets `nil`, rejected when it gets an error.
+@_alwaysEmitIntoClient
 public func wrap(_ work: (@escaping @Sendable ((any Error)?) -> Void) throws -> Void) -> Promise<Void> {
     let promise = ResolverToken(Promise<Void>.pending())
     do {
@@ -46,6 +49,7 @@ public func wrap(_ work: (@escaping @Sendable ((any Error)?) -> Void) throws -> 
 ///
 /// - Parameter work: Calls the API, passing it the handler.
 /// - Returns: A promise for the value.
+@_alwaysEmitIntoClient
 public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value?, (any Error)?) -> Void) throws -> Void) -> Promise<Value> {
     let promise = ResolverToken(Promise<Value>.pending())
     do {
@@ -68,6 +72,7 @@ public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value?, (any Err
 ///
 /// - Parameter work: Calls the API, passing it the handler.
 /// - Returns: A promise resolved with the result.
+@_alwaysEmitIntoClient
 public func wrap<Value: Sendable, Failure: Error>(
     _ work: (@escaping @Sendable (Result<Value, Failure>) -> Void) throws -> Void
 ) -> Promise<Value> {
@@ -93,6 +98,7 @@ public func wrap<Value: Sendable, Failure: Error>(
 ///
 /// - Parameter work: Calls the API, passing it the handler.
 /// - Returns: A promise for the value.
+@_alwaysEmitIntoClient
 public func wrap<Value: Sendable>(_ work: (@escaping @Sendable ((any Error)?, Value?) -> Void) throws -> Void) -> Promise<Value> {
     wrap { (handler: @escaping @Sendable (Value?, (any Error)?) -> Void) in
         try work { error, value in handler(value, error) }
@@ -112,6 +118,7 @@ public func wrap<Value: Sendable>(_ work: (@escaping @Sendable ((any Error)?, Va
 ///
 /// - Parameter work: Calls the API, passing it the handler.
 /// - Returns: A promise for the two values.
+@_alwaysEmitIntoClient
 public func wrap<First: Sendable, Second: Sendable>(
     _ work: (@escaping @Sendable (First?, Second?, (any Error)?) -> Void) throws -> Void
 ) -> Promise<(First?, Second?)> {

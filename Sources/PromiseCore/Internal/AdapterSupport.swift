@@ -47,7 +47,7 @@ extension Promise {
     ///
     /// - Parameter contextID: The resolving context's identity.
     /// - Returns: A new pending promise.
-    @inlinable
+    @_alwaysEmitIntoClient
     package static func pending(resolvedOn contextID: ObjectIdentifier?) -> Promise<Value> {
         let promise = Promise(resolvingContextID: contextID)
         promise.trackIfTesting()
@@ -61,7 +61,7 @@ extension Promise {
     /// unspecialized drain loop.
     ///
     /// - Parameter result: The outcome.
-    @inlinable
+    @_alwaysEmitIntoClient
     package func resolveFromLibrary(_ result: Result<Value, any Error>) {
         resolve(result, fromUpstream: true)
     }
@@ -71,7 +71,7 @@ extension Promise {
     /// method's generic metadata lookups cost more than the registration itself.
     ///
     /// - Parameter handler: Stops the work; runs at most once, on the cancelling thread.
-    @inlinable
+    @_alwaysEmitIntoClient
     package func onCancelFromLibrary(_ handler: @escaping @Sendable () -> Void) {
         addCancelHandler(CancelHandler(context: nil, body: handler))
     }
@@ -85,7 +85,7 @@ extension Promise {
     ///
     /// - Parameter handler: Asks the work to stop; runs on the cancelling thread, once per
     ///   request, so it must be idempotent. Never runs after the promise has settled.
-    @inlinable
+    @_alwaysEmitIntoClient
     package func onCancelRequestFromLibrary(_ handler: @escaping @Sendable () -> Void) {
         addCancelHandler(CancelHandler(context: nil, interceptsRequests: true, body: handler))
     }

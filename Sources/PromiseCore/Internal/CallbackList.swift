@@ -28,7 +28,7 @@ struct Callback<Value: Sendable>: Sendable {
     @usableFromInline let announced: Bool
 
     /// A callback running where `target` says; the target has announced it already.
-    @inlinable
+    @_alwaysEmitIntoClient
     init(
         _ target: CallbackTarget,
         passthrough: Passthrough = .none,
@@ -43,7 +43,7 @@ struct Callback<Value: Sendable>: Sendable {
     }
 
     /// A callback running on `context`, or in the resolving thread's drain when it is `nil`.
-    @inlinable
+    @_alwaysEmitIntoClient
     init(
         _ context: (any ExecutionContext)?,
         passthrough: Passthrough = .none,
@@ -55,7 +55,7 @@ struct Callback<Value: Sendable>: Sendable {
     }
 
     /// Runs or submits the callback. Must be called from inside a drain on this thread.
-    @inlinable
+    @_alwaysEmitIntoClient
     func dispatch(_ result: Result<Value, any Error>, turn: Turn) {
         guard let context else {
             body(result)
@@ -79,7 +79,7 @@ struct Callback<Value: Sendable>: Sendable {
     }
 
     /// Ends the announcement of a callback that did not have to wait after all.
-    @inlinable
+    @_alwaysEmitIntoClient
     func withdrawAnnouncement() {
         if announced, let context { stopWaiting(for: context) }
     }
@@ -92,13 +92,13 @@ enum CallbackList<Value: Sendable>: Sendable {
     case one(Callback<Value>)
     case many([Callback<Value>])
 
-    @inlinable
+    @_alwaysEmitIntoClient
     var isEmpty: Bool {
         if case .none = self { return true }
         return false
     }
 
-    @inlinable
+    @_alwaysEmitIntoClient
     mutating func append(_ callback: Callback<Value>) {
         switch self {
         case .none:
@@ -113,7 +113,7 @@ enum CallbackList<Value: Sendable>: Sendable {
     }
 
     /// Returns the callbacks and leaves the list empty.
-    @inlinable
+    @_alwaysEmitIntoClient
     mutating func take() -> CallbackList<Value> {
         let taken = self
         self = .none
@@ -124,7 +124,7 @@ enum CallbackList<Value: Sendable>: Sendable {
     /// upstream link to `source` (the promise the callbacks were taken from): once handed
     /// over, a callback may finish its owner later, from another thread, when `source` may be
     /// gone (the rule is in `Internal/UpstreamLink.swift`). `turn` is the calling thread's.
-    @inlinable
+    @_alwaysEmitIntoClient
     func dispatchAll(_ result: Result<Value, any Error>, from source: ObjectIdentifier, in turn: Turn) {
         switch self {
         case .none:
@@ -151,7 +151,7 @@ struct CancelHandler: Sendable {
     /// stopped the work, or with the outcome when the work had passed the point of no return.
     @usableFromInline let interceptsRequests: Bool
 
-    @inlinable
+    @_alwaysEmitIntoClient
     init(context: (any ExecutionContext)?, interceptsRequests: Bool = false, body: @escaping @Sendable () -> Void) {
         self.context = context
         self.interceptsRequests = interceptsRequests
@@ -192,7 +192,7 @@ func withdrawUpward(from node: (any PromiseNode)?) {
 }
 
 /// Whether `context` is the inline context (a metatype comparison, cheaper than a dynamic cast).
-@inlinable
+@_alwaysEmitIntoClient
 func isInline(_ context: any ExecutionContext) -> Bool {
     ObjectIdentifier(type(of: context)) == ObjectIdentifier(InlineContext.self)
 }

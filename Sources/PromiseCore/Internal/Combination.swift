@@ -5,7 +5,7 @@
 /// on to the inputs. Only cancelling the combined promise withdraws from them (its `onCancel`
 /// handler); resolving it by hand leaves them alone.
 ///
-/// The array combinators are `@inlinable`, so that client code specializes them for its value
+/// The array combinators are `@_alwaysEmitIntoClient`, so that client code specializes them for its value
 /// types; this class is not generic, and its methods stay out of line.
 @usableFromInline
 final class Combination: PromiseNode {
@@ -91,7 +91,7 @@ final class Combination: PromiseNode {
 extension Promise {
     /// Makes this fresh promise the result of `combination`: cancelling it withdraws from
     /// the inputs, and `combination` is its upstream for the deadlock check.
-    @inlinable
+    @_alwaysEmitIntoClient
     func combine(_ combination: Combination) {
         addCancelHandler(CancelHandler(context: nil) { combination.withdrawAll() })
         link(to: combination)
@@ -99,13 +99,19 @@ extension Promise {
 }
 
 /// One slot of a heterogeneous `all`, written once by its input's callback.
+@usableFromInline
 final class Slot<Value: Sendable>: Sendable {
     private let storage = Lock<Value?>(nil)
 
+    @usableFromInline
+    init() {}
+
+    @usableFromInline
     func store(_ value: Value) {
         storage.withLock { $0 = value }
     }
 
+    @usableFromInline
     var value: Value {
         storage.withLock { $0! }
     }
@@ -122,7 +128,7 @@ final class Gathered<Element: Sendable>: @unchecked Sendable {
     @usableFromInline let count: Int
     @usableFromInline let slots: UnsafeMutablePointer<Element?>
 
-    @inlinable
+    @_alwaysEmitIntoClient
     init(count: Int) {
         self.count = count
         slots = .allocate(capacity: count)
@@ -135,13 +141,13 @@ final class Gathered<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Stores the value of input `index`. Each index is stored at most once.
-    @inlinable
+    @_alwaysEmitIntoClient
     func store(_ value: Element, at index: Int) {
         slots[index] = value
     }
 
     /// Moves the values out, in input order. Call once, after every slot has been stored.
-    @inlinable
+    @_alwaysEmitIntoClient
     func take() -> [Element] {
         [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
             for index in 0..<count {

@@ -13,13 +13,13 @@ package struct Lock<Value: ~Copyable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<Value>
 
     /// Creates a lock protecting `value`.
-    @inlinable
+    @_alwaysEmitIntoClient
     package init(_ value: consuming sending Value) {
         mutex = Mutex(value)
     }
 
     /// Runs `body` with exclusive access to the protected value.
-    @inlinable
+    @_alwaysEmitIntoClient
     package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
@@ -65,7 +65,7 @@ package struct SanitizerHooks: Sendable {
 /// Read on every lock operation, so it is not a lazily initialized global (each read of one
 /// goes through `swift_once`, about 20 instructions): a constant-initialized atomic says
 /// whether the hooks were looked up and found, and the lookup runs on first use.
-@inlinable
+@_alwaysEmitIntoClient
 package var sanitizerHooks: SanitizerHooks? {
     switch sanitizerHooksState.load(ordering: .acquiring) {
     case SanitizerHooksState.absent: return nil

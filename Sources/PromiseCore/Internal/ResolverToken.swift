@@ -1,9 +1,11 @@
 /// Owned by the fulfil/reject closures handed to producers (`Promise(on:) { fulfill, reject in }`,
 /// `wrap`). When the last closure is released and the promise is still pending, nobody can
 /// resolve it any more: it is rejected as broken, even if consumers still hold the promise.
+@usableFromInline
 final class ResolverToken<Value: Sendable>: Sendable {
-    let promise: Promise<Value>
+    @usableFromInline let promise: Promise<Value>
 
+    @usableFromInline
     init(_ promise: Promise<Value>) {
         self.promise = promise
     }
@@ -19,7 +21,7 @@ final class ResolverToken<Value: Sendable>: Sendable {
         promise.resolve(.failure(error), fromUpstream: false)
     }
 
-    func fulfill(_ value: Value) { promise.resolve(.success(value), fromUpstream: false) }
-    func reject(_ error: any Error) { promise.resolve(.failure(error), fromUpstream: false) }
-    func resolve(_ result: Result<Value, any Error>) { promise.resolve(result, fromUpstream: false) }
+    @usableFromInline func fulfill(_ value: Value) { promise.resolve(.success(value), fromUpstream: false) }
+    @usableFromInline func reject(_ error: any Error) { promise.resolve(.failure(error), fromUpstream: false) }
+    @usableFromInline func resolve(_ result: Result<Value, any Error>) { promise.resolve(result, fromUpstream: false) }
 }

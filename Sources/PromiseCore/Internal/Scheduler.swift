@@ -225,7 +225,7 @@ enum Scheduler {
 
     /// Hands a callback's `body` and the `result` it gets to `context`, as a turn of its own:
     /// one closure, which runs the turn itself.
-    @inlinable
+    @_alwaysEmitIntoClient
     static func submitDelivery<Value: Sendable>(
         _ context: any ExecutionContext & AnyObject,
         owner: (any PromiseNode)?,
@@ -263,6 +263,7 @@ enum Scheduler {
 
     /// Runs `work` on `context` after `delay`, as a turn of that context. The returned handle
     /// cancels it; cancelling after it ran does nothing. A refused timer rejects `owner`.
+    @usableFromInline
     static func schedule(
         on context: any ExecutionContext,
         owner: (any PromiseNode)?,
