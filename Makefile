@@ -5,7 +5,7 @@ JOBS ?= 2
 # PromiseServiceLifecycle (off by default for packages that depend on this one) are built and tested.
 TRAITS ?= --enable-all-traits
 
-.PHONY: all bootstrap build demo format lint test test-core test-resolution test-core-cost test-under-load test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
+.PHONY: all bootstrap build demo format lint test test-core test-resolution test-core-cost measure-product-bytes test-under-load test-typecheck test-tsan test-asan test-examples test-docs test-fuzz fuzz soak bench bench-counts bench-fs bench-sqlite bench-uv bench-curl docs clean
 
 all: build
 
@@ -51,6 +51,10 @@ test-resolution:
 ## test-core-cost: bytes PromiseCore adds to a stripped release executable, and mallocs per operation of its single-threaded hot paths, against the limits recorded in scripts/check-core-cost (valgrind counts, never times; ~1 min once built)
 test-core-cost:
 	@$(call run_bounded,env SWIFT=$(SWIFT) JOBS=$(JOBS) scripts/check-core-cost,scripts/check-core-cost)
+
+## measure-product-bytes: per product, the bytes a small program using it adds to a stripped release executable and the libraries it links beyond a plain-Dispatch one: the figures of Podlike.md's and README.md's tables (a measurement, not part of `make test`; ~5 min)
+measure-product-bytes:
+	env SWIFT=$(SWIFT) JOBS=$(JOBS) scripts/measure-product-bytes
 
 ## test-under-load: `make test-core` RUNS (3) times while a release build of Benchmarks/ and one CPU burner per core keep the machine busy
 test-under-load: bootstrap
