@@ -116,8 +116,15 @@ extension ProcessTests {
     @Test func cancellationStormLeavesNoZombieAndNoDescriptor() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }
+        // Other tests of this process run `sleep` too, and their children, like the helpers
+        // and the sqlite3 shell of other suites, are zombies for a moment between their exit
+        // and their parent's waitpid. This test's children run `sleep` through a link with a
+        // name of their own, which the kernel takes as their command name, so only they count.
+        let directory = try TemporaryDirectory()
+        let program = directory.path + "/storm-sleep"
+        guard symlink("/usr/bin/sleep", program) == 0 else { throw TestFailure("symlink failed: errno \(errno)") }
         let children = (0..<40).map { index in
-            loop.spawn(UVCommand("sleep", arguments: ["3600"], standardInput: .bytes([1]), terminationGrace: .milliseconds(index % 3 == 0 ? 0 : 50)))
+            loop.spawn(UVCommand(program, arguments: ["3600"], standardInput: .bytes([1]), terminationGrace: .milliseconds(index % 3 == 0 ? 0 : 50)))
         }
         try await Task.sleep(for: .milliseconds(20))
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -126,9 +133,7 @@ extension ProcessTests {
         for child in children {
             await #expect(throws: CancellationError.self) { try await child.get() }
         }
-        // Other suites' children (helpers, the sqlite3 shell) are zombies for a moment between
-        // their exit and their parent's waitpid: only this test's `sleep`s count.
-        #expect(zombieChildren(running: "sleep").isEmpty)
+        #expect(zombieChildren(running: "storm-sleep").isEmpty)
         #expect(try await eventually { inputMemfdCount() == 0 })
         #expect(try await openHandleCount(loop) == LoopCore.ownHandleCount)
     }
