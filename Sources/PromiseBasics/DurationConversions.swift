@@ -1,4 +1,4 @@
-package import Dispatch
+public import Dispatch
 
 extension Duration {
     // One rule for every conversion to a coarser unit: a wait is never shorter than asked, so
@@ -9,6 +9,7 @@ extension Duration {
     ///
     /// - Parameter cap: The largest result.
     /// - Returns: The seconds.
+    @_alwaysEmitIntoClient
     package func secondsRoundedUp(cappedAt cap: Int64) -> Int64 {
         roundedUp(unitsPerSecond: 1, cappedAt: cap)
     }
@@ -17,6 +18,7 @@ extension Duration {
     ///
     /// - Parameter cap: The largest result.
     /// - Returns: The milliseconds.
+    @_alwaysEmitIntoClient
     package func millisecondsRoundedUp(cappedAt cap: Int64) -> Int64 {
         roundedUp(unitsPerSecond: 1_000, cappedAt: cap)
     }
@@ -25,12 +27,14 @@ extension Duration {
     ///
     /// - Parameter cap: The largest result.
     /// - Returns: The nanoseconds.
+    @_alwaysEmitIntoClient
     package func nanosecondsRoundedUp(cappedAt cap: Int64) -> Int64 {
         roundedUp(unitsPerSecond: 1_000_000_000, cappedAt: cap)
     }
 
     /// This duration as a dispatch interval: whole nanoseconds rounded up, 0 for a negative
     /// duration, `.never` past what dispatch can represent.
+    @_alwaysEmitIntoClient
     package var dispatchInterval: DispatchTimeInterval {
         let cap = Int64.max / 2
         let nanoseconds = nanosecondsRoundedUp(cappedAt: cap)
@@ -39,12 +43,14 @@ extension Duration {
 
     /// The duration in seconds as a `Double` (to the nearest representable value), for
     /// arithmetic such as a backoff's growth.
+    @_alwaysEmitIntoClient
     package var secondsAsDouble: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    private func roundedUp(unitsPerSecond: Int64, cappedAt cap: Int64) -> Int64 {
+    @_alwaysEmitIntoClient
+    package func roundedUp(unitsPerSecond: Int64, cappedAt cap: Int64) -> Int64 {
         // `components` keeps both parts on the same side of zero.
         let (seconds, attoseconds) = components
         if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }

@@ -86,7 +86,7 @@ func attach<Value: Sendable, Combined: Sendable>(
 
 extension Promise {
     /// Fulfils this fresh promise and returns it (used for the empty `all()`).
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func fulfilled(with value: Value) -> Promise<Value> {
         resolve(.success(value), fromUpstream: true)
         return self

@@ -96,8 +96,8 @@ func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?
 public final class BlockingWait: Sendable {
     /// The longest to wait, or `nil`.
     public let timeout: Duration?
-    private let settled: @Sendable () -> Bool
-    private let register: @Sendable (@escaping @Sendable () -> Void) -> Void
+    @usableFromInline let settled: @Sendable () -> Bool
+    @usableFromInline let register: @Sendable (@escaping @Sendable () -> Void) -> Void
 
     init(
         timeout: Duration?,
@@ -110,11 +110,13 @@ public final class BlockingWait: Sendable {
     }
 
     /// Whether the awaited promise has settled.
+    @_alwaysEmitIntoClient
     public var isSettled: Bool { settled() }
 
     /// Calls `body` once the awaited promise settles, on the settling thread (now, if it has).
     ///
     /// - Parameter body: Wakes the driving context.
+    @_alwaysEmitIntoClient
     public func whenSettled(_ body: @escaping @Sendable () -> Void) {
         register(body)
     }

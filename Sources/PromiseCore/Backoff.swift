@@ -19,10 +19,19 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     /// uniform pick from `d × (1 - jitter)` up to `d`.
     public let jitter: Double
 
+    @_alwaysEmitIntoClient
+    init(initial: Duration, multiplier: Double, maximum: Duration, jitter: Double) {
+        self.initial = initial
+        self.multiplier = multiplier
+        self.maximum = maximum
+        self.jitter = jitter
+    }
+
     /// The same delay before every retry, without jitter.
     ///
     /// - Parameter delay: The delay; a negative one counts as zero.
     /// - Returns: The backoff.
+    @_alwaysEmitIntoClient
     public static func constant(_ delay: Duration) -> Backoff {
         let delay = max(delay, .zero)
         return Backoff(initial: delay, multiplier: 1, maximum: delay, jitter: 0)
@@ -42,6 +51,7 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     ///   - maximum: The cap on the delay; a value below `initial` counts as `initial`.
     ///   - jitter: The random fraction, clamped to 0...1; NaN counts as 0.
     /// - Returns: The backoff.
+    @_alwaysEmitIntoClient
     public static func exponential(
         initial: Duration = .milliseconds(100),
         multiplier: Double = 2,
@@ -72,6 +82,7 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     ///     is above zero.
     /// - Returns: `min(initial × multiplier^(retry - 1), maximum)`, less a random part of up
     ///   to `jitter` of it.
+    @_alwaysEmitIntoClient
     public func delay(beforeRetry retry: Int, using generator: inout some RandomNumberGenerator) -> Duration {
         let cap = Double(maximum.attoseconds)
         var attoseconds = Self.grow(Double(initial.attoseconds), by: multiplier, steps: max(retry, 1) - 1, upTo: cap)
@@ -91,7 +102,8 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     /// `value × multiplier^steps`, or `cap` once that reaches it: exponentiation by squaring,
     /// one round per bit of `steps`, stopping early at the cap (the product never shrinks, as
     /// `multiplier` is at least 1).
-    private static func grow(_ value: Double, by multiplier: Double, steps: Int, upTo cap: Double) -> Double {
+    @_alwaysEmitIntoClient
+    static func grow(_ value: Double, by multiplier: Double, steps: Int, upTo cap: Double) -> Double {
         var value = value
         var factor = multiplier
         var steps = steps

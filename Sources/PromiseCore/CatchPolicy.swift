@@ -4,17 +4,22 @@
 /// So handlers skip `CancellationError` by default and it flows on to the end of the chain,
 /// where `always` still runs. Pass ``allErrors`` to handle cancellation too.
 public struct CatchPolicy: Hashable, Sendable {
-    private let includesCancellation: Bool
+    @usableFromInline let includesCancellation: Bool
+
+    @_alwaysEmitIntoClient init(includesCancellation: Bool) { self.includesCancellation = includesCancellation }
 
     /// Every error except `CancellationError` (the default).
-    public static let allErrorsExceptCancellation = CatchPolicy(includesCancellation: false)
+    @_alwaysEmitIntoClient
+    public static var allErrorsExceptCancellation: CatchPolicy { CatchPolicy(includesCancellation: false) }
     /// Every error, `CancellationError` included.
-    public static let allErrors = CatchPolicy(includesCancellation: true)
+    @_alwaysEmitIntoClient
+    public static var allErrors: CatchPolicy { CatchPolicy(includesCancellation: true) }
 
     /// Whether a handler with this policy is called for `error`.
     ///
     /// - Parameter error: The rejection reason.
     /// - Returns: `true` if the handler should run.
+    @_alwaysEmitIntoClient
     public func handles(_ error: any Error) -> Bool {
         includesCancellation || !(error is CancellationError)
     }

@@ -1,15 +1,20 @@
-internal import Synchronization
+public import Synchronization
 
 /// Whether a ``WaitingThreadRunner`` was ever registered.
-private let waitingThreadRunnersRegistered = Atomic<Bool>(false)
+@usableFromInline
+let waitingThreadRunnersRegistered = Atomic<Bool>(false)
 
 /// Contexts that advise blocking waits, by ``ExecutionContext/executionContextID``.
 @_spi(ContextContract)
 public enum ContextRegistry {
-    private struct Entry {
-        weak var advisor: (any BlockingWaitAdvisor)?
+    @usableFromInline
+    struct Entry {
+        @usableFromInline weak var advisor: (any BlockingWaitAdvisor)?
+
+        @_alwaysEmitIntoClient
+        init(advisor: any BlockingWaitAdvisor) { self.advisor = advisor }
     }
-    private static let entries = Lock<[ObjectIdentifier: Entry]>([:])
+    @usableFromInline static let entries = Lock<[ObjectIdentifier: Entry]>([:])
 
     /// Registers `advisor` for the context identified by `id`, until ``unregister(_:)`` or
     /// the advisor's deallocation.
@@ -17,6 +22,7 @@ public enum ContextRegistry {
     /// - Parameters:
     ///   - advisor: What to ask.
     ///   - id: The context's ``ExecutionContext/executionContextID``.
+    @_alwaysEmitIntoClient
     public static func register(_ advisor: any BlockingWaitAdvisor, for id: ObjectIdentifier) {
         if advisor is any WaitingThreadRunner { waitingThreadRunnersRegistered.store(true, ordering: .releasing) }
         entries.withLock { $0[id] = Entry(advisor: advisor) }
@@ -25,6 +31,7 @@ public enum ContextRegistry {
     /// Removes the advisor registered for `id`.
     ///
     /// - Parameter id: The context's ``ExecutionContext/executionContextID``.
+    @_alwaysEmitIntoClient
     public static func unregister(_ id: ObjectIdentifier) {
         entries.withLock { _ = $0.removeValue(forKey: id) }
     }

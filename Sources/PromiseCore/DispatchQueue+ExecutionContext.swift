@@ -15,6 +15,7 @@ extension DispatchQueue: ExecutionContext {
     ///   - delay: How long to wait.
     ///   - work: The work to run on this queue.
     /// - Returns: A handle that cancels the work if it has not started.
+    @_alwaysEmitIntoClient
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         CancellableWork.schedule(on: self, after: delay, work)
     }

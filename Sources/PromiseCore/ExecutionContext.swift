@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 internal import PromiseBasics
 
 /// Somewhere promise callbacks can run: a dispatch queue, an event loop, the calling thread.
@@ -73,6 +73,7 @@ public protocol ExecutionContext: Sendable {
 
 extension ExecutionContext {
     /// Waits on an internal dispatch timer, then calls ``execute(_:)``.
+    @_alwaysEmitIntoClient
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         CancellableWork.schedule(on: timerQueue, after: delay) { self.execute(work) }
     }
@@ -83,4 +84,5 @@ extension ExecutionContext {
 }
 
 /// The queue whose timers back ``ExecutionContext/executeAfter(_:_:)`` for contexts without a clock.
-private let timerQueue = DispatchQueue(label: "swift-promise.timers")
+@usableFromInline
+let timerQueue = DispatchQueue(label: "swift-promise.timers")

@@ -37,6 +37,7 @@ extension Promise {
     /// - Returns: The value.
     /// - Throws: The rejection reason, or `CancellationError`.
     @discardableResult
+    @_alwaysEmitIntoClient
     nonisolated(nonsending) public func get() async throws -> Value {
         if let result = deliveredResult {
             return try result.get()
@@ -48,7 +49,7 @@ extension Promise {
         // Polling comes before the cancellation handler, whose installation from the main
         // actor costs two thread switches (see `pollLimitBeforeSuspending`).
         var polled = false
-        if let runner, !Task.isCancelled, let limit = runner.pollLimitBeforeSuspending(settling: ObjectIdentifier(self)) {
+        if let runner, !Task.isCancelled, let limit = runner.pollLimit(settling: ObjectIdentifier(self)) {
             polled = true
             if let result = waiter.poll(for: limit, delivered: true) {
                 return try result.get()
@@ -60,7 +61,7 @@ extension Promise {
             // arrived without one: no suspension is needed then.
             if let runner, isPending,
                 let result = result(
-                    after: WaitingThreadOutcome(runner.runOnWaitingThread(settling: ObjectIdentifier(self), blocking: false)),
+                    after: runner.run(settling: ObjectIdentifier(self), blocking: false),
                     watching: waiter, delivered: true, mayPoll: !polled)
             {
                 return try result.get()
@@ -149,9 +150,35 @@ extension Promise {
 extension Promise {
     /// The ``WaitingThreadRunner`` of the context that resolves this pending promise, if any
     /// (one atomic load while none was ever registered).
-    func pendingWaitingThreadRunner() -> (any WaitingThreadRunner)? {
+    @_alwaysEmitIntoClient
+    func pendingWaitingThreadRunner() -> RegisteredRunner? {
         guard waitingThreadRunnersExist(), let id = withState({ $0.result == nil ? $0.resolvingContextID : nil }) else { return nil }
-        return ContextRegistry.waitingThreadRunner(for: id)
+        return RegisteredRunner(for: id)
+    }
+}
+
+/// A registered ``WaitingThreadRunner``, for inlinable code, which cannot name SPI.
+@usableFromInline
+struct RegisteredRunner {
+    let runner: any WaitingThreadRunner
+
+    /// The runner registered for the context `id`, if one is and it is still alive.
+    @usableFromInline
+    init?(for id: ObjectIdentifier) {
+        guard let runner = ContextRegistry.waitingThreadRunner(for: id) else { return nil }
+        self.runner = runner
+    }
+
+    /// The runner's ``WaitingThreadRunner/pollLimitBeforeSuspending(settling:)``.
+    @usableFromInline
+    func pollLimit(settling promise: ObjectIdentifier) -> Duration? {
+        runner.pollLimitBeforeSuspending(settling: promise)
+    }
+
+    /// The runner's ``WaitingThreadRunner/runOnWaitingThread(settling:blocking:)``.
+    @usableFromInline
+    func run(settling promise: ObjectIdentifier, blocking: Bool) -> WaitingThreadOutcome {
+        WaitingThreadOutcome(runner.runOnWaitingThread(settling: promise, blocking: blocking))
     }
 }
 

@@ -81,30 +81,26 @@ extension Promise {
 /// The state of one concurrency-limited `map`.
 @usableFromInline
 final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
-    private struct State {
-        var next = 0
-        var done = 0
-        var results: [Value?]
-        var running: [Int: WeakNode] = [:]
-        var stopped = false
-    }
+    /// A tuple, as `Retrier.State` is: this code is emitted only into programs that map.
+    @usableFromInline
+    typealias State = (next: Int, done: Int, results: [Value?], running: [Int: WeakNode], stopped: Bool)
 
     @usableFromInline let result: Promise<[Value]>
-    private let context: any ExecutionContext
-    private let items: [Item]
-    private let transform: @Sendable (Item) throws -> Promise<Value>
-    private let state: Lock<State>
+    @usableFromInline let context: any ExecutionContext
+    @usableFromInline let items: [Item]
+    @usableFromInline let transform: @Sendable (Item) throws -> Promise<Value>
+    @usableFromInline let state: Lock<State>
 
-    @usableFromInline
+    @_alwaysEmitIntoClient
     init(context: any ExecutionContext, items: [Item], transform: @escaping @Sendable (Item) throws -> Promise<Value>) {
         self.result = Promise(resolvingContextID: context.executionContextID)
         self.context = context
         self.items = items
         self.transform = transform
-        self.state = Lock(State(results: Array(repeating: nil, count: items.count)))
+        self.state = Lock((next: 0, done: 0, results: Array(repeating: nil, count: items.count), running: [:], stopped: false))
     }
 
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func start(_ concurrency: Int) {
         for _ in 0..<min(concurrency, items.count) {
             launchNext()
@@ -112,7 +108,8 @@ final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
     }
 
     /// Claims the next item, if any, and starts its work on the context.
-    private func launchNext() {
+    @_alwaysEmitIntoClient
+    func launchNext() {
         let index: Int? = state.withLock { state in
             guard !state.stopped, state.next < items.count else { return nil }
             defer { state.next += 1 }
@@ -122,7 +119,8 @@ final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
         Scheduler.submit(context, owner: result) { [self] in run(index) }
     }
 
-    private func run(_ index: Int) {
+    @_alwaysEmitIntoClient
+    func run(_ index: Int) {
         guard result.isPending else { return }
         let promise: Promise<Value>
         do {
@@ -159,13 +157,14 @@ final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    private func fail(_ error: any Error) {
+    @_alwaysEmitIntoClient
+    func fail(_ error: any Error) {
         result.resolve(.failure(error), fromUpstream: true)
         stop()
     }
 
     /// Starts nothing more and withdraws from the work still running.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func stop() {
         let running: [WeakNode] = state.withLock { state in
             state.stopped = true

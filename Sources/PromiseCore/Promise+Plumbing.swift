@@ -166,7 +166,7 @@ extension Promise: PromiseNode {
             guard state.result == nil else { return nil }
             state.withdrawn += 1
             guard state.withdrawn >= state.consumers else { return nil }
-            if !state.cancelHandlers.isEmpty, let handler = state.cancelHandlers.first(where: { $0.interceptsRequests }) {
+            if !state.links.cancelHandlers.isEmpty, let handler = state.links.cancelHandlers.first(where: { $0.interceptsRequests }) {
                 interceptor = handler
                 return nil
             }
@@ -193,7 +193,7 @@ extension Promise: PromiseNode {
     var resolverInfo: ResolverInfo {
         withState { state in
             let source = retainedIfAlive(upstream)
-            return ResolverInfo(contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
+            return (contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
         }
     }
 

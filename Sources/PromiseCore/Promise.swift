@@ -47,29 +47,57 @@ public final class Promise<Value: Sendable>: Sendable {
 
     @usableFromInline
     struct State {
-        // Ordered so that the small fields fill the padding after `result` (whose size is the
-        // value's plus a tag byte) instead of each taking a word of its own.
+        // Three stored fields besides the result, two of them tuples: every stored field of a
+        // `@usableFromInline` type is three functions of the module (getter, setter, modify)
+        // that every program carries, and a tuple's elements are none. The named properties
+        // below are emitted into their callers. Ordered so that `flags` fills the padding
+        // after `result` (whose size is the value's plus a tag byte).
         @usableFromInline var result: Result<Value, any Error>?
-        /// True while the result is set but callbacks still wait for the drain to deliver them.
-        @usableFromInline var deliveryScheduled = false
-        /// Whether anything ever registered interest in the result.
-        @usableFromInline var observed = false
-        /// Counted as pending by `PromiseTesting.waitForPromises` until it settles with no
-        /// callbacks, its callbacks have been handed to their contexts, or it is deallocated
-        /// (set only while tracking is on).
-        @usableFromInline var tracked = false
-        @usableFromInline var consumers: Int32 = 0
-        @usableFromInline var withdrawn: Int32 = 0
-        /// The context whose callback resolves this promise, for deadlock detection.
-        @usableFromInline var resolvingContextID: ObjectIdentifier?
-        @usableFromInline var cancelHandlers: [CancelHandler] = []
-        @usableFromInline var callbacks: CallbackList<Value> = .none
+        @usableFromInline var flags: (deliveryScheduled: Bool, observed: Bool, tracked: Bool, consumers: Int32, withdrawn: Int32)
+        @usableFromInline var links: (resolvingContextID: ObjectIdentifier?, cancelHandlers: [CancelHandler])
+        @usableFromInline var callbacks: CallbackList<Value>
 
         @_alwaysEmitIntoClient
         init(result: Result<Value, any Error>? = nil, resolvingContextID: ObjectIdentifier? = nil) {
             self.result = result
-            self.resolvingContextID = resolvingContextID
+            flags = (false, false, false, 0, 0)
+            links = (resolvingContextID, [])
+            callbacks = .none
         }
+
+        /// True while the result is set but callbacks still wait for the drain to deliver them.
+        @_alwaysEmitIntoClient
+        var deliveryScheduled: Bool {
+            get { flags.deliveryScheduled }
+            set { flags.deliveryScheduled = newValue }
+        }
+        /// Whether anything ever registered interest in the result.
+        @_alwaysEmitIntoClient
+        var observed: Bool {
+            get { flags.observed }
+            set { flags.observed = newValue }
+        }
+        /// Counted as pending by `PromiseTesting.waitForPromises` until it settles with no
+        /// callbacks, its callbacks have been handed to their contexts, or it is deallocated
+        /// (set only while tracking is on).
+        @_alwaysEmitIntoClient
+        var tracked: Bool {
+            get { flags.tracked }
+            set { flags.tracked = newValue }
+        }
+        @_alwaysEmitIntoClient
+        var consumers: Int32 {
+            get { flags.consumers }
+            set { flags.consumers = newValue }
+        }
+        @_alwaysEmitIntoClient
+        var withdrawn: Int32 {
+            get { flags.withdrawn }
+            set { flags.withdrawn = newValue }
+        }
+        /// The context whose callback resolves this promise, for deadlock detection.
+        @_alwaysEmitIntoClient
+        var resolvingContextID: ObjectIdentifier? { links.resolvingContextID }
 
         /// Whether `deinit` would have something to do: dependents to break, or a rejection
         /// nobody observed to report.
@@ -83,18 +111,11 @@ public final class Promise<Value: Sendable>: Sendable {
         }
     }
 
-    /// What happened when a resolution was applied under the lock.
+    /// What happened when a resolution was applied under the lock: a tuple, whose elements
+    /// are not functions of the module as a struct's fields would be. `handlers` are taken out
+    /// of the state in every case, so they are released outside the lock.
     @usableFromInline
-    struct Settlement {
-        /// Taken out of the state in every case, so they are released outside the lock.
-        @usableFromInline var handlers: [CancelHandler] = []
-        @usableFromInline var runHandlers = false
-        @usableFromInline var deliver = false
-        @usableFromInline var upstream: (any PromiseNode)?
-
-        @_alwaysEmitIntoClient
-        init() {}
-    }
+    typealias Settlement = (handlers: [CancelHandler], runHandlers: Bool, deliver: Bool, upstream: (any PromiseNode)?)
 
     /// Guards ``state``. A lock over a concrete type, with the state a plain stored property
     /// beside it: `deinit` runs unspecialized, and destroying a `Lock<State>` there looked up
@@ -198,7 +219,7 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// While `PromiseTesting` tracks promise work, counts this pending promise as work in
     /// flight until it settles or is deallocated; otherwise does nothing.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func trackIfTesting() {
         guard Tracking.isEnabled else { return }
         Tracking.begin()
@@ -212,29 +233,24 @@ public final class Promise<Value: Sendable>: Sendable {
         guard attention.load(ordering: .relaxed) else { return }
         // This runs unspecialized: keep the path to one lock section
         // whose result type is not generic (each generic type costs a metadata lookup here).
-        let verdict: DeinitVerdict = withState { state in
+        // What to do, decided under the lock: report a rejection nobody observed, or break the
+        // dependents of a pending promise (a tuple: no type of its own, see `ResolverInfo`).
+        let (unobserved, broken): ((any Error)?, Bool) = withState { state in
             if state.tracked {
                 state.tracked = false
                 Tracking.end()
             }
-            guard let result = state.result else { return state.callbacks.isEmpty ? .quiet : .broken }
-            if !state.observed, case .failure(let error) = result { return .unobserved(error) }
-            return .quiet
+            guard let result = state.result else { return (nil, !state.callbacks.isEmpty) }
+            if !state.observed, case .failure(let error) = result { return (error, false) }
+            return (nil, false)
         }
-        switch verdict {
-        case .quiet:
+        if let unobserved {
+            reportUnobserved(unobserved, of: Value.self)
             return
-        case .unobserved(let error):
-            if !(error is CancellationError), (error as? PromiseError)?.code != .brokenPromise {
-                Promises.report(PromiseDiagnostic(kind: .unhandledRejection, error: error, valueType: "\(Value.self)"))
-            }
-            return
-        case .broken:
-            break
         }
+        guard broken else { return }
         let callbacks = withState { $0.callbacks.take() }
-        let error = PromiseError.broken(Value.self)
-        Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
+        let error = reportBroken(Value.self)
         Scheduler.runImmediately { turn in
             callbacks.dispatchAll(.failure(error), from: ObjectIdentifier(self), in: turn)
         }
@@ -368,11 +384,11 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// The handler that takes this pending promise's cancellation requests, if an adapter
     /// registered one.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func cancelInterceptor() -> CancelHandler? {
         withState { state in
-            guard state.result == nil, !state.cancelHandlers.isEmpty else { return nil }
-            return state.cancelHandlers.first { $0.interceptsRequests }
+            guard state.result == nil, !state.links.cancelHandlers.isEmpty else { return nil }
+            return state.links.cancelHandlers.first { $0.interceptsRequests }
         }
     }
 
@@ -402,14 +418,14 @@ public final class Promise<Value: Sendable>: Sendable {
         _ state: inout State,
         with result: Result<Value, any Error>
     ) -> Settlement {
-        var settlement = Settlement()
+        var settlement: Settlement = (handlers: [], runHandlers: false, deliver: false, upstream: nil)
         state.result = result
         if case .failure(let error) = result, error is CancellationError {
             settlement.runHandlers = true
         }
         // A swap moves the handlers out without retaining or releasing the array (usually the
         // shared empty one).
-        swap(&settlement.handlers, &state.cancelHandlers)
+        swap(&settlement.handlers, &state.links.cancelHandlers)
         if !state.callbacks.isEmpty {
             state.deliveryScheduled = true
             settlement.deliver = true
@@ -458,12 +474,18 @@ func trackedPromiseSettled() {
     Tracking.end()
 }
 
-/// What a deinitializing promise has to do, decided under its lock.
-private enum DeinitVerdict {
-    /// Resolved and observed, or pending with nobody waiting: nothing to report.
-    case quiet
-    /// Rejected and nobody looked at the error.
-    case unobserved(any Error)
-    /// Pending with dependents: they must be rejected as broken.
-    case broken
+/// Reports a rejection of a `Promise<valueType>` that nobody observed, unless it is a
+/// cancellation or a broken promise's (reported when it broke). Not generic, so every value
+/// type's `deinit` shares it.
+func reportUnobserved(_ error: any Error, of valueType: Any.Type) {
+    guard !(error is CancellationError), (error as? PromiseError)?.code != .brokenPromise else { return }
+    Promises.report(PromiseDiagnostic(kind: .unhandledRejection, error: error, valueType: "\(valueType)"))
+}
+
+/// Reports a pending `Promise<valueType>` deallocated with dependents, and returns the error
+/// they are rejected with.
+func reportBroken(_ valueType: Any.Type) -> PromiseError {
+    let error = PromiseError.broken(valueType)
+    Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(valueType)"))
+    return error
 }

@@ -12,28 +12,37 @@
 public struct PromiseError: PromiseLibraryError {
     /// What went wrong. New codes may be added; switch with a `default` case.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Raw: String, Hashable, Sendable {
+        @usableFromInline
+        enum Raw: String, Hashable, Sendable {
             case timedOut, validationFailure, brokenPromise, deadlock, chainingCycle, invalidArgument, contextInvalidated
         }
-        private let raw: Raw
-        private init(_ raw: Raw) { self.raw = raw }
+        @usableFromInline let raw: Raw
+        @_alwaysEmitIntoClient init(_ raw: Raw) { self.raw = raw }
 
         /// The promise was still pending when its `timeout` expired.
-        public static let timedOut = Code(.timedOut)
+        @_alwaysEmitIntoClient
+        public static var timedOut: Code { Code(.timedOut) }
         /// A `validate` predicate returned `false`.
-        public static let validationFailure = Code(.validationFailure)
+        @_alwaysEmitIntoClient
+        public static var validationFailure: Code { Code(.validationFailure) }
         /// The promise was deallocated while pending: nothing could ever resolve it.
-        public static let brokenPromise = Code(.brokenPromise)
+        @_alwaysEmitIntoClient
+        public static var brokenPromise: Code { Code(.brokenPromise) }
         /// A blocking wait would have waited on the context that has to resolve the promise.
-        public static let deadlock = Code(.deadlock)
+        @_alwaysEmitIntoClient
+        public static var deadlock: Code { Code(.deadlock) }
         /// A promise was resolved with itself.
-        public static let chainingCycle = Code(.chainingCycle)
+        @_alwaysEmitIntoClient
+        public static var chainingCycle: Code { Code(.chainingCycle) }
         /// The context that was to run the callback was invalidated (``InvalidatableQueue``).
-        public static let contextInvalidated = Code(.contextInvalidated)
+        @_alwaysEmitIntoClient
+        public static var contextInvalidated: Code { Code(.contextInvalidated) }
         /// An operator was called with arguments it cannot work with (for example `race([])`).
-        public static let invalidArgument = Code(.invalidArgument)
+        @_alwaysEmitIntoClient
+        public static var invalidArgument: Code { Code(.invalidArgument) }
 
         /// The code's name, as written after `PromiseError.Code.`: `timedOut`.
+        @_alwaysEmitIntoClient
         public var description: String { raw.rawValue }
 
         /// Lets `catch PromiseError.Code.timedOut` match a thrown ``PromiseError``.
@@ -48,8 +57,9 @@ public struct PromiseError: PromiseLibraryError {
     /// A sentence that says what happened and what to do about it.
     public let message: String
     /// The error that caused this one, if any.
+    @_alwaysEmitIntoClient
     public var underlying: (any Error)? { cause.error }
-    private let cause: UnderlyingCause
+    @usableFromInline let cause: UnderlyingCause
 
     /// Creates an error, with the labels every product's error takes.
     ///
@@ -57,6 +67,7 @@ public struct PromiseError: PromiseLibraryError {
     ///   - code: What went wrong.
     ///   - message: What happened and what to do about it.
     ///   - underlying: The error that caused this one, if any.
+    @_alwaysEmitIntoClient
     public init(_ code: Code, message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
@@ -75,9 +86,10 @@ public struct PromiseError: PromiseLibraryError {
     }
 
     /// One line in the format every product's error shares: `PromiseError.timedOut: <message>`.
+    @_alwaysEmitIntoClient
     public var description: String { libraryErrorDescription(cCode: nil) }
 
-    @usableFromInline
+    @_alwaysEmitIntoClient
     static func timedOut(after interval: Duration, label: String?) -> PromiseError {
         let what = label.map { "\($0): still pending" } ?? "still pending"
         return PromiseError(.timedOut, message: "\(what) after \(interval); the work behind it was told to stop")

@@ -48,6 +48,7 @@ extension PromiseLibraryError {
     ///   - context: What the error was about, when the message does not already say it (a
     ///     request, a statement), or `nil`.
     /// - Returns: The line.
+    @_alwaysEmitIntoClient
     package func libraryErrorDescription(cCode: String?, context: String? = nil) -> String {
         var line = "\(Self.self).\(code)"
         if let cCode { line += " (\(cCode))" }
@@ -57,34 +58,22 @@ extension PromiseLibraryError {
     }
 }
 
-/// What a product error's `Code` holds: the C library's code, or one of the conditions the
-/// product detects itself (`Own`, a private enum of each product). Each `Code` keeps one of
-/// these privately, so its public face is the named constants, the optional C code and `~=`.
-package enum WrappedErrorCode<Own: Hashable & Sendable>: Hashable, Sendable {
-    /// A code of the C library (`CURLcode`, an SQLite result code, `errno`, a libuv error).
-    case c(Int32)
-    /// A condition the product detects itself.
-    case own(Own)
-
-    /// The C library's code, or `nil` for one of the product's own conditions.
-    package var cCode: Int32? {
-        if case .c(let value) = self { value } else { nil }
-    }
-}
-
 /// An error's ``PromiseLibraryError/underlying`` error as a stored value that is `Hashable`
 /// (equal by the underlying error's type and description), so that each product's error
 /// gets its `==` and `hash(into:)` synthesized.
+@usableFromInline
 package struct UnderlyingCause: Hashable, Sendable {
     /// The error, if any.
-    package let error: (any Error)?
+    @usableFromInline package let error: (any Error)?
 
     /// Wraps `error`.
+    @_alwaysEmitIntoClient
     package init(_ error: (any Error)?) {
         self.error = error
     }
 
     /// The same type and description, or both absent.
+    @_alwaysEmitIntoClient
     package static func == (lhs: UnderlyingCause, rhs: UnderlyingCause) -> Bool {
         switch (lhs.error, rhs.error) {
         case (nil, nil): true
@@ -94,6 +83,7 @@ package struct UnderlyingCause: Hashable, Sendable {
     }
 
     /// Feeds the error's type and description to `hasher`.
+    @_alwaysEmitIntoClient
     package func hash(into hasher: inout Hasher) {
         guard let error else { return hasher.combine(0) }
         hasher.combine(ObjectIdentifier(type(of: error)))

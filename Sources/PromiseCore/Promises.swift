@@ -14,8 +14,8 @@ public enum Promises {
     /// sits in `dispatchMain()` or a run loop: a command-line tool that never does would hang.
     public static let defaultQueue = DispatchQueue(label: "swift-promise.default")
 
-    private static let defaultContextStorage = Lock(DefaultContext(defaultQueue))
-    private static let handlerStorage = Lock<@Sendable (PromiseDiagnostic) -> Void>(
+    @usableFromInline static let defaultContextStorage = Lock(PromiseCore.defaultContext(defaultQueue))
+    @usableFromInline static let handlerStorage = Lock<@Sendable (PromiseDiagnostic) -> Void>(
         { report in StandardError.writeLine("swift-promise: \(report)") }
     )
 
@@ -25,12 +25,18 @@ public enum Promises {
     /// Defaults to ``defaultQueue``. To run callbacks on the main queue, set it to
     /// `DispatchQueue.main` and have the main thread call `dispatchMain()`. To run them on a
     /// libuv loop, set it to a `UVLoop` from the PromiseUV product.
+    @_alwaysEmitIntoClient
     public static var defaultContext: any ExecutionContext {
         get { defaultContextStorage.withLock { $0.context } }
-        set {
-            let context = DefaultContext(canonicalMainQueue(newValue))
-            defaultContextStorage.withLock { $0 = context }
-        }
+        set { setDefaultContext(newValue) }
+    }
+
+    /// The setter of ``defaultContext``, kept in the module: programs that never set the
+    /// default context do not carry what it works out.
+    @usableFromInline
+    static func setDefaultContext(_ newValue: any ExecutionContext) {
+        let context = PromiseCore.defaultContext(canonicalMainQueue(newValue))
+        defaultContextStorage.withLock { $0 = context }
     }
 
     /// ``defaultContext`` with its class-bound form, worked out once when it is set.
@@ -42,6 +48,7 @@ public enum Promises {
     /// deallocates the promise; for ``PromiseDiagnostic/Kind/notShutDown``, on the thread
     /// that deallocates the owner or on the owner's own thread once it has ended its work.
     /// Keep it short and thread-safe.
+    @_alwaysEmitIntoClient
     public static var diagnosticsHandler: @Sendable (PromiseDiagnostic) -> Void {
         get { handlerStorage.withLock { $0 } }
         set { handlerStorage.withLock { $0 = newValue } }
@@ -54,6 +61,7 @@ public enum Promises {
     /// Reports work that a context dropped without running (``PromiseDiagnostic/Kind/droppedWork``).
     ///
     /// - Parameter error: Says what was dropped, by whom, and what to do about it.
+    @_alwaysEmitIntoClient
     package static func reportDroppedWork(_ error: any Error) {
         diagnosticsHandler(PromiseDiagnostic(kind: .droppedWork, error: error, valueType: ""))
     }
@@ -63,6 +71,7 @@ public enum Promises {
     /// which words the report and holds the policy.
     ///
     /// - Parameter error: Says what was lost, and what to call next time.
+    @_alwaysEmitIntoClient
     package static func reportNotShutDown(_ error: any Error) {
         diagnosticsHandler(PromiseDiagnostic(kind: .notShutDown, error: error, valueType: ""))
     }

@@ -87,25 +87,23 @@ public func retry<Value: Sendable>(
 /// The state of one `retry` call.
 @usableFromInline
 final class Retrier<Value: Sendable>: Sendable {
-    private struct State {
-        var remaining: Int
-        var attempt = 0
-        var current: WeakNode?
-        var timer: ScheduledWork?
-        var stopped = false
-    }
+    /// A tuple, not a struct: a struct's fields would each be a symbol of the module, which
+    /// every program carries, and this code is emitted only into programs that retry.
+    @usableFromInline
+    typealias State = (remaining: Int, attempt: Int, current: WeakNode?, timer: ScheduledWork?, stopped: Bool)
 
     @usableFromInline let result: Promise<Value>
-    private let context: any ExecutionContext
+    @usableFromInline let context: any ExecutionContext
     /// The delay before retry number `n` (1 for the first retry).
-    private let delay: @Sendable (Int) -> Duration
+    @usableFromInline let delay: @Sendable (Int) -> Duration
     /// Called with the retries left after a failed attempt (at least 1) and its error.
-    private let condition: (@Sendable (Int, any Error) -> Bool)?
+    @usableFromInline let condition: (@Sendable (Int, any Error) -> Bool)?
     /// Starts attempt number `n` (1 for the first try).
-    private let work: @Sendable (Int) throws -> Promise<Value>
-    private let state: Lock<State>
+    @usableFromInline let work: @Sendable (Int) throws -> Promise<Value>
+    @usableFromInline let state: Lock<State>
 
-    private init(
+    @_alwaysEmitIntoClient
+    init(
         context: any ExecutionContext,
         retries: Int,
         delay: @escaping @Sendable (Int) -> Duration,
@@ -117,11 +115,11 @@ final class Retrier<Value: Sendable>: Sendable {
         self.delay = delay
         self.condition = condition
         self.work = work
-        self.state = Lock(State(remaining: retries))
+        self.state = Lock((remaining: retries, attempt: 0, current: nil, timer: nil, stopped: false))
     }
 
     /// Starts the first attempt on `context` and returns the promise for the outcome.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     static func start(
         on context: any ExecutionContext,
         retries: Int,
@@ -136,6 +134,7 @@ final class Retrier<Value: Sendable>: Sendable {
     }
 
     /// Starts one attempt; runs on `context`.
+    @_alwaysEmitIntoClient
     func attempt() {
         guard result.isPending else { return }
         let number = state.withLock { state in
@@ -166,7 +165,8 @@ final class Retrier<Value: Sendable>: Sendable {
         }
     }
 
-    private func failed(_ error: any Error) {
+    @_alwaysEmitIntoClient
+    func failed(_ error: any Error) {
         let (remaining, number) = state.withLock { state in
             state.current = nil
             return (state.remaining, state.attempt)
@@ -197,6 +197,7 @@ final class Retrier<Value: Sendable>: Sendable {
     }
 
     /// Cancels the pending timer and withdraws from the attempt in progress.
+    @_alwaysEmitIntoClient
     func stop() {
         let (timer, current) = state.withLock { state in
             state.stopped = true

@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 extension CurlError {
     /// What went wrong: a libcurl `CURLcode`, or one of PromiseCurl's own checks.
     ///

@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 extension SQLiteError {
     /// What went wrong: an SQLite result code (`SQLITE_CONSTRAINT_UNIQUE` is 2067), or one of
     /// the conditions PromiseSQLite detects itself.

@@ -1,5 +1,6 @@
 import PromiseCore
 import Dispatch
+internal import Synchronization
 internal import PromiseSystem
 
 /// Starts counting promise work in flight, for ``waitForPromises(timeout:)``.
@@ -41,4 +42,23 @@ public func waitForPromises(timeout: Duration) -> Bool {
     Promises.defaultQueue.async { drained.signal() }
     guard drained.wait(timeout: .now() + timeout.dispatchInterval) == .success else { return false }
     return Tracking.waitUntilIdle(before: deadline)
+}
+
+extension Tracking {
+    /// Blocks until no counted work is in flight, or until `deadline`. Returns whether the
+    /// count reached zero.
+    ///
+    /// A waiter that misses a signal (the count dropped to zero between its look and its
+    /// wait) looks again within a millisecond; a signal left over from an earlier wait only
+    /// makes it look again sooner.
+    static func waitUntilIdle(before deadline: ContinuousClock.Instant) -> Bool {
+        Tracking.idleWaiters.add(1, ordering: .acquiringAndReleasing)
+        defer { Tracking.idleWaiters.subtract(1, ordering: .relaxed) }
+        while Tracking.pendingCount > 0 {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero { return false }
+            _ = Tracking.idle.wait(timeout: .now() + min(left, .milliseconds(1)).dispatchInterval)
+        }
+        return true
+    }
 }

@@ -1,3 +1,5 @@
+internal import PromiseSystem
+
 /// The error of every PromiseUV operation: a libuv error code with libuv's own name and
 /// message, and the operation that failed.
 ///

@@ -1,6 +1,7 @@
 /// Hooks for the execution contexts that this package's adapter products define (PromiseUV's
 /// `UVLoop`). `package` access: not part of the public API, and free to change with the
 /// adapters that use it.
+@usableFromInline
 package enum AdapterSupport {
     /// Runs `work` as one turn of the context identified by `contextID`: callbacks for that
     /// context that become ready while `work` runs (a promise it resolves) run right after it,
@@ -11,6 +12,7 @@ package enum AdapterSupport {
     ///   - contextID: The context's ``ExecutionContext/executionContextID``.
     ///   - work: Library code running on that context (never user code that resolves promises
     ///     with `fulfill` and expects its callbacks later).
+    @_alwaysEmitIntoClient
     package static func runTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
         Scheduler.runTurn(contextID, work)
     }
@@ -35,6 +37,7 @@ package enum AdapterSupport {
     /// - Parameters:
     ///   - context: Where `work` runs.
     ///   - work: The work; runs once, unless the context refuses it.
+    @_alwaysEmitIntoClient
     package static func submit(_ context: any ExecutionContext, _ work: @escaping @Sendable () -> Void) {
         Scheduler.submit(context, work)
     }
@@ -95,6 +98,7 @@ extension Promise {
     /// PromiseSignals' owner of signal actions asks it of a watch's promise when it holds the
     /// only reference: a promise that nothing holds and nothing waits for can never be
     /// observed, so its watch ends.
+    @_alwaysEmitIntoClient
     package var isPendingWithCallbacks: Bool {
         withState { $0.result == nil && !$0.callbacks.isEmpty }
     }

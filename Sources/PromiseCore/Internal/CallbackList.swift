@@ -169,21 +169,24 @@ struct CancelHandler: Sendable {
 }
 
 /// A weak reference to a promise, for combinators that may have to withdraw from their inputs.
+@usableFromInline
 struct WeakNode: Sendable {
-    weak var node: (any PromiseNode)?
+    @usableFromInline weak var node: (any PromiseNode)?
 
+    @_alwaysEmitIntoClient
     init(_ node: any PromiseNode) {
         self.node = node
     }
 
     /// Withdraws one consumer from the node (if it is still alive), walking upward without recursion.
+    @_alwaysEmitIntoClient
     func withdraw() {
         withdrawUpward(from: node)
     }
 }
 
 /// Withdraws a consumer from `node`, and from each upstream that got cancelled as a result.
-@usableFromInline
+@_alwaysEmitIntoClient
 func withdrawUpward(from node: (any PromiseNode)?) {
     var next = node
     while let current = next {
@@ -252,18 +255,17 @@ func callbackTarget(_ context: (any ExecutionContext)?) -> CallbackTarget {
 /// ``Promises/defaultContext`` and what ``CallbackTarget`` makes of it that does not change:
 /// its class-bound form (``classBound(_:)``, a dynamic cast or a box for most types), or `nil`
 /// for the inline context. Worked out once when the default is set, not for every callback.
-struct DefaultContext: Sendable {
-    let context: any ExecutionContext
-    let bound: (any ExecutionContext & AnyObject)?
+/// A tuple, as ``ResolverInfo`` is; made by ``defaultContext(_:)``.
+@usableFromInline
+typealias DefaultContext = (context: any ExecutionContext, bound: (any ExecutionContext & AnyObject)?)
 
-    init(_ context: any ExecutionContext) {
-        self.context = context
-        bound = Self.bound(context)
-    }
+/// `context` as the default context: itself and its class-bound form.
+func defaultContext(_ context: any ExecutionContext) -> DefaultContext {
+    (context, defaultContextBound(context))
+}
 
-    private static func bound<Context: ExecutionContext>(_ context: Context) -> (any ExecutionContext & AnyObject)? {
-        Context.self == InlineContext.self ? nil : classBound(context)
-    }
+private func defaultContextBound<Context: ExecutionContext>(_ context: Context) -> (any ExecutionContext & AnyObject)? {
+    Context.self == InlineContext.self ? nil : classBound(context)
 }
 
 extension CallbackTarget {
@@ -310,20 +312,20 @@ func classBound<Context: ExecutionContext>(_ context: Context) -> any ExecutionC
 /// Forwards every requirement to the boxed context.
 @usableFromInline
 final class ContextBox: ExecutionContext {
-    let base: any ExecutionContext
+    @usableFromInline let base: any ExecutionContext
 
     init(_ base: any ExecutionContext) {
         self.base = base
     }
 
-    @usableFromInline func execute(_ work: @escaping @Sendable () -> Void) { base.execute(work) }
-    @usableFromInline func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
+    @_alwaysEmitIntoClient func execute(_ work: @escaping @Sendable () -> Void) { base.execute(work) }
+    @_alwaysEmitIntoClient func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         base.executeAfter(delay, work)
     }
-    @usableFromInline var executionContextID: ObjectIdentifier? { base.executionContextID }
-    @usableFromInline func submit(_ job: ContextJob) { base.submit(job) }
-    @usableFromInline func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork { base.submit(job, after: delay) }
-    @usableFromInline var keepsAliveWhileCallbacksWait: Bool { base.keepsAliveWhileCallbacksWait }
-    @usableFromInline func callbackBeganWaiting() { base.callbackBeganWaiting() }
-    @usableFromInline func callbackStoppedWaiting() { base.callbackStoppedWaiting() }
+    @_alwaysEmitIntoClient var executionContextID: ObjectIdentifier? { base.executionContextID }
+    @_alwaysEmitIntoClient func submit(_ job: ContextJob) { base.submit(job) }
+    @_alwaysEmitIntoClient func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork { base.submit(job, after: delay) }
+    @_alwaysEmitIntoClient var keepsAliveWhileCallbacksWait: Bool { base.keepsAliveWhileCallbacksWait }
+    @_alwaysEmitIntoClient func callbackBeganWaiting() { base.callbackBeganWaiting() }
+    @_alwaysEmitIntoClient func callbackStoppedWaiting() { base.callbackStoppedWaiting() }
 }

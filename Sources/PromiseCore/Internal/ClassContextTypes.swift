@@ -33,13 +33,24 @@ let classContextWriter = Mutex<Void>(())
 ///   - type: The context class.
 ///   - serial: Whether every instance runs one job at a time, in the order submitted, so that
 ///     the hops of a batched turn may share one job on it (see `Internal/HopBatch.swift`).
+@_alwaysEmitIntoClient
 package func registerClassContextType<Context: ExecutionContext & AnyObject>(_ type: Context.Type, serial: Bool = false) {
+    registerClassContextType(ObjectIdentifier(type), serial: serial) { unsafeDowncast($0, to: Context.self) }
+}
+
+/// ``registerClassContextType(_:serial:)`` without its type parameter: what the generic
+/// function emitted into its callers hands over.
+@usableFromInline
+package func registerClassContextType(
+    _ type: ObjectIdentifier,
+    serial: Bool,
+    bind: @escaping @Sendable (AnyObject) -> any ExecutionContext & AnyObject
+) {
     classContextWriter.withLock { _ in
         let known = classContextCount.load(ordering: .relaxed)
-        for index in 0..<known where classContextSlots[index].type == ObjectIdentifier(type) { return }
+        for index in 0..<known where classContextSlots[index].type == type { return }
         guard known < classContextCapacity else { return }
-        (classContextSlots + known).initialize(
-            to: ClassContextType(type: ObjectIdentifier(type), bind: { unsafeDowncast($0, to: Context.self) }, serial: serial))
+        (classContextSlots + known).initialize(to: ClassContextType(type: type, bind: bind, serial: serial))
         classContextCount.store(known + 1, ordering: .releasing)
     }
 }

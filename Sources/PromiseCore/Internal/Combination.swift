@@ -6,25 +6,22 @@
 /// handler); resolving it by hand leaves them alone.
 ///
 /// The array combinators are `@_alwaysEmitIntoClient`, so that client code specializes them for its value
-/// types; this class is not generic, and its methods stay out of line.
+/// types. This class is not generic; its methods are emitted into the programs that combine
+/// promises, so a program that never does carries none of them.
 @usableFromInline
 final class Combination: PromiseNode {
-    private struct State {
-        let count: Int
-        var remaining: Int
-        var decided = false
-        var withdrawn = false
-        var inputs: [WeakNode] = []
-    }
-    private let state: Lock<State>
-
+    /// A tuple, as `Retrier.State` is: this code is emitted only into programs that combine.
     @usableFromInline
+    typealias State = (count: Int, remaining: Int, decided: Bool, withdrawn: Bool, inputs: [WeakNode])
+    @usableFromInline let state: Lock<State>
+
+    @_alwaysEmitIntoClient
     init(count: Int) {
-        state = Lock(State(count: count, remaining: count))
+        state = Lock((count: count, remaining: count, decided: false, withdrawn: false, inputs: []))
     }
 
     /// Remembers `input` for a later withdrawal. Withdraws at once if that has happened already.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func track(_ input: any PromiseNode) {
         let late = state.withLock { state in
             if state.withdrawn { return true }
@@ -37,7 +34,7 @@ final class Combination: PromiseNode {
 
     /// Counts one input as done. Returns `true` for the last one, unless the outcome was
     /// already decided.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func countDown() -> Bool {
         state.withLock { state in
             state.remaining -= 1
@@ -48,7 +45,7 @@ final class Combination: PromiseNode {
     }
 
     /// Decides the outcome early. Returns `true` for the first caller only.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func decide() -> Bool {
         state.withLock { state in
             guard !state.decided else { return false }
@@ -69,11 +66,11 @@ final class Combination: PromiseNode {
     @usableFromInline
     var resolverInfo: ResolverInfo {
         let inputs = state.withLock { $0.inputs }
-        return ResolverInfo(contextID: nil, upstreams: inputs.compactMap(\.node), isPending: true)
+        return (contextID: nil, upstreams: inputs.compactMap(\.node), isPending: true)
     }
 
     /// Withdraws interest from every tracked input still pending (once).
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func withdrawAll() {
         let inputs: [WeakNode] = state.withLock { state in
             guard !state.withdrawn else { return [] }
@@ -101,17 +98,19 @@ extension Promise {
 /// One slot of a heterogeneous `all`, written once by its input's callback.
 @usableFromInline
 final class Slot<Value: Sendable>: Sendable {
-    private let storage = Lock<Value?>(nil)
+    @usableFromInline let storage: Lock<Value?>
 
-    @usableFromInline
-    init() {}
+    @_alwaysEmitIntoClient
+    init() {
+        storage = Lock(nil)
+    }
 
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func store(_ value: Value) {
         storage.withLock { $0 = value }
     }
 
-    @usableFromInline
+    @_alwaysEmitIntoClient
     var value: Value {
         storage.withLock { $0! }
     }

@@ -16,13 +16,14 @@
 ///    type, which one it was, and what was lost. An owner that loses nothing is not reported.
 ///
 /// `package` access: the adapters' owners call it, users never see it.
+@usableFromInline
 package struct DroppedOwner: Sendable {
     /// The owner's public type name, such as `UVLoop`.
-    package let type: String
+    @usableFromInline package let type: String
     /// Which one it is, such as `thread 'promise-curl'` or `'/tmp/app.sqlite'`.
-    package let name: String
+    @usableFromInline package let name: String
     /// The call that ends it: `shutdown()` or `close()`.
-    package let call: String
+    @usableFromInline package let call: String
 
     /// Describes one owner.
     ///
@@ -30,6 +31,7 @@ package struct DroppedOwner: Sendable {
     ///   - type: The owner's public type name.
     ///   - name: Which one it is, as a reader of the report can find it.
     ///   - call: The call that ends it: `shutdown()` or `close()`.
+    @_alwaysEmitIntoClient
     package init(_ type: String, named name: String, call: String) {
         self.type = type
         self.name = name
@@ -44,13 +46,15 @@ package struct DroppedOwner: Sendable {
     /// - Returns: `a UVLoop (thread 'api-loop') was deallocated without shutdown() and shut
     ///   down as shutdown() does: 2 timers were rejected with loopClosed. Keep the UVLoop until
     ///   its work is done, then call shutdown()`.
+    @_alwaysEmitIntoClient
     package func message(_ lost: String) -> String {
         "\(article) \(type) (\(name)) was deallocated without \(call) and \(call == "close()" ? "closed" : "shut down") as \(call) does: \(lost). Keep the \(type) until its work is done, then call \(call)"
     }
 
     /// `an` before a vowel sound, including initialisms read letter by letter (`an FSFile`,
     /// `an SQLiteDatabase`), `a` otherwise (`a UVLoop`, `a CurlClient`).
-    private var article: String {
+    @_alwaysEmitIntoClient
+    var article: String {
         type.first.map { "AEIO".contains($0) } == true || type.hasPrefix("FS") || type.hasPrefix("SQL") ? "an" : "a"
     }
 
@@ -59,6 +63,7 @@ package struct DroppedOwner: Sendable {
     ///
     /// - Parameter error: What was lost, with the product's `shutdown` code or the error the
     ///   close failed with.
+    @_alwaysEmitIntoClient
     package func report(_ error: any Error) {
         Promises.reportNotShutDown(error)
     }
@@ -71,6 +76,7 @@ package struct DroppedOwner: Sendable {
     ///     plural names (`request in flight`, `requests in flight`); kinds with none are left out.
     ///   - code: The name of the code they were rejected with.
     /// - Returns: The clause, or `nil` when nothing was rejected.
+    @_alwaysEmitIntoClient
     package static func rejected(_ items: [(count: Int, singular: String, plural: String)], code: String) -> String? {
         let named = items.filter { $0.count > 0 }.map { $0.count == 1 ? "1 \($0.singular)" : "\($0.count) \($0.plural)" }
         guard !named.isEmpty else { return nil }
@@ -87,6 +93,7 @@ package struct DroppedOwner: Sendable {
     ///   - plural: What several were, such as `requests in flight`.
     ///   - code: The name of the code they were rejected with.
     /// - Returns: The clause.
+    @_alwaysEmitIntoClient
     package static func rejected(_ count: Int, _ singular: String, _ plural: String, code: String) -> String {
         rejected([(count, singular, plural)], code: code) ?? "nothing was rejected"
     }

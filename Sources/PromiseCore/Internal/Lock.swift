@@ -42,23 +42,25 @@ extension Lock where Value == Bool {
     /// `PromiseNode`, called for a promise of any value type). Not generic, so it is compiled
     /// once for this lock type: the generic `withLock` called from unspecialized code looks up
     /// the metadata of `Mutex<Bool>` on every call, about 330 instructions.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     borrowing func withLockNonGeneric(_ body: () -> Void) {
         withLock { _ in body() }
     }
 }
 
-/// ThreadSanitizer's annotation entry points, found at run time.
+/// ThreadSanitizer's annotation entry points, found at run time: `__tsan_acquire`,
+/// `__tsan_release`, and `AnnotateIgnoreWritesBegin` / `End` (accesses between them are not
+/// recorded). A tuple: a struct's fields would each be a function of the module.
 @usableFromInline
-package struct SanitizerHooks: Sendable {
-    @usableFromInline typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
-    @usableFromInline typealias IgnoreHook = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
-    @usableFromInline let acquire: Hook
-    @usableFromInline let release: Hook
-    /// `AnnotateIgnoreWritesBegin` / `End`: accesses between them are not recorded.
-    @usableFromInline let ignoreBegin: IgnoreHook
-    @usableFromInline let ignoreEnd: IgnoreHook
-}
+package typealias SanitizerHooks = (
+    acquire: SanitizerHook, release: SanitizerHook, ignoreBegin: SanitizerIgnoreHook, ignoreEnd: SanitizerIgnoreHook
+)
+/// The type of `__tsan_acquire` and `__tsan_release`.
+@usableFromInline
+package typealias SanitizerHook = @convention(c) (UnsafeMutableRawPointer?) -> Void
+/// The type of `AnnotateIgnoreWritesBegin` and `AnnotateIgnoreWritesEnd`.
+@usableFromInline
+package typealias SanitizerIgnoreHook = @convention(c) (UnsafePointer<CChar>?, Int32) -> Void
 
 /// `nil` unless the process runs under ThreadSanitizer.
 ///
@@ -68,22 +70,20 @@ package struct SanitizerHooks: Sendable {
 @_alwaysEmitIntoClient
 package var sanitizerHooks: SanitizerHooks? {
     switch sanitizerHooksState.load(ordering: .acquiring) {
-    case SanitizerHooksState.absent: return nil
-    case SanitizerHooksState.present: return foundSanitizerHooks
+    case sanitizerHooksAbsent: return nil
+    case sanitizerHooksPresent: return foundSanitizerHooks
     default: return lookUpSanitizerHooks()
     }
 }
 
-/// What ``sanitizerHooksState`` holds.
-@usableFromInline
-enum SanitizerHooksState {
-    @usableFromInline static let unknown: UInt8 = 0
-    @usableFromInline static let absent: UInt8 = 1
-    @usableFromInline static let present: UInt8 = 2
-    @usableFromInline static let storing: UInt8 = 3
-}
+// What ``sanitizerHooksState`` holds: not looked up yet (0), absent, present, or being stored.
+@_alwaysEmitIntoClient var sanitizerHooksUnknown: UInt8 { 0 }
+@_alwaysEmitIntoClient var sanitizerHooksAbsent: UInt8 { 1 }
+@_alwaysEmitIntoClient var sanitizerHooksPresent: UInt8 { 2 }
+@_alwaysEmitIntoClient var sanitizerHooksStoring: UInt8 { 3 }
 
-/// Whether ``foundSanitizerHooks`` is set (see ``SanitizerHooksState``).
+/// Whether ``foundSanitizerHooks`` is set: `sanitizerHooksUnknown`, `…Absent`, `…Present` or
+/// `…Storing`.
 @usableFromInline
 let sanitizerHooksState = Atomic<UInt8>(0)
 
@@ -98,10 +98,10 @@ nonisolated(unsafe) var foundSanitizerHooks: SanitizerHooks? = nil
 func lookUpSanitizerHooks() -> SanitizerHooks? {
     let hooks = sanitizerHooksIfPresent()
     // One thread stores; any other that raced it has its own copy of the same answer.
-    guard sanitizerHooksState.compareExchange(expected: SanitizerHooksState.unknown, desired: SanitizerHooksState.storing, ordering: .relaxed).exchanged
+    guard sanitizerHooksState.compareExchange(expected: sanitizerHooksUnknown, desired: sanitizerHooksStoring, ordering: .relaxed).exchanged
     else { return hooks }
     foundSanitizerHooks = hooks
-    sanitizerHooksState.store(hooks == nil ? SanitizerHooksState.absent : SanitizerHooksState.present, ordering: .releasing)
+    sanitizerHooksState.store(hooks == nil ? sanitizerHooksAbsent : sanitizerHooksPresent, ordering: .releasing)
     return hooks
 }
 
@@ -112,10 +112,10 @@ private func sanitizerHooksIfPresent() -> SanitizerHooks? {
     else {
         return nil
     }
-    return SanitizerHooks(
-        acquire: unsafeBitCast(acquire, to: SanitizerHooks.Hook.self),
-        release: unsafeBitCast(release, to: SanitizerHooks.Hook.self),
-        ignoreBegin: unsafeBitCast(ignoreBegin, to: SanitizerHooks.IgnoreHook.self),
-        ignoreEnd: unsafeBitCast(ignoreEnd, to: SanitizerHooks.IgnoreHook.self)
+    return (
+        acquire: unsafeBitCast(acquire, to: SanitizerHook.self),
+        release: unsafeBitCast(release, to: SanitizerHook.self),
+        ignoreBegin: unsafeBitCast(ignoreBegin, to: SanitizerIgnoreHook.self),
+        ignoreEnd: unsafeBitCast(ignoreEnd, to: SanitizerIgnoreHook.self)
     )
 }

@@ -12,16 +12,23 @@ final class ResolverToken<Value: Sendable>: Sendable {
 
     deinit {
         guard promise.isPending else { return }
-        let error = PromiseError(
-            .brokenPromise,
-            message: "the fulfill and reject closures of a Promise<\(Value.self)> were released without either being called, "
-                + "so it can never be resolved; call one of them on every path of the work"
-        )
-        Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(Value.self)"))
-        promise.resolve(.failure(error), fromUpstream: false)
+        promise.resolve(.failure(reportReleasedResolver(Value.self)), fromUpstream: false)
     }
 
-    @usableFromInline func fulfill(_ value: Value) { promise.resolve(.success(value), fromUpstream: false) }
-    @usableFromInline func reject(_ error: any Error) { promise.resolve(.failure(error), fromUpstream: false) }
-    @usableFromInline func resolve(_ result: Result<Value, any Error>) { promise.resolve(result, fromUpstream: false) }
+    @_alwaysEmitIntoClient func fulfill(_ value: Value) { promise.resolve(.success(value), fromUpstream: false) }
+    @_alwaysEmitIntoClient func reject(_ error: any Error) { promise.resolve(.failure(error), fromUpstream: false) }
+    @_alwaysEmitIntoClient func resolve(_ result: Result<Value, any Error>) { promise.resolve(result, fromUpstream: false) }
+}
+
+/// Reports the fulfil and reject closures of a pending `Promise<valueType>` released without
+/// either being called, and returns the error it is rejected with. Not generic, so every value
+/// type's token shares it.
+func reportReleasedResolver(_ valueType: Any.Type) -> PromiseError {
+    let error = PromiseError(
+        .brokenPromise,
+        message: "the fulfill and reject closures of a Promise<\(valueType)> were released without either being called, "
+            + "so it can never be resolved; call one of them on every path of the work"
+    )
+    Promises.report(PromiseDiagnostic(kind: .brokenPromise, error: error, valueType: "\(valueType)"))
+    return error
 }

@@ -1,5 +1,5 @@
-internal import Dispatch
-internal import Synchronization
+package import Dispatch
+package import Synchronization
 
 /// A promise seen without its value type: what the drain loop and upward cancellation need.
 @usableFromInline
@@ -28,23 +28,12 @@ extension PromiseNode {
     func unlinkUpstream(from source: ObjectIdentifier) {}
 }
 
-/// What `awaitPromise`'s deadlock check learns of one step of a chain.
+/// What `awaitPromise`'s deadlock check learns of one step of a chain: the context whose work
+/// resolves the step, if known; the promises the step waits for (its source, or the inputs of
+/// a combinator); and whether the step is still pending. A tuple: a struct would be a type of
+/// the module, with metadata, value witnesses and accessors that every program carries.
 @usableFromInline
-struct ResolverInfo {
-    /// The context whose work resolves the step, if known.
-    var contextID: ObjectIdentifier?
-    /// The promises the step waits for: its source, or the inputs of a combinator.
-    var upstreams: [any PromiseNode]
-    /// Whether the step is still pending.
-    var isPending: Bool
-
-    @usableFromInline
-    init(contextID: ObjectIdentifier?, upstreams: [any PromiseNode], isPending: Bool) {
-        self.contextID = contextID
-        self.upstreams = upstreams
-        self.isPending = isPending
-    }
-}
+typealias ResolverInfo = (contextID: ObjectIdentifier?, upstreams: [any PromiseNode], isPending: Bool)
 
 /// Hands callbacks to their contexts, running same-turn work in a loop instead of recursing.
 ///
@@ -198,7 +187,7 @@ enum Scheduler {
     /// Submits `work` to `context` as a turn of its own. If the context refuses the job (an
     /// invalidated ``InvalidatableQueue``, a shut-down loop), `owner` is rejected instead of
     /// left pending.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     static func submit(
         _ context: any ExecutionContext,
         owner: (any PromiseNode)? = nil,
@@ -213,15 +202,18 @@ enum Scheduler {
     /// `awaitPromise`'s deadlock check, which every operator follows by creating its promise
     /// with the context it hands work to (``Promise/init(resolvingContextID:)``), and which
     /// ``submit(_:owner:_:)`` and ``schedule(on:owner:after:_:)`` check in debug builds.
+    @usableFromInline
     static func recordsResolver(_ owner: (any PromiseNode)?, _ contextID: ObjectIdentifier?) -> Bool {
         guard let owner, let contextID else { return true }
         return owner.resolverInfo.contextID == contextID
     }
 
     /// What a debug build says when an operator breaks the rule ``recordsResolver(_:_:)`` checks.
-    static let resolverRuleMessage =
+    @_alwaysEmitIntoClient
+    static var resolverRuleMessage: String {
         "swift-promise: an operator handed work to a context for a promise that does not name that context as its resolver; "
-        + "create the promise with Promise(resolvingContextID: context.executionContextID) so that awaitPromise detects deadlocks"
+            + "create the promise with Promise(resolvingContextID: context.executionContextID) so that awaitPromise detects deadlocks"
+    }
 
     /// Hands a callback's `body` and the `result` it gets to `context`, as a turn of its own:
     /// one closure, which runs the turn itself.
@@ -263,7 +255,7 @@ enum Scheduler {
 
     /// Runs `work` on `context` after `delay`, as a turn of that context. The returned handle
     /// cancels it; cancelling after it ran does nothing. A refused timer rejects `owner`.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     static func schedule(
         on context: any ExecutionContext,
         owner: (any PromiseNode)?,
@@ -297,22 +289,24 @@ enum Scheduler {
 private let batchedTurnCount = Atomic<Int>(0)
 
 /// The owner of a counted job: a refusal ends the count as running would.
+@usableFromInline
 final class TrackedOwner: PromiseNode {
     let owner: (any PromiseNode)?
     let once: OnceFlag
 
+    @usableFromInline
     init(_ owner: (any PromiseNode)?, _ once: OnceFlag) {
         self.owner = owner
         self.once = once
     }
 
-    func deliverCallbacks(in turn: Turn) {}
-    func withdrawConsumer() -> (any PromiseNode)? { nil }
-    func abandon() {
+    @usableFromInline func deliverCallbacks(in turn: Turn) {}
+    @usableFromInline func withdrawConsumer() -> (any PromiseNode)? { nil }
+    @usableFromInline func abandon() {
         owner?.abandon()
         if once.claim() { Tracking.end() }
     }
-    var resolverInfo: ResolverInfo { owner?.resolverInfo ?? ResolverInfo(contextID: nil, upstreams: [], isPending: false) }
+    @usableFromInline var resolverInfo: ResolverInfo { owner?.resolverInfo ?? (contextID: nil, upstreams: [], isPending: false) }
 }
 
 /// A callback for a settled promise that waits in the drain queue (see
@@ -335,13 +329,19 @@ final class DeferredCallback<Value: Sendable>: PromiseNode {
     @usableFromInline
     func abandon() {}
     @usableFromInline
-    var resolverInfo: ResolverInfo { ResolverInfo(contextID: nil, upstreams: [], isPending: false) }
+    var resolverInfo: ResolverInfo { (contextID: nil, upstreams: [], isPending: false) }
 }
 
 /// A flag that can be claimed once, from any thread.
+@usableFromInline
 final class OnceFlag: Sendable {
     private let claimed = Atomic<Bool>(false)
+
+    @usableFromInline
+    init() {}
+
     /// True for the first caller only.
+    @usableFromInline
     func claim() -> Bool {
         !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }
@@ -349,41 +349,28 @@ final class OnceFlag: Sendable {
 
 /// Counts promise work in flight, for `PromiseTesting.waitForPromises`. Off (and free) until
 /// a test enables it.
+@usableFromInline
 package enum Tracking {
     private static let enabled = Atomic<Bool>(false)
     private static let inFlight = Atomic<Int>(0)
 
     /// Whether work is being counted.
+    @usableFromInline
     package static var isEnabled: Bool { enabled.load(ordering: .relaxed) }
     /// Starts counting work submitted from now on.
     package static func enable() { enabled.store(true, ordering: .releasing) }
     /// Work submitted while counting that has not finished yet.
     package static var pendingCount: Int { inFlight.load(ordering: .acquiring) }
+    @usableFromInline
     static func begin() { inFlight.add(1, ordering: .relaxed) }
+    @usableFromInline
     static func end() {
         let left = inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
         if left == 0, idleWaiters.load(ordering: .acquiring) > 0 { idle.signal() }
     }
 
-    /// Threads inside ``waitUntilIdle(before:)``.
-    private static let idleWaiters = Atomic<Int>(0)
+    /// Threads waiting for the count to reach zero (PromiseTesting's `waitForPromises`).
+    package static let idleWaiters = Atomic<Int>(0)
     /// Signalled when the count drops to zero while a thread waits for that.
-    private static let idle = DispatchSemaphore(value: 0)
-
-    /// Blocks until no counted work is in flight, or until `deadline`. Returns whether the
-    /// count reached zero.
-    ///
-    /// A waiter that misses a signal (the count dropped to zero between its look and its
-    /// wait) looks again within a millisecond; a signal left over from an earlier wait only
-    /// makes it look again sooner.
-    package static func waitUntilIdle(before deadline: ContinuousClock.Instant) -> Bool {
-        idleWaiters.add(1, ordering: .acquiringAndReleasing)
-        defer { idleWaiters.subtract(1, ordering: .relaxed) }
-        while pendingCount > 0 {
-            let left = ContinuousClock.now.duration(to: deadline)
-            if left <= .zero { return false }
-            _ = idle.wait(timeout: .now() + min(left, .milliseconds(1)).dispatchInterval)
-        }
-        return true
-    }
+    package static let idle = DispatchSemaphore(value: 0)
 }

@@ -11,18 +11,30 @@ final class Turn {
     /// The context whose work this thread is running right now, if the library started that work.
     @usableFromInline @exclusivity(unchecked) var currentContextID: ObjectIdentifier?
     /// True while this thread is inside a drain loop; promises resolved meanwhile queue up in `queue`.
-    @exclusivity(unchecked) var draining = false
+    @exclusivity(unchecked) var draining: Bool
     /// How many deliveries are nested inside the current drain (see `Scheduler.beginDelivery`).
-    @exclusivity(unchecked) var nesting = 0
+    @exclusivity(unchecked) var nesting: Int
     /// How many callbacks for settled promises are running nested (see
     /// `Scheduler.inlineDepthLimit`).
-    @usableFromInline @exclusivity(unchecked) var inlineDepth = 0
+    @exclusivity(unchecked) var inlineDepth: Int
     /// Promises resolved during the current drain whose callbacks still have to be delivered.
-    @exclusivity(unchecked) var queue: [any PromiseNode] = []
-    @exclusivity(unchecked) var head = 0
+    @exclusivity(unchecked) var queue: [any PromiseNode]
+    @exclusivity(unchecked) var head: Int
     /// The carriers of the batched turn this thread runs, if it runs one (see
     /// `Scheduler.runBatchedTurn`).
     @exclusivity(unchecked) var hops: HopBatch?
+
+    // Set here rather than by initial values, each of which would be a function of the module
+    // (the class is `@usableFromInline`) that every program carries.
+    init() {
+        currentContextID = nil
+        draining = false
+        nesting = 0
+        inlineDepth = 0
+        queue = []
+        head = 0
+        hops = nil
+    }
 
     /// The calling thread's turn, created on first use and released when the thread exits.
     @usableFromInline
