@@ -191,8 +191,7 @@ func waitingThreadRunnersExist() -> Bool {
 /// Asks the runner registered for `context`, if any, to settle `promise` on this thread.
 @usableFromInline
 func askWaitingThreadRunner(of context: ObjectIdentifier, settling promise: ObjectIdentifier, blocking: Bool) -> WaitingThreadOutcome {
-    guard let runner = ContextRegistry.waitingThreadRunner(for: context) else { return .declined }
-    return WaitingThreadOutcome(runner.runOnWaitingThread(settling: promise, blocking: blocking))
+    RegisteredRunner(for: context)?.run(settling: promise, blocking: blocking) ?? .declined
 }
 
 /// ``WaitingThreadHelp`` for inlinable code, which cannot name SPI.
