@@ -67,9 +67,10 @@ let package = Package(
         // The POSIX and threading plumbing the adapters share (named threads, the atomic file
         // replace, path rules, errno text, a FIFO, and PromiseBasics, which it re-exports). Not a
         // product, `package` access only, and it links no C library beyond the C runtime.
-        // The two system helpers PromiseCore itself needs (Duration conversions, the standard
-        // error writer), apart from PromiseSystem so that a program using PromiseCore alone
-        // does not link the adapters' plumbing.
+        // What PromiseCore itself needs of the system (Duration conversions, the standard error
+        // writer) and the one EINTR-aware system-call layer every product goes through, apart
+        // from PromiseSystem so that a program using PromiseCore alone does not link the
+        // adapters' plumbing.
         .target(name: "PromiseBasics", swiftSettings: strictSettings),
         .target(name: "PromiseSystem", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
         .testTarget(name: "PromiseSystemTests", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
@@ -81,7 +82,7 @@ let package = Package(
         // `Promises.nextSignal` and the process's one owner of signal actions (SignalOwner),
         // which PromiseUV's signal watches and child processes go through too. PromiseCore
         // only, so a program that names it links none of the adapters' plumbing.
-        .target(name: "PromiseSignals", dependencies: ["PromiseCore"], swiftSettings: strictSettings),
+        .target(name: "PromiseSignals", dependencies: ["PromiseCore", "PromiseBasics"], swiftSettings: strictSettings),
         .target(name: "PromiseFS", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         // The system SQLite (Debian 12: 3.40.1): module.modulemap and shim.h only.
         .systemLibrary(
@@ -115,7 +116,7 @@ let package = Package(
         // product, so PromiseTesting stays free of libcurl.
         .target(
             name: "PromiseCurlTesting",
-            dependencies: ["PromiseCurl"],
+            dependencies: ["PromiseCurl", "PromiseBasics"],
             swiftSettings: strictSettings
         ),
         .testTarget(

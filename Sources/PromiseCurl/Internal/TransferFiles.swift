@@ -45,15 +45,9 @@ final class DownloadSink {
 
     /// Writes all of `bytes`; `false` after an error (kept in ``writeErrno``).
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = Glibc.write(replacement.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                writeErrno = errno
-                return false
-            }
-            offset += count
+        if let failure = SystemCall.writeAll(replacement.descriptor, bytes) {
+            writeErrno = failure
+            return false
         }
         written += Int64(bytes.count)
         return true
@@ -101,7 +95,7 @@ final class UploadFile {
     /// Opens a regular file for reading. The path was checked with the request
     /// (`CurlRequest.validated(downloadPath:)`).
     static func open(_ path: String) -> Result<UploadFile, CurlError> {
-        let fd = retryingEINTR { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+        let fd = SystemCall.retryingInterrupts { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
             return .failure(CurlError(.invalidRequest, message: "cannot open the request body file '\(path)': \(ErrnoText.describe(errno))"))
         }
@@ -115,11 +109,10 @@ final class UploadFile {
 
     /// Reads up to `buffer.count` bytes; `nil` after an error.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            readErrno = errno
+        switch SystemCall.read(fd, into: buffer) {
+        case .success(let count): return count
+        case .failure(let failure):
+            readErrno = failure.errno
             return nil
         }
     }
@@ -132,12 +125,5 @@ final class UploadFile {
 
     deinit {
         if fd >= 0 { _ = close(fd) }
-    }
-}
-
-private func retryingEINTR(_ body: () -> Int32) -> Int32 {
-    while true {
-        let result = body()
-        if result >= 0 || errno != EINTR { return result }
     }
 }

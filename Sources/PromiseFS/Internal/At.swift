@@ -1,4 +1,5 @@
 internal import Glibc
+internal import PromiseSystem
 
 /// System calls on byte paths (``FSPath``), relative to a directory descriptor (``cwd`` for
 /// an ordinary path). Each never follows a final symbolic link unless it says so; `path` is
@@ -17,14 +18,14 @@ enum At {
     static func open(
         _ dirFD: Int32, _ name: FSPath, _ flags: Int32, mode: UInt32 = 0, path: FSPath, activity: String
     ) throws(FSError) -> Int32 {
-        let fd = name.withCString { name in Sys.retrying { Glibc.openat(dirFD, name, flags | O_CLOEXEC, mode_t(mode)) } }
+        let fd = name.withCString { name in SystemCall.retryingInterrupts { Glibc.openat(dirFD, name, flags | O_CLOEXEC, mode_t(mode)) } }
         guard fd >= 0 else { throw failure("open", path, activity) }
         return fd
     }
 
     /// Opens the directory `name` in `dirFD`, refusing a symbolic link.
     static func openDirectory(_ dirFD: Int32, _ name: FSPath, path: FSPath) throws(FSError) -> Int32 {
-        let fd = name.withCString { name in Sys.retrying { Glibc.openat(dirFD, name, directoryFlags | O_CLOEXEC, 0) } }
+        let fd = name.withCString { name in SystemCall.retryingInterrupts { Glibc.openat(dirFD, name, directoryFlags | O_CLOEXEC, 0) } }
         guard fd >= 0 else {
             let link = errno == ELOOP || errno == ENOTDIR
             throw failure(
@@ -40,7 +41,7 @@ enum At {
     static func stat(_ dirFD: Int32, _ name: FSPath, followingLinks: Bool = false, path: FSPath) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
         let flags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
-        let status = name.withCString { name in Sys.retrying { Glibc.fstatat(dirFD, name, &info, flags) } }
+        let status = name.withCString { name in SystemCall.retryingInterrupts { Glibc.fstatat(dirFD, name, &info, flags) } }
         guard status == 0 else { throw failure(followingLinks ? "stat" : "lstat", path, "reading the attributes of \(path)") }
         return FSFileInfo(info)
     }
@@ -56,26 +57,26 @@ enum At {
 
     static func fstat(_ fd: Int32, path: FSPath) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
-        guard Sys.retrying({ Glibc.fstat(fd, &info) }) == 0 else {
+        guard SystemCall.retryingInterrupts({ Glibc.fstat(fd, &info) }) == 0 else {
             throw failure("fstat", path, "reading the attributes of \(path)")
         }
         return FSFileInfo(info)
     }
 
     static func fchmod(_ fd: Int32, _ mode: UInt32, path: FSPath) throws(FSError) {
-        guard Sys.retrying({ Glibc.fchmod(fd, mode_t(mode)) }) == 0 else {
+        guard SystemCall.retryingInterrupts({ Glibc.fchmod(fd, mode_t(mode)) }) == 0 else {
             throw failure("chmod", path, "changing the permissions of \(path)")
         }
     }
 
     static func mkdir(_ dirFD: Int32, _ name: FSPath, _ mode: UInt32, path: FSPath) throws(FSError) {
-        let status = name.withCString { name in Sys.retrying { Glibc.mkdirat(dirFD, name, mode_t(mode)) } }
+        let status = name.withCString { name in SystemCall.retryingInterrupts { Glibc.mkdirat(dirFD, name, mode_t(mode)) } }
         guard status == 0 else { throw failure("mkdir", path, "creating the directory \(path)") }
     }
 
     /// Removes `name` in `dirFD` (a directory when `directory` is true).
     static func unlink(_ dirFD: Int32, _ name: FSPath, directory: Bool, path: FSPath) throws(FSError) {
-        let status = name.withCString { name in Sys.retrying { Glibc.unlinkat(dirFD, name, directory ? AT_REMOVEDIR : 0) } }
+        let status = name.withCString { name in SystemCall.retryingInterrupts { Glibc.unlinkat(dirFD, name, directory ? AT_REMOVEDIR : 0) } }
         guard status == 0 else {
             throw failure(directory ? "rmdir" : "unlink", path, directory ? "removing the directory \(path)" : "removing \(path)")
         }
@@ -83,7 +84,7 @@ enum At {
 
     static func symlink(target: FSPath, _ dirFD: Int32, _ name: FSPath, path: FSPath) throws(FSError) {
         let status = target.withCString { target in
-            name.withCString { name in Sys.retrying { Glibc.symlinkat(target, dirFD, name) } }
+            name.withCString { name in SystemCall.retryingInterrupts { Glibc.symlinkat(target, dirFD, name) } }
         }
         guard status == 0 else { throw failure("symlink", path, "creating the symbolic link \(path) to \(target)") }
     }
@@ -94,7 +95,7 @@ enum At {
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
             let n = name.withCString { name in
-                Sys.retrying {
+                SystemCall.retryingInterrupts {
                     buffer.withUnsafeMutableBufferPointer { raw in
                         raw.withMemoryRebound(to: CChar.self) { Glibc.readlinkat(dirFD, name, $0.baseAddress!, capacity) }
                     }
@@ -108,7 +109,7 @@ enum At {
 
     static func rename(_ fromDirFD: Int32, _ from: FSPath, _ toDirFD: Int32, _ to: FSPath, crossDeviceIsFine: Bool = false) throws(FSError) -> Bool {
         let status = from.withCString { from in
-            to.withCString { to in Sys.retrying { Glibc.renameat(fromDirFD, from, toDirFD, to) } }
+            to.withCString { to in SystemCall.retryingInterrupts { Glibc.renameat(fromDirFD, from, toDirFD, to) } }
         }
         if status == 0 { return true }
         if crossDeviceIsFine && errno == EXDEV { return false }
@@ -246,7 +247,7 @@ final class DirectoryStack {
         let parent = levels.count - 1
         guard levels[parent].fd < 0 else { return }
         let path = levels[parent].path
-        let fd = Sys.retrying { Glibc.openat(child.fd, "..", At.directoryFlags | O_CLOEXEC, 0) }
+        let fd = SystemCall.retryingInterrupts { Glibc.openat(child.fd, "..", At.directoryFlags | O_CLOEXEC, 0) }
         guard fd >= 0 else { throw At.failure("open", path, "reopening the directory \(path)") }
         let reopened = try Self.level(fd, name: levels[parent].name, path: path)
         guard reopened.device == levels[parent].device, reopened.inode == levels[parent].inode else {

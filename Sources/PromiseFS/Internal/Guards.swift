@@ -1,4 +1,5 @@
 internal import Glibc
+internal import PromiseSystem
 
 // Checks that keep hostile input from crashing, hanging or silently replacing what a path
 // names: sizes, kinds of file, errors that match the system's, and what a copy keeps.
@@ -41,7 +42,7 @@ extension Sys {
     /// 45 s by default), not by the other process, so it cannot wedge a thread for good; a
     /// FIFO never fails this way.
     static func openBreakingLease(_ path: FSPath, _ flags: Int32, _ mode: UInt32) -> Int32 {
-        path.withCString { path in retrying { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) } }
+        path.withCString { path in SystemCall.retryingInterrupts { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) } }
     }
 
     /// The error of a failed `open`, with the reason spelled out where `ENXIO` means a FIFO
@@ -100,7 +101,7 @@ extension FileWriter {
     /// never creates anything for such a name, and nothing is truncated.
     static func refuseTrailingSlash(_ path: FSPath) throws(FSError) {
         guard path.bytes.last == FSPath.slash else { return }
-        let fd = path.withCString { path in Sys.retrying { Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600) } }
+        let fd = path.withCString { path in SystemCall.retryingInterrupts { Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600) } }
         let code = fd >= 0 ? EISDIR : errno
         if fd >= 0 { Sys.close(fd) }
         throw FSError(
@@ -116,7 +117,7 @@ extension Tree {
     /// succeed (the component became a directory meanwhile), the directory exists and nothing
     /// is thrown.
     static func mkdirThroughNonDirectory(_ path: FSPath, prefix: FSPath, info: FSFileInfo, mode: UInt32) throws(FSError) {
-        guard path.withCString({ path in Sys.retrying { Glibc.mkdir(path, mode_t(mode)) } }) != 0 else { return }
+        guard path.withCString({ path in SystemCall.retryingInterrupts { Glibc.mkdir(path, mode_t(mode)) } }) != 0 else { return }
         let code = errno
         if code == EEXIST, (try? Sys.stat(path, followingLinks: true))?.kind == .directory { return }
         let what = info.kind == .symbolicLink ? "a symbolic link that does not lead to a directory" : Sys.phrase(info.kind)
@@ -130,7 +131,7 @@ extension At {
     /// Gives the file open as `fd` the access and modification times of `info`, to the
     /// nanosecond.
     static func setTimes(_ fd: Int32, from info: FSFileInfo, path: FSPath) throws(FSError) {
-        guard Sys.retrying({ Glibc.futimens(fd, timespecs(info)) }) == 0 else {
+        guard SystemCall.retryingInterrupts({ Glibc.futimens(fd, timespecs(info)) }) == 0 else {
             throw failure("futimens", path, "setting the times of \(path)")
         }
     }
@@ -139,7 +140,7 @@ extension At {
     /// nanosecond; a symbolic link gets them itself, never what it points to.
     static func setTimes(_ dirFD: Int32, _ name: FSPath, from info: FSFileInfo, path: FSPath) throws(FSError) {
         let times = timespecs(info)
-        let status = name.withCString { name in Sys.retrying { Glibc.utimensat(dirFD, name, times, AT_SYMLINK_NOFOLLOW) } }
+        let status = name.withCString { name in SystemCall.retryingInterrupts { Glibc.utimensat(dirFD, name, times, AT_SYMLINK_NOFOLLOW) } }
         guard status == 0 else { throw failure("utimensat", path, "setting the times of \(path)") }
     }
 

@@ -23,7 +23,7 @@ extension Sys {
                 activity: "reading \(path) with a size cap of \(maxSize) bytes (the cap must be 0 or more)")
         }
         let activity = "opening \(path) for reading"
-        var fd = path.withCString { path in retrying { Glibc.open(path, readOnly | O_CLOEXEC | O_NONBLOCK, 0) } }
+        var fd = path.withCString { path in SystemCall.retryingInterrupts { Glibc.open(path, readOnly | O_CLOEXEC | O_NONBLOCK, 0) } }
         if fd < 0 && errno == EWOULDBLOCK { fd = openBreakingLease(path, readOnly | O_NONBLOCK, 0) }
         guard fd >= 0 else { throw openFailure(path, readOnly, activity) }
         let info: FSFileInfo
@@ -57,11 +57,11 @@ extension Sys {
             guard try waitReadable(fd, path: path) else { continue }
             var readError: Int32 = 0
             let chunk = [UInt8](unsafeUninitializedCapacity: min(streamChunk, limit - result.count)) { buffer, filled in
-                let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                let count = SystemCall.retryingInterrupts { Glibc.read(fd, buffer.baseAddress, buffer.count) }
                 if count < 0 { readError = errno }
                 filled = max(count, 0)
             }
-            if readError == EINTR || readError == EAGAIN || readError == EWOULDBLOCK { continue }
+            if readError == EAGAIN || readError == EWOULDBLOCK { continue }
             if readError != 0 {
                 errno = readError
                 throw failure("read", path, "reading \(path)")
@@ -80,8 +80,8 @@ extension Sys {
     /// an error to report); `false` when the time passed or a signal came first.
     private static func waitReadable(_ fd: Int32, path: FSPath) throws(FSError) -> Bool {
         var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = Glibc.poll(&request, 1, streamWaitMilliseconds)
-        if ready < 0 && errno != EINTR { throw failure("poll", path, "waiting for bytes from \(path)") }
+        let ready = SystemCall.retryingInterrupts { Glibc.poll(&request, 1, streamWaitMilliseconds) }
+        if ready < 0 { throw failure("poll", path, "waiting for bytes from \(path)") }
         return ready > 0
     }
 }

@@ -15,16 +15,6 @@ enum Sys {
         failure(operation, path.description, activity)
     }
 
-    /// Calls `body` until it does not fail with `EINTR`.
-    @inline(__always)
-    static func retrying<T: BinaryInteger>(_ body: () -> T) -> T {
-        while true {
-            let result = body()
-            if result == -1 && errno == EINTR { continue }
-            return result
-        }
-    }
-
     // MARK: Descriptors
 
     static let readOnly = O_RDONLY
@@ -47,23 +37,21 @@ enum Sys {
     /// ``blocking(_:_:path:)``): a FIFO opens at once for reading and fails with `ENXIO`
     /// for writing when no process reads it.
     static func open(_ path: FSPath, _ flags: Int32, mode: UInt32 = 0o644, activity: String) throws(FSError) -> Int32 {
-        var fd = path.withCString { path in retrying { Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK, mode_t(mode)) } }
+        var fd = path.withCString { path in SystemCall.retryingInterrupts { Glibc.open(path, flags | O_CLOEXEC | O_NONBLOCK, mode_t(mode)) } }
         if fd < 0 && errno == EWOULDBLOCK { fd = openBreakingLease(path, flags, mode) }
         guard fd >= 0 else { throw openFailure(path, flags, activity) }
         return try blocking(fd, flags, path: path)
     }
 
-    /// Closes `fd`. On Linux the descriptor is gone even when `close` reports `EINTR`, so it
-    /// is never retried.
+    /// Closes `fd` once, never retried (``SystemCall/close(_:)``).
     static func close(_ fd: Int32) {
-        _ = Glibc.close(fd)
+        SystemCall.close(fd)
     }
 
     /// Closes `fd` like ``close(_:)`` and returns the `errno` of a failure that may have lost
     /// data (`EIO`, `ENOSPC` on a network file system), or `nil`; `EINTR` is not one.
     static func closeReportingError(_ fd: Int32) -> Int32? {
-        guard Glibc.close(fd) != 0, errno != EINTR else { return nil }
-        return errno
+        SystemCall.close(fd)
     }
 
     /// Reads the rest of `fd`, failing with ``FSError/Code-swift.struct/tooLarge`` past
@@ -97,7 +85,7 @@ enum Sys {
         let bytes = [UInt8](unsafeUninitializedCapacity: max(capacity, 0)) { buffer, filled in
             filled = 0
             while filled < capacity {
-                let n = retrying {
+                let n = SystemCall.retryingInterrupts {
                     if let offset {
                         return Glibc.pread(fd, buffer.baseAddress! + filled, capacity - filled, off_t(offset) + off_t(filled))
                     }
@@ -148,7 +136,7 @@ enum Sys {
         var written = 0
         while written < buffer.count {
             let length = min(buffer.count - written, writeSlice)
-            let n = retrying {
+            let n = SystemCall.retryingInterrupts {
                 if let offset {
                     return Glibc.pwrite(fd, buffer.baseAddress! + written, length, off_t(offset) + off_t(written))
                 }
@@ -161,11 +149,11 @@ enum Sys {
     }
 
     static func fsync(_ fd: Int32, path: String) throws(FSError) {
-        guard retrying({ Glibc.fsync(fd) }) == 0 else { throw failure("fsync", path, "flushing \(path) to disk") }
+        guard SystemCall.retryingInterrupts({ Glibc.fsync(fd) }) == 0 else { throw failure("fsync", path, "flushing \(path) to disk") }
     }
 
     static func ftruncate(_ fd: Int32, _ size: Int64, path: String) throws(FSError) {
-        guard retrying({ Glibc.ftruncate(fd, off_t(size)) }) == 0 else {
+        guard SystemCall.retryingInterrupts({ Glibc.ftruncate(fd, off_t(size)) }) == 0 else {
             throw failure("truncate", path, "truncating \(path) to \(size) bytes")
         }
     }
@@ -179,33 +167,33 @@ enum Sys {
     static func stat(_ path: FSPath, followingLinks: Bool) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
         let flags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
-        let status = path.withCString { path in retrying { Glibc.fstatat(AT_FDCWD, path, &info, flags) } }
+        let status = path.withCString { path in SystemCall.retryingInterrupts { Glibc.fstatat(AT_FDCWD, path, &info, flags) } }
         guard status == 0 else { throw failure(followingLinks ? "stat" : "lstat", path, "reading the attributes of \(path)") }
         return FSFileInfo(info)
     }
 
     static func fstat(_ fd: Int32, path: String) throws(FSError) -> FSFileInfo {
         var info = Glibc.stat()
-        guard retrying({ Glibc.fstat(fd, &info) }) == 0 else { throw failure("fstat", path, "reading the attributes of \(path)") }
+        guard SystemCall.retryingInterrupts({ Glibc.fstat(fd, &info) }) == 0 else { throw failure("fstat", path, "reading the attributes of \(path)") }
         return FSFileInfo(info)
     }
 
     /// `lstat` that reports a missing path as `nil` instead of an error.
     static func lstatIfPresent(_ path: FSPath) throws(FSError) -> FSFileInfo? {
         var info = Glibc.stat()
-        if path.withCString({ path in retrying { Glibc.lstat(path, &info) } }) == 0 { return FSFileInfo(info) }
+        if path.withCString({ path in SystemCall.retryingInterrupts { Glibc.lstat(path, &info) } }) == 0 { return FSFileInfo(info) }
         if errno == ENOENT { return nil }
         throw failure("lstat", path, "reading the attributes of \(path)")
     }
 
     static func chmod(_ path: FSPath, _ mode: UInt32) throws(FSError) {
-        guard path.withCString({ path in retrying { Glibc.chmod(path, mode_t(mode)) } }) == 0 else {
+        guard path.withCString({ path in SystemCall.retryingInterrupts { Glibc.chmod(path, mode_t(mode)) } }) == 0 else {
             throw failure("chmod", path, "changing the permissions of \(path)")
         }
     }
 
     static func fchmod(_ fd: Int32, _ mode: UInt32, path: String) throws(FSError) {
-        guard retrying({ Glibc.fchmod(fd, mode_t(mode)) }) == 0 else {
+        guard SystemCall.retryingInterrupts({ Glibc.fchmod(fd, mode_t(mode)) }) == 0 else {
             throw failure("chmod", path, "changing the permissions of \(path)")
         }
     }
@@ -218,7 +206,7 @@ enum Sys {
 
     /// Renames; returns `false` instead of failing with `EXDEV` when `crossDeviceIsFine`.
     static func rename(_ from: FSPath, _ to: FSPath, crossDeviceIsFine: Bool) throws(FSError) -> Bool {
-        let status = from.withCString { from in to.withCString { to in retrying { Glibc.rename(from, to) } } }
+        let status = from.withCString { from in to.withCString { to in SystemCall.retryingInterrupts { Glibc.rename(from, to) } } }
         if status == 0 { return true }
         if crossDeviceIsFine && errno == EXDEV { return false }
         throw failure("rename", from, "renaming \(from) to \(to)")
@@ -226,17 +214,17 @@ enum Sys {
 
     /// Gives `existing` a second name `path`; fails with `EEXIST` if `path` exists, atomically.
     static func link(_ existing: FSPath, _ path: FSPath) throws(FSError) {
-        guard existing.withCString({ existing in path.withCString { path in retrying { Glibc.link(existing, path) } } }) == 0 else {
+        guard existing.withCString({ existing in path.withCString { path in SystemCall.retryingInterrupts { Glibc.link(existing, path) } } }) == 0 else {
             throw failure("link", path, "creating \(path)")
         }
     }
 
     static func unlink(_ path: FSPath) throws(FSError) {
-        guard path.withCString({ path in retrying { Glibc.unlink(path) } }) == 0 else { throw failure("unlink", path, "removing \(path)") }
+        guard path.withCString({ path in SystemCall.retryingInterrupts { Glibc.unlink(path) } }) == 0 else { throw failure("unlink", path, "removing \(path)") }
     }
 
     static func symlink(target: FSPath, at path: FSPath) throws(FSError) {
-        guard target.withCString({ target in path.withCString { path in retrying { Glibc.symlink(target, path) } } }) == 0 else {
+        guard target.withCString({ target in path.withCString { path in SystemCall.retryingInterrupts { Glibc.symlink(target, path) } } }) == 0 else {
             throw failure("symlink", path, "creating the symbolic link \(path) to \(target)")
         }
     }
@@ -255,7 +243,7 @@ enum Sys {
     static func makeTemporaryDirectory(_ prefix: String) throws(FSError) -> String {
         while true {
             let path = uniqueName(prefix)
-            if retrying({ Glibc.mkdir(path, 0o700) }) == 0 { return path }
+            if SystemCall.retryingInterrupts({ Glibc.mkdir(path, 0o700) }) == 0 { return path }
             if errno != EEXIST { throw failure("mkdir", path, "creating the temporary directory \(path)") }
         }
     }
@@ -271,7 +259,7 @@ enum Sys {
     /// Opens the directory at `path` for listing.
     static func openDirectory(_ path: FSPath, followingLinks: Bool = true) throws(FSError) -> Int32 {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
-        let fd = path.withCString { path in retrying { Glibc.open(path, flags, 0) } }
+        let fd = path.withCString { path in SystemCall.retryingInterrupts { Glibc.open(path, flags, 0) } }
         guard fd >= 0 else { throw failure("open", path, "opening the directory \(path)") }
         return fd
     }

@@ -32,10 +32,7 @@ final class BusyWaiter {
         guard remaining > .zero else { return false }
         let step = Duration.milliseconds(Self.steps[min(attempt, Self.steps.count - 1)])
         let sleep = min(step, remaining)
-        let nanoseconds = sleep.nanosecondsRoundedUp(cappedAt: Int64.max)
-        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        var left = timespec()
-        while nanosleep(&request, &left) != 0 && errno == EINTR { request = left }
+        SystemCall.sleep(nanoseconds: sleep.nanosecondsRoundedUp(cappedAt: Int64.max))
         return true
     }
 }

@@ -3,6 +3,7 @@
 // from the kernel to the promises.
 import Dispatch
 import Glibc
+internal import PromiseBasics
 package import PromiseCore
 import Synchronization
 
@@ -401,9 +402,8 @@ final class SignalChannel: Sendable {
         var arrived: [Int32] = []
         var buffer = [UInt8](repeating: 0, count: recordSize * 16)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
+            let read = buffer.withUnsafeMutableBytes { SystemCall.read(descriptor, into: $0) }
+            guard case .success(let count) = read, count > 0 else { break }
             buffer.withUnsafeBytes { bytes in
                 for start in stride(from: 0, to: count - recordSize + 1, by: recordSize) {
                     let signal = signalNumber(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + recordSize)]))

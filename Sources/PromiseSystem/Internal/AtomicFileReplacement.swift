@@ -109,7 +109,7 @@ package final class AtomicFileReplacement {
     /// - Throws: ``Failure`` at ``Failure/Step/inspect`` for any other error.
     package static func inspect(_ target: [UInt8]) throws(Failure) -> Existing? {
         var info = stat()
-        let status = withCString(target) { path in retrying { lstat(path, &info) } }
+        let status = withCString(target) { path in SystemCall.retryingInterrupts { lstat(path, &info) } }
         if status == 0 { return Existing(mode: UInt32(info.st_mode), owner: info.st_uid, group: info.st_gid) }
         if errno == ENOENT { return nil }
         throw Failure(step: .inspect, code: errno)
@@ -142,7 +142,7 @@ package final class AtomicFileReplacement {
         let mode = mode_t(replaced == nil ? newFileMode : 0o600)
         while true {
             let candidate = prefix + TemporaryName.suffix()
-            let fd = Self.withCString(candidate) { path in Self.retrying { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode) } }
+            let fd = Self.withCString(candidate) { path in SystemCall.retryingInterrupts { Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode) } }
             if fd >= 0 {
                 descriptor = fd
                 temporaryPath = candidate
@@ -168,7 +168,7 @@ package final class AtomicFileReplacement {
     package func commit(durable: Bool, exclusive: Bool = false) throws(Failure) {
         do throws(Failure) {
             if let replaced { try keepOwnerAndMode(of: replaced) }
-            if durable, Self.retrying({ fsync(descriptor) }) != 0 { throw Failure(step: .flush, code: errno) }
+            if durable, SystemCall.retryingInterrupts({ fsync(descriptor) }) != 0 { throw Failure(step: .flush, code: errno) }
         } catch {
             discard()
             throw error
@@ -177,7 +177,7 @@ package final class AtomicFileReplacement {
         // (EMFILE) fails while the target is still untouched, not after it was replaced.
         var directoryFD: Int32 = -1
         if durable {
-            directoryFD = Self.withCString(directory) { path in Self.retrying { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } }
+            directoryFD = Self.withCString(directory) { path in SystemCall.retryingInterrupts { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } }
             if directoryFD < 0 {
                 let code = errno
                 discard()
@@ -187,7 +187,7 @@ package final class AtomicFileReplacement {
         defer { if directoryFD >= 0 { _ = close(directoryFD) } }
         closeDescriptor()
         let moved = Self.withCString(temporaryPath) { from in
-            Self.withCString(target) { to in Self.retrying { exclusive ? link(from, to) : rename(from, to) } }
+            Self.withCString(target) { to in SystemCall.retryingInterrupts { exclusive ? link(from, to) : rename(from, to) } }
         }
         guard moved == 0 else {
             let code = errno
@@ -196,7 +196,7 @@ package final class AtomicFileReplacement {
         }
         if exclusive { _ = Self.withCString(temporaryPath) { unlink($0) } }
         placed = true
-        if directoryFD >= 0, Self.retrying({ fsync(directoryFD) }) != 0 { throw Failure(step: .flushDirectory, code: errno) }
+        if directoryFD >= 0, SystemCall.retryingInterrupts({ fsync(directoryFD) }) != 0 { throw Failure(step: .flushDirectory, code: errno) }
     }
 
     /// Closes and removes the temporary file; the target stays as it was. Does nothing once
@@ -215,8 +215,7 @@ package final class AtomicFileReplacement {
     private func closeDescriptor() {
         guard descriptorOpen else { return }
         descriptorOpen = false
-        // On Linux the descriptor is gone even when close reports EINTR: never retried.
-        _ = close(descriptor)
+        SystemCall.close(descriptor)
     }
 
     /// The replaced file's owner, group and permission bits. Where the owner cannot be given
@@ -224,22 +223,15 @@ package final class AtomicFileReplacement {
     /// alone is tried, then the writer's are kept, as `cp -p` does. The owner goes first:
     /// `fchown` clears the set-user-ID and set-group-ID bits, which `fchmod` then puts back.
     private func keepOwnerAndMode(of replaced: Existing) throws(Failure) {
-        if Self.retrying({ fchown(descriptor, replaced.owner, replaced.group) }) != 0 {
+        if SystemCall.retryingInterrupts({ fchown(descriptor, replaced.owner, replaced.group) }) != 0 {
             guard errno == EPERM || errno == EINVAL else { throw Failure(step: .keepOwner, code: errno) }
-            _ = Self.retrying { fchown(descriptor, uid_t.max, replaced.group) }
+            _ = SystemCall.retryingInterrupts { fchown(descriptor, uid_t.max, replaced.group) }
         }
-        guard Self.retrying({ fchmod(descriptor, mode_t(replaced.permissions)) }) == 0 else {
+        guard SystemCall.retryingInterrupts({ fchmod(descriptor, mode_t(replaced.permissions)) }) == 0 else {
             throw Failure(step: .keepMode, code: errno)
         }
     }
 
-    private static func retrying(_ body: () -> Int32) -> Int32 {
-        while true {
-            let result = body()
-            if result == -1 && errno == EINTR { continue }
-            return result
-        }
-    }
 
     private static func withCString<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
         var terminated = path

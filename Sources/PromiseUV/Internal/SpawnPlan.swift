@@ -215,8 +215,7 @@ final class SpawnPlan: @unchecked Sendable {
 
     /// A close-on-exec memfd holding `bytes`, positioned at its start.
     private static func memoryFile(holding bytes: [UInt8]) throws(UVError) -> Int32 {
-        func failure(_ call: String) -> UVError {
-            let code = errno
+        func failure(_ call: String, code: Int32 = errno) -> UVError {
             return UVError(UVError.Code(uvCode: -code), operation: call, detail: "preparing the child's standard input: \(ErrnoText.describe(code))")
         }
         guard let create = memfdCreate else {
@@ -224,16 +223,9 @@ final class SpawnPlan: @unchecked Sendable {
         }
         let descriptor = create("promise-uv-stdin", 1 /* MFD_CLOEXEC */)
         guard descriptor >= 0 else { throw failure("memfd_create") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let error = failure("write")
-                _ = close(descriptor)
-                throw error
-            }
-            written += count
+        if let code = bytes.withUnsafeBytes({ SystemCall.writeAll(descriptor, $0) }) {
+            SystemCall.close(descriptor)
+            throw failure("write", code: code)
         }
         _ = lseek(descriptor, 0, SEEK_SET)
         return descriptor
