@@ -28,7 +28,7 @@ format:
 lint:
 	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMAT_PATHS)
 
-## test: the style check (`make lint`), then every suite, then what a package depending on each product alone resolves, then PromiseCore's size and hot-path allocations against their recorded limits, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then PromiseCore and the adapters under AddressSanitizer, then the demo's own tests, then the documentation site in headless Chromium, then the fuzz targets (replayed, then fuzzed briefly)
+## test: the style check (`make lint`), then every suite, then what a package depending on each product alone resolves, then the bytes of PromiseCore and of two adapter programs against their recorded figures and PromiseCore's hot-path allocations against their limits, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then PromiseCore and the adapters under AddressSanitizer, then the demo's own tests, then the documentation site in headless Chromium, then the fuzz targets (replayed, then fuzzed briefly)
 test: bootstrap lint test-core test-resolution test-core-cost test-typecheck test-tsan test-asan test-examples test-docs test-fuzz
 
 # A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
@@ -48,7 +48,7 @@ test-core:
 test-resolution:
 	@$(call run_bounded,env SWIFT=$(SWIFT) scripts/check-resolution,scripts/check-resolution)
 
-## test-core-cost: bytes PromiseCore adds to a stripped release executable, and mallocs per operation of its single-threaded hot paths, against the limits recorded in scripts/check-core-cost (valgrind counts, never times; ~1 min once built)
+## test-core-cost: bytes PromiseCore, a PromiseCurl-only program and a four-adapter program add to a stripped release executable, reported against scripts/product-bytes.recorded (fails only above +10 %), and mallocs per operation of PromiseCore's single-threaded hot paths against the limits in scripts/check-core-cost (valgrind counts, never times; ~4 min)
 test-core-cost:
 	@$(call run_bounded,env SWIFT=$(SWIFT) JOBS=$(JOBS) scripts/check-core-cost,scripts/check-core-cost)
 

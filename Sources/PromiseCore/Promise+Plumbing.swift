@@ -161,24 +161,38 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     func withdrawConsumer() -> (any PromiseNode)? {
+        withdraw(detaching: nil).next
+    }
+
+    /// One consumer loses interest: when it was the last and this promise is pending, this
+    /// promise is cancelled (or its adapter is asked to stop the work). `consumer`, when given,
+    /// also takes back the waiting callback it owns, so this promise never delivers to it.
+    @usableFromInline
+    func withdraw(detaching consumer: ObjectIdentifier?) -> Withdrawal {
         var interceptor: CancelHandler?
-        let settlement: Settlement? = withState { state in
-            guard state.result == nil else { return nil }
+        var detached: Callback<Value>?
+        var settlement: Settlement?
+        let outcome: SourceOutcome = withState { state in
+            guard state.result == nil else { return .settled }
+            defer { attention.store(state.needsDeinitWork, ordering: .relaxed) }
+            if let consumer { detached = state.callbacks.remove(ownedBy: consumer) }
             state.withdrawn += 1
-            guard state.withdrawn >= state.consumers else { return nil }
-            if !state.links.cancelHandlers.isEmpty, let handler = state.links.cancelHandlers.first(where: { $0.interceptsRequests }) {
+            let others = Int(state.consumers) - Int(state.withdrawn)
+            guard others <= 0 else { return .stillWanted(consumers: others) }
+            if let handler = state.links.cancelHandlers.first(where: { $0.interceptsRequests }) {
                 interceptor = handler
-                return nil
+                return .stopRequested
             }
-            var settlement = Self.settle(&state, with: .failure(CancellationError()))
-            settlement.upstream = takeUpstream(withdrawing: true)
-            attention.store(state.needsDeinitWork, ordering: .relaxed)
-            return settlement
+            var settled = Self.settle(&state, with: .failure(CancellationError()))
+            settled.upstream = takeUpstream(withdrawing: true)
+            settlement = settled
+            return .cancelled
         }
+        detached?.withdrawAnnouncement()
         if let interceptor { interceptor.body() }
-        guard let settlement else { return nil }
+        guard let settlement else { return Withdrawal(outcome: outcome, next: nil) }
         finish(settlement)
-        return settlement.upstream
+        return Withdrawal(outcome: outcome, next: settlement.upstream)
     }
 
     @usableFromInline

@@ -1,7 +1,8 @@
 extension Promise {
     /// Rejects with ``PromiseError/Code-swift.struct/timedOut`` if this promise is still
     /// pending after `interval`, and withdraws interest from this promise so the work behind
-    /// it stops (it is cancelled when nothing else waits for it).
+    /// it stops (it is cancelled when nothing else waits for it). The error says which: the
+    /// work was told to stop, or it goes on because other consumers still wait for it.
     ///
     /// Give a `label` when several operations could time out, so the error says which one:
     ///
@@ -24,32 +25,46 @@ extension Promise {
     ) -> Promise<Value> {
         let context = context ?? Promises.defaultContext
         let child = Promise<Value>(resolvingContextID: context.executionContextID)
-        let timer = Scheduler.schedule(on: context, owner: child, after: interval) {
-            child.resolve(.failure(PromiseError.timedOut(after: interval, label: label)), fromUpstream: false)
-        }
-        // The timer can already reach `child` from another thread, so the link is written
-        // under `child`'s lock (nested inside this promise's: no code takes them the other way).
-        // A timer that fired before the link found nothing to withdraw from: withdraw here.
-        let callback = Callback<Value>(CallbackTarget.inDrain(), owner: child) { result in
-            timer.cancel()
-            child.resolve(result, fromUpstream: true)
-        }
-        var timedOutFirst = false
-        let pending = subscribe(callback) { source in
-            child.withState { state in
-                if state.result == nil {
-                    child.upstream = source
-                } else {
-                    timedOutFirst = true
-                }
+        let timer = TimeoutTimer()
+        subscribe(
+            Callback<Value>(CallbackTarget.inDrain(), owner: child) { result in
+                timer.finish()
+                child.resolve(result, fromUpstream: true)
+            },
+            linking: child
+        )
+        timer.arm(
+            Scheduler.schedule(on: context, owner: child, after: interval) {
+                child.expire(after: interval, label: label)
             }
-        }
-        if timedOutFirst {
-            withdrawUpward(from: self)
-        } else if pending {
-            child.onCancel { timer.cancel() }
-        }
+        )
+        child.onCancel { timer.finish() }
         return child
+    }
+
+    /// Rejects this pending `timeout` promise with ``PromiseError/Code-swift.struct/timedOut``.
+    /// It first takes its callback back from the promise it waits for and withdraws its
+    /// interest, so that the error can say what that did: the work was told to stop, or it
+    /// goes on for the other consumers that still wait for it.
+    @usableFromInline
+    func expire(after interval: Duration, label: String?) {
+        var source: (any PromiseNode)?
+        let pending = withState { state in
+            guard state.result == nil else { return false }
+            source = retainedIfAlive(upstream)
+            upstream = nil
+            return true
+        }
+        guard pending else { return }
+        // No link left: the source handed the callback over (or is being deallocated) and its
+        // result is on its way.
+        var outcome = SourceOutcome.settled
+        if let source = source as? Promise<Value> {
+            let withdrawal = source.withdraw(detaching: ObjectIdentifier(self))
+            outcome = withdrawal.outcome
+            withdrawUpward(from: withdrawal.next)
+        }
+        resolve(.failure(PromiseError.timedOut(after: interval, label: label, source: outcome)), fromUpstream: false)
     }
 
     /// Delays fulfilment by `interval`; a rejection passes on at once.

@@ -89,10 +89,11 @@ public struct PromiseError: PromiseLibraryError {
     @_alwaysEmitIntoClient
     public var description: String { libraryErrorDescription(cCode: nil) }
 
-    @_alwaysEmitIntoClient
-    static func timedOut(after interval: Duration, label: String?) -> PromiseError {
+    /// The error of a `timeout`: what was still pending, for how long, and what became of
+    /// the work behind it.
+    static func timedOut(after interval: Duration, label: String?, source: SourceOutcome) -> PromiseError {
         let what = label.map { "\($0): still pending" } ?? "still pending"
-        return PromiseError(.timedOut, message: "\(what) after \(interval); the work behind it was told to stop")
+        return PromiseError(.timedOut, message: "\(what) after \(interval); \(source.clause)")
     }
 
     static func broken(_ valueType: Any.Type) -> PromiseError {

@@ -54,6 +54,77 @@ import Testing
         #expect(other.value == 1)
     }
 
+    @Test func aTimeoutThatCancelsItsSourceSaysTheWorkWasToldToStop() throws {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let stopped = Counter()
+        source.onCancel { stopped.increment() }
+        let limited = source.timeout(on: context, .seconds(1), label: "backup")
+        context.advance(by: .seconds(1))
+        let error = try #require(limited.error as? PromiseError)
+        #expect(error.message == "backup: still pending after 1.0 seconds; the work behind it was told to stop")
+        #expect(source.isCancelled)
+        #expect(stopped.value == 1)
+    }
+
+    @Test func aTimeoutWhoseSourceOthersWaitForSaysTheWorkGoesOn() throws {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let stopped = Counter()
+        source.onCancel { stopped.increment() }
+        let first = source.then(on: .inline) { $0 }
+        let second = source.then(on: .inline) { $0 * 2 }
+        let limited = source.timeout(on: context, .seconds(1))
+        context.advance(by: .seconds(1))
+        let error = try #require(limited.error as? PromiseError)
+        #expect(
+            error.message == "still pending after 1.0 seconds; the work behind it goes on, because 2 other consumers still wait for it")
+        #expect(source.isPending)
+        #expect(stopped.value == 0)
+        source.fulfill(4)
+        #expect(first.value == 4)
+        #expect(second.value == 8)
+        #expect(limited.error as? PromiseError == error, "the value that came late does not replace the time-out")
+    }
+
+    @Test func aTimedOutConsumerStillCountsAsWithdrawnWhenTheOthersGo() throws {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let stopped = Counter()
+        source.onCancel { stopped.increment() }
+        let other = source.then(on: .inline) { $0 }
+        let limited = source.timeout(on: context, .seconds(1))
+        context.advance(by: .seconds(1))
+        let error = try #require(limited.error as? PromiseError)
+        #expect(error.message.hasSuffix("goes on, because 1 other consumer still waits for it"))
+        #expect(source.isPending)
+        other.cancel()
+        #expect(source.isCancelled, "the last consumer's withdrawal cancels the source")
+        #expect(stopped.value == 1)
+    }
+
+    @Test func twoTimeoutsOnOneSourceTellEachWhatTheirWithdrawalDid() throws {
+        let context = ManualContext()
+        let source = Promise<Int>.pending()
+        let short = source.timeout(on: context, .seconds(1))
+        let long = source.timeout(on: context, .seconds(2))
+        context.advance(by: .seconds(1))
+        #expect((short.error as? PromiseError)?.message.hasSuffix("because 1 other consumer still waits for it") == true)
+        #expect(source.isPending)
+        context.advance(by: .seconds(1))
+        #expect((long.error as? PromiseError)?.message.hasSuffix("the work behind it was told to stop") == true)
+        #expect(source.isCancelled)
+        #expect(context.pendingTimerCount == 0)
+    }
+
+    @Test func aTimeoutOfZeroOnASettledSourcePassesTheValue() {
+        let context = ManualContext()
+        let limited = Promise(5).timeout(on: context, .zero)
+        context.advance(by: .zero)
+        #expect(limited.value == 5)
+        #expect(context.pendingTimerCount == 0)
+    }
+
     @Test func cancellingATimeoutStopsTheTimer() {
         let context = ManualContext()
         let source = Promise<Int>.pending()

@@ -78,6 +78,12 @@ struct Callback<Value: Sendable>: Sendable {
         Scheduler.submitDelivery(context, owner: owner, body, result)
     }
 
+    /// Whether `owner` is the promise this callback resolves.
+    func isOwned(by owner: ObjectIdentifier) -> Bool {
+        guard let current = self.owner else { return false }
+        return ObjectIdentifier(current) == owner
+    }
+
     /// Ends the announcement of a callback that did not have to wait after all.
     @_alwaysEmitIntoClient
     func withdrawAnnouncement() {
@@ -109,6 +115,25 @@ enum CallbackList<Value: Sendable>: Sendable {
             self = .none
             all.append(callback)
             self = .many(all)
+        }
+    }
+
+    /// Removes the first callback whose owner is `owner` and returns it.
+    @usableFromInline
+    mutating func remove(ownedBy owner: ObjectIdentifier) -> Callback<Value>? {
+        switch self {
+        case .none:
+            return nil
+        case .one(let callback):
+            guard callback.isOwned(by: owner) else { return nil }
+            self = .none
+            return callback
+        case .many(var all):
+            guard let index = all.firstIndex(where: { $0.isOwned(by: owner) }) else { return nil }
+            self = .none
+            let removed = all.remove(at: index)
+            self = all.count == 1 ? .one(all[0]) : .many(all)
+            return removed
         }
     }
 

@@ -232,7 +232,6 @@ package final class AtomicFileReplacement {
         }
     }
 
-
     private static func withCString<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
         var terminated = path
         terminated.append(0)
