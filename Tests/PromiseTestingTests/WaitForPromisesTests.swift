@@ -48,6 +48,35 @@ import Testing
         }
     }
 
+    /// google/promises' `testPromiseRetryNoDeallocUntilResolved` and its `delay` twin: once
+    /// `waitForPromises` returns, a settled `retry` or `delay` holds nothing (its timer, its
+    /// state, its promise), so the promise the test dropped is gone. Repeated, because the
+    /// context releases a finished job's closure a moment after running it.
+    @Test func aSettledRetryOrDelayIsReleasedBeforeTheWaitReturns() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            Promises.diagnosticsHandler = { _ in }
+            struct Refused: Error {}
+            for round in 0..<50 {
+                weak var fulfilled: Promise<Int>?
+                weak var rejected: Promise<Int>?
+                weak var delayed: Promise<Int>?
+                do {
+                    let first = retry(attempts: 1, delay: .milliseconds(1)) { Promise(42) }
+                    let second = retry(attempts: 1, delay: .milliseconds(1)) { Promise<Int>(Refused()) }
+                    let third = Promise(7).delay(.milliseconds(1))
+                    fulfilled = first
+                    rejected = second
+                    delayed = third
+                }
+                #expect(waitForPromises(timeout: .seconds(10)), "round \(round)")
+                #expect(fulfilled == nil, "round \(round): the fulfilled retry is still held")
+                #expect(rejected == nil, "round \(round): the rejected retry is still held")
+                #expect(delayed == nil, "round \(round): the delay is still held")
+            }
+        }
+    }
+
     @Test func returnsFalseWhenWorkOutlastsTheTimeout() {
         let gate = Promise<Int>.pending()
         let slow = gate.delay(.seconds(2))

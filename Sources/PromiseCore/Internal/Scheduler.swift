@@ -238,12 +238,8 @@ enum Scheduler {
     ) {
         let job: ContextJob
         if Tracking.isEnabled {
-            Tracking.begin()
-            let once = OnceFlag()
-            job = ContextJob(owner: TrackedOwner(owner, once)) {
-                turn()
-                if once.claim() { Tracking.end() }
-            }
+            let tracked = TrackedJob(owner: owner, turn)
+            job = ContextJob(owner: tracked) { tracked.run() }
         } else {
             job = ContextJob(owner: owner, turn: turn)
         }
@@ -267,18 +263,11 @@ enum Scheduler {
         guard Tracking.isEnabled else {
             return context.submit(ContextJob(contextID: id, owner: owner, work: work), after: delay)
         }
-        Tracking.begin()
-        let once = OnceFlag()
-        let handle = context.submit(
-            ContextJob(contextID: id, owner: TrackedOwner(owner, once)) {
-                work()
-                if once.claim() { Tracking.end() }
-            },
-            after: delay
-        )
+        let tracked = TrackedJob(owner: owner, work)
+        let handle = context.submit(ContextJob(contextID: id, owner: tracked) { tracked.run() }, after: delay)
         return ScheduledWork {
             handle.cancel()
-            if once.claim() { Tracking.end() }
+            tracked.drop()
         }
     }
 }
@@ -288,25 +277,65 @@ enum Scheduler {
 /// hop would read it through `swift_once`.
 private let batchedTurnCount = Atomic<Int>(0)
 
-/// The owner of a counted job: a refusal ends the count as running would.
+/// A job counted by ``Tracking`` while `PromiseTesting` tracks promise work: counted from its
+/// submission until it has run, been cancelled or been refused, and released before the count
+/// ends. The context's job holds only this box, so once the count reaches zero nothing the
+/// work captured (a `retry`'s state, a `delay`'s value, the promise it settles) is held by
+/// it any more, however long the context keeps the job itself.
 @usableFromInline
-final class TrackedOwner: PromiseNode {
-    let owner: (any PromiseNode)?
-    let once: OnceFlag
+final class TrackedJob: PromiseNode {
+    /// What the job holds until it has run or been dropped.
+    private struct Held {
+        let owner: (any PromiseNode)?
+        let work: @Sendable () -> Void
+    }
 
+    private let held: Lock<Held?>
+
+    /// Counts `work` as in flight.
     @usableFromInline
-    init(_ owner: (any PromiseNode)?, _ once: OnceFlag) {
-        self.owner = owner
-        self.once = once
+    init(owner: (any PromiseNode)?, _ work: @escaping @Sendable () -> Void) {
+        held = Lock(Held(owner: owner, work: work))
+        Tracking.begin()
+    }
+
+    /// Runs the work unless it was dropped, releases it, then ends its count.
+    @usableFromInline
+    func run() {
+        do {
+            guard let held = take() else { return }
+            held.work()
+        }
+        Tracking.end()
+    }
+
+    /// Releases the work without running it and ends its count (a cancelled timer); does
+    /// nothing once the work has run or been dropped.
+    @usableFromInline
+    func drop() {
+        guard take() != nil else { return }
+        Tracking.end()
+    }
+
+    private func take() -> Held? {
+        held.withLock { held in
+            defer { held = nil }
+            return held
+        }
     }
 
     @usableFromInline func deliverCallbacks(in turn: Turn) {}
     @usableFromInline func withdrawConsumer() -> (any PromiseNode)? { nil }
+    /// The context refused the job: its owner is rejected, and the count ends as running would.
     @usableFromInline func abandon() {
-        owner?.abandon()
-        if once.claim() { Tracking.end() }
+        guard let held = take() else { return }
+        held.owner?.abandon()
+        Tracking.end()
     }
-    @usableFromInline var resolverInfo: ResolverInfo { owner?.resolverInfo ?? (contextID: nil, upstreams: [], isPending: false) }
+    @usableFromInline var resolverInfo: ResolverInfo {
+        let owner = held.withLock { $0?.owner }
+        return owner?.resolverInfo ?? (contextID: nil, upstreams: [], isPending: false)
+    }
 }
 
 /// A callback for a settled promise that waits in the drain queue (see
@@ -330,21 +359,6 @@ final class DeferredCallback<Value: Sendable>: PromiseNode {
     func abandon() {}
     @usableFromInline
     var resolverInfo: ResolverInfo { (contextID: nil, upstreams: [], isPending: false) }
-}
-
-/// A flag that can be claimed once, from any thread.
-@usableFromInline
-final class OnceFlag: Sendable {
-    private let claimed = Atomic<Bool>(false)
-
-    @usableFromInline
-    init() {}
-
-    /// True for the first caller only.
-    @usableFromInline
-    func claim() -> Bool {
-        !claimed.exchange(true, ordering: .acquiringAndReleasing)
-    }
 }
 
 /// Counts promise work in flight, for `PromiseTesting.waitForPromises`. Off (and free) until
