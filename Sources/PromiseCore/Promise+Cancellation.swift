@@ -28,7 +28,7 @@ extension Promise {
     func addCancelHandler(_ handler: CancelHandler) {
         let runNow: Bool = withState { state in
             guard let result = state.result else {
-                state.links.cancelHandlers.append(handler)
+                state.cancelHandlers.append(handler)
                 return false
             }
             if case .failure(let error) = result, error is CancellationError { return true }

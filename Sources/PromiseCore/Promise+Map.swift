@@ -81,9 +81,29 @@ extension Promise {
 /// The state of one concurrency-limited `map`.
 @usableFromInline
 final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
-    /// A tuple, as `Retrier.State` is: this code is emitted only into programs that map.
+    /// The map's progress, under ``state``'s lock.
     @usableFromInline
-    typealias State = (next: Int, done: Int, results: [Value?], running: [Int: WeakNode], stopped: Bool)
+    struct State {
+        /// The index of the next item to start.
+        @usableFromInline var next: Int
+        /// How many items have finished.
+        @usableFromInline var done: Int
+        /// The values, by item index.
+        @usableFromInline var results: [Value?]
+        /// The promises of the items running now, by index, held weakly.
+        @usableFromInline var running: [Int: WeakNode]
+        /// Whether the map stopped (failed or cancelled): nothing more starts.
+        @usableFromInline var stopped: Bool
+
+        @_alwaysEmitIntoClient
+        init(count: Int) {
+            next = 0
+            done = 0
+            results = Array(repeating: nil, count: count)
+            running = [:]
+            stopped = false
+        }
+    }
 
     @usableFromInline let result: Promise<[Value]>
     @usableFromInline let context: any ExecutionContext
@@ -97,7 +117,7 @@ final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
         self.context = context
         self.items = items
         self.transform = transform
-        self.state = Lock((next: 0, done: 0, results: Array(repeating: nil, count: items.count), running: [:], stopped: false))
+        self.state = Lock(State(count: items.count))
     }
 
     @_alwaysEmitIntoClient

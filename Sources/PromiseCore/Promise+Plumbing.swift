@@ -167,7 +167,7 @@ extension Promise: PromiseNode {
     /// One consumer loses interest: when it was the last and this promise is pending, this
     /// promise is cancelled (or its adapter is asked to stop the work). `consumer`, when given,
     /// also takes back the waiting callback it owns, so this promise never delivers to it.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func withdraw(detaching consumer: ObjectIdentifier?) -> Withdrawal {
         var interceptor: CancelHandler?
         var detached: Callback<Value>?
@@ -179,7 +179,7 @@ extension Promise: PromiseNode {
             state.withdrawn += 1
             let others = Int(state.consumers) - Int(state.withdrawn)
             guard others <= 0 else { return .stillWanted(consumers: others) }
-            if let handler = state.links.cancelHandlers.first(where: { $0.interceptsRequests }) {
+            if let handler = state.cancelHandlers.first(where: { $0.interceptsRequests }) {
                 interceptor = handler
                 return .stopRequested
             }
@@ -207,7 +207,7 @@ extension Promise: PromiseNode {
     var resolverInfo: ResolverInfo {
         withState { state in
             let source = retainedIfAlive(upstream)
-            return (contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
+            return ResolverInfo(contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
         }
     }
 

@@ -46,7 +46,7 @@ extension Promise {
     /// It first takes its callback back from the promise it waits for and withdraws its
     /// interest, so that the error can say what that did: the work was told to stop, or it
     /// goes on for the other consumers that still wait for it.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func expire(after interval: Duration, label: String?) {
         var source: (any PromiseNode)?
         let pending = withState { state in

@@ -91,6 +91,7 @@ public struct PromiseError: PromiseLibraryError {
 
     /// The error of a `timeout`: what was still pending, for how long, and what became of
     /// the work behind it.
+    @usableFromInline
     static func timedOut(after interval: Duration, label: String?, source: SourceOutcome) -> PromiseError {
         let what = label.map { "\($0): still pending" } ?? "still pending"
         return PromiseError(.timedOut, message: "\(what) after \(interval); \(source.clause)")

@@ -14,7 +14,7 @@ public enum Promises {
     /// sits in `dispatchMain()` or a run loop: a command-line tool that never does would hang.
     public static let defaultQueue = DispatchQueue(label: "swift-promise.default")
 
-    @usableFromInline static let defaultContextStorage = Lock(PromiseCore.defaultContext(defaultQueue))
+    @usableFromInline static let defaultContextStorage = Lock(DefaultContext(defaultQueue))
     @usableFromInline static let handlerStorage = Lock<@Sendable (PromiseDiagnostic) -> Void>(
         { report in StandardError.writeLine("swift-promise: \(report)") }
     )
@@ -35,7 +35,7 @@ public enum Promises {
     /// default context do not carry what it works out.
     @usableFromInline
     static func setDefaultContext(_ newValue: any ExecutionContext) {
-        let context = PromiseCore.defaultContext(canonicalMainQueue(newValue))
+        let context = DefaultContext(canonicalMainQueue(newValue))
         defaultContextStorage.withLock { $0 = context }
     }
 

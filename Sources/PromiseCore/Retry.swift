@@ -87,10 +87,29 @@ public func retry<Value: Sendable>(
 /// The state of one `retry` call.
 @usableFromInline
 final class Retrier<Value: Sendable>: Sendable {
-    /// A tuple, not a struct: a struct's fields would each be a symbol of the module, which
-    /// every program carries, and this code is emitted only into programs that retry.
+    /// The retry's progress, under ``state``'s lock.
     @usableFromInline
-    typealias State = (remaining: Int, attempt: Int, current: WeakNode?, timer: ScheduledWork?, stopped: Bool)
+    struct State {
+        /// Retries left.
+        @usableFromInline var remaining: Int
+        /// The number of the attempt running or last run.
+        @usableFromInline var attempt: Int
+        /// The attempt's promise while it runs, held weakly.
+        @usableFromInline var current: WeakNode?
+        /// The timer before the next attempt, while it waits.
+        @usableFromInline var timer: ScheduledWork?
+        /// Whether the retry was stopped (its promise cancelled).
+        @usableFromInline var stopped: Bool
+
+        @_alwaysEmitIntoClient
+        init(remaining: Int) {
+            self.remaining = remaining
+            self.attempt = 0
+            self.current = nil
+            self.timer = nil
+            self.stopped = false
+        }
+    }
 
     @usableFromInline let result: Promise<Value>
     @usableFromInline let context: any ExecutionContext
@@ -115,7 +134,7 @@ final class Retrier<Value: Sendable>: Sendable {
         self.delay = delay
         self.condition = condition
         self.work = work
-        self.state = Lock((remaining: retries, attempt: 0, current: nil, timer: nil, stopped: false))
+        self.state = Lock(State(remaining: retries))
     }
 
     /// Starts the first attempt on `context` and returns the promise for the outcome.

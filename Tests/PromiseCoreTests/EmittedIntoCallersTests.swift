@@ -1,15 +1,11 @@
 import Foundation
 import Testing
 
-// PromiseCore's rule for what a program carries: the compiler keeps every public function of a
-// module in every program that links it (it marks them retained, so the `--gc-sections` that
-// SwiftPM passes cannot drop them), so an operator a program never calls would still cost it
-// bytes. Every public function, initializer, subscript and computed property of PromiseCore is
-// therefore `@_alwaysEmitIntoClient`: its code is emitted into the modules that call it and
-// into no other, witnesses of protocol requirements included (the conformance's witness thunk
-// holds the code). The same holds for internal declarations that inlinable code reaches, which
-// are `@usableFromInline` (retained) only where emitting them into callers is impossible.
-// `scripts/check-core-cost` measures the result.
+// PromiseCore's rule for what a program carries, and its measurement, are written once, at
+// the top of `Promise` (Promise.swift): every public function, initializer, subscript and
+// computed property of PromiseCore is `@_alwaysEmitIntoClient`, witnesses of protocol
+// requirements included (the conformance's witness thunk holds the code), so that a program
+// carries only the operators it calls. `scripts/check-core-cost` reports the bytes.
 
 @Suite struct EmittedIntoCallersTests {
     @Test func everyPublicOperatorIsEmittedIntoItsCallers() throws {

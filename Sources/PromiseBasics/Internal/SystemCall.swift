@@ -15,8 +15,15 @@ package enum SystemCall {
     /// - Parameter body: A system call that returns `-1` and sets `errno` on failure.
     /// - Returns: The call's result: a value, or `-1` with `errno` set to the failure, which
     ///   is never `EINTR`.
-    @inline(__always)
-    package static func retryingInterrupts<Value: FixedWidthInteger & SignedInteger>(_ body: () -> Value) -> Value {
+    package static func retryingInterrupts(_ body: () -> Int32) -> Int32 {
+        while true {
+            let result = body()
+            if result != -1 || errno != EINTR { return result }
+        }
+    }
+
+    /// ``retryingInterrupts(_:)-(()->Int32)`` for a call that returns a count (`read`, `write`).
+    package static func retryingInterrupts(_ body: () -> Int) -> Int {
         while true {
             let result = body()
             if result != -1 || errno != EINTR { return result }

@@ -79,6 +79,7 @@ struct Callback<Value: Sendable>: Sendable {
     }
 
     /// Whether `owner` is the promise this callback resolves.
+    @_alwaysEmitIntoClient
     func isOwned(by owner: ObjectIdentifier) -> Bool {
         guard let current = self.owner else { return false }
         return ObjectIdentifier(current) == owner
@@ -119,7 +120,7 @@ enum CallbackList<Value: Sendable>: Sendable {
     }
 
     /// Removes the first callback whose owner is `owner` and returns it.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     mutating func remove(ownedBy owner: ObjectIdentifier) -> Callback<Value>? {
         switch self {
         case .none:
@@ -277,16 +278,21 @@ func callbackTarget(_ context: (any ExecutionContext)?) -> CallbackTarget {
     return CallbackTarget(default: Promises.defaultContextAndBound)
 }
 
-/// ``Promises/defaultContext`` and what ``CallbackTarget`` makes of it that does not change:
-/// its class-bound form (``classBound(_:)``, a dynamic cast or a box for most types), or `nil`
-/// for the inline context. Worked out once when the default is set, not for every callback.
-/// A tuple, as ``ResolverInfo`` is; made by ``defaultContext(_:)``.
+/// ``Promises/defaultContext`` and what ``CallbackTarget`` makes of it that does not change,
+/// worked out once when the default is set, not for every callback.
 @usableFromInline
-typealias DefaultContext = (context: any ExecutionContext, bound: (any ExecutionContext & AnyObject)?)
+struct DefaultContext: Sendable {
+    /// The context.
+    @usableFromInline let context: any ExecutionContext
+    /// Its class-bound form (``classBound(_:)``, a dynamic cast or a box for most types), or
+    /// `nil` for the inline context.
+    let bound: (any ExecutionContext & AnyObject)?
 
-/// `context` as the default context: itself and its class-bound form.
-func defaultContext(_ context: any ExecutionContext) -> DefaultContext {
-    (context, defaultContextBound(context))
+    /// `context` as the default context: itself and its class-bound form.
+    init(_ context: any ExecutionContext) {
+        self.context = context
+        self.bound = defaultContextBound(context)
+    }
 }
 
 private func defaultContextBound<Context: ExecutionContext>(_ context: Context) -> (any ExecutionContext & AnyObject)? {

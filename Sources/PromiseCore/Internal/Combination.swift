@@ -5,19 +5,38 @@
 /// on to the inputs. Only cancelling the combined promise withdraws from them (its `onCancel`
 /// handler); resolving it by hand leaves them alone.
 ///
-/// The array combinators are `@_alwaysEmitIntoClient`, so that client code specializes them for its value
-/// types. This class is not generic; its methods are emitted into the programs that combine
-/// promises, so a program that never does carries none of them.
+/// Its methods are emitted into the programs that combine promises, for the reason `Promise`
+/// gives, so a program that never does carries none of them.
 @usableFromInline
 final class Combination: PromiseNode {
-    /// A tuple, as `Retrier.State` is: this code is emitted only into programs that combine.
+    /// The combination's progress, under ``state``'s lock.
     @usableFromInline
-    typealias State = (count: Int, remaining: Int, decided: Bool, withdrawn: Bool, inputs: [WeakNode])
+    struct State {
+        /// How many inputs there are.
+        @usableFromInline let count: Int
+        /// How many inputs have not settled yet.
+        @usableFromInline var remaining: Int
+        /// Whether the combined promise's outcome is decided.
+        @usableFromInline var decided: Bool
+        /// Whether the combination withdrew from its inputs.
+        @usableFromInline var withdrawn: Bool
+        /// The inputs to withdraw from, held weakly.
+        @usableFromInline var inputs: [WeakNode]
+
+        @_alwaysEmitIntoClient
+        init(count: Int) {
+            self.count = count
+            self.remaining = count
+            self.decided = false
+            self.withdrawn = false
+            self.inputs = []
+        }
+    }
     @usableFromInline let state: Lock<State>
 
     @_alwaysEmitIntoClient
     init(count: Int) {
-        state = Lock((count: count, remaining: count, decided: false, withdrawn: false, inputs: []))
+        state = Lock(State(count: count))
     }
 
     /// Remembers `input` for a later withdrawal. Withdraws at once if that has happened already.
@@ -66,7 +85,7 @@ final class Combination: PromiseNode {
     @usableFromInline
     var resolverInfo: ResolverInfo {
         let inputs = state.withLock { $0.inputs }
-        return (contextID: nil, upstreams: inputs.compactMap(\.node), isPending: true)
+        return ResolverInfo(contextID: nil, upstreams: inputs.compactMap(\.node), isPending: true)
     }
 
     /// Withdraws interest from every tracked input still pending (once).

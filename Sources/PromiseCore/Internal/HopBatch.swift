@@ -106,5 +106,5 @@ final class HopCarrier: PromiseNode {
 
     func deliverCallbacks(in turn: Turn) {}
     func withdrawConsumer() -> (any PromiseNode)? { nil }
-    var resolverInfo: ResolverInfo { (contextID: contextID, upstreams: [], isPending: false) }
+    var resolverInfo: ResolverInfo { ResolverInfo(contextID: contextID, upstreams: [], isPending: false) }
 }

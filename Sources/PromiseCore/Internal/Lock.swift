@@ -48,13 +48,18 @@ extension Lock where Value == Bool {
     }
 }
 
-/// ThreadSanitizer's annotation entry points, found at run time: `__tsan_acquire`,
-/// `__tsan_release`, and `AnnotateIgnoreWritesBegin` / `End` (accesses between them are not
-/// recorded). A tuple: a struct's fields would each be a function of the module.
+/// ThreadSanitizer's annotation entry points, found at run time.
 @usableFromInline
-package typealias SanitizerHooks = (
-    acquire: SanitizerHook, release: SanitizerHook, ignoreBegin: SanitizerIgnoreHook, ignoreEnd: SanitizerIgnoreHook
-)
+package struct SanitizerHooks: Sendable {
+    /// `__tsan_acquire`.
+    @usableFromInline let acquire: SanitizerHook
+    /// `__tsan_release`.
+    @usableFromInline let release: SanitizerHook
+    /// `AnnotateIgnoreWritesBegin`: accesses from here to `ignoreEnd` are not recorded.
+    @usableFromInline let ignoreBegin: SanitizerIgnoreHook
+    /// `AnnotateIgnoreWritesEnd`.
+    @usableFromInline let ignoreEnd: SanitizerIgnoreHook
+}
 /// The type of `__tsan_acquire` and `__tsan_release`.
 @usableFromInline
 package typealias SanitizerHook = @convention(c) (UnsafeMutableRawPointer?) -> Void
@@ -112,7 +117,7 @@ private func sanitizerHooksIfPresent() -> SanitizerHooks? {
     else {
         return nil
     }
-    return (
+    return SanitizerHooks(
         acquire: unsafeBitCast(acquire, to: SanitizerHook.self),
         release: unsafeBitCast(release, to: SanitizerHook.self),
         ignoreBegin: unsafeBitCast(ignoreBegin, to: SanitizerIgnoreHook.self),

@@ -28,12 +28,19 @@ extension PromiseNode {
     func unlinkUpstream(from source: ObjectIdentifier) {}
 }
 
-/// What `awaitPromise`'s deadlock check learns of one step of a chain: the context whose work
-/// resolves the step, if known; the promises the step waits for (its source, or the inputs of
-/// a combinator); and whether the step is still pending. A tuple: a struct would be a type of
-/// the module, with metadata, value witnesses and accessors that every program carries.
+/// What `awaitPromise`'s deadlock check learns of one step of a chain.
 @usableFromInline
-typealias ResolverInfo = (contextID: ObjectIdentifier?, upstreams: [any PromiseNode], isPending: Bool)
+struct ResolverInfo {
+    /// The context whose work resolves the step, if known.
+    let contextID: ObjectIdentifier?
+    /// The promises the step waits for: its source, or the inputs of a combinator.
+    let upstreams: [any PromiseNode]
+    /// Whether the step is still pending.
+    let isPending: Bool
+
+    /// A step that waits for nothing and is settled.
+    static var settled: ResolverInfo { ResolverInfo(contextID: nil, upstreams: [], isPending: false) }
+}
 
 /// Hands callbacks to their contexts, running same-turn work in a loop instead of recursing.
 ///
@@ -334,7 +341,7 @@ final class TrackedJob: PromiseNode {
     }
     @usableFromInline var resolverInfo: ResolverInfo {
         let owner = held.withLock { $0?.owner }
-        return owner?.resolverInfo ?? (contextID: nil, upstreams: [], isPending: false)
+        return owner?.resolverInfo ?? .settled
     }
 }
 
@@ -358,7 +365,7 @@ final class DeferredCallback<Value: Sendable>: PromiseNode {
     @usableFromInline
     func abandon() {}
     @usableFromInline
-    var resolverInfo: ResolverInfo { (contextID: nil, upstreams: [], isPending: false) }
+    var resolverInfo: ResolverInfo { .settled }
 }
 
 /// Counts promise work in flight, for `PromiseTesting.waitForPromises`. Off (and free) until

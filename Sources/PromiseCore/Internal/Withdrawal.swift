@@ -1,7 +1,7 @@
 /// What one consumer's withdrawal did to the promise it waited for: the one place that says
 /// whether the work behind a promise was told to stop, for the messages that report it.
 @usableFromInline
-enum SourceOutcome: Sendable, Equatable {
+enum SourceOutcome: Sendable {
     /// Nobody else waited for the promise: it was cancelled, and its `onCancel` handlers ran.
     case cancelled
     /// Nobody else waited for the promise, and the adapter that takes its cancellation
@@ -32,6 +32,12 @@ enum SourceOutcome: Sendable, Equatable {
 struct Withdrawal {
     @usableFromInline let outcome: SourceOutcome
     @usableFromInline let next: (any PromiseNode)?
+
+    @_alwaysEmitIntoClient
+    init(outcome: SourceOutcome, next: (any PromiseNode)?) {
+        self.outcome = outcome
+        self.next = next
+    }
 }
 
 /// The timer of one `timeout`: armed after the operator has subscribed to its source (so the
@@ -39,19 +45,22 @@ struct Withdrawal {
 /// settles any other way, even before it was armed.
 @usableFromInline
 final class TimeoutTimer: Sendable {
-    private enum Phase {
+    @usableFromInline
+    enum Phase {
         case unarmed
         case armed(ScheduledWork)
         case finished
     }
 
-    private let phase = Lock(Phase.unarmed)
+    @usableFromInline let phase: Lock<Phase>
 
-    @usableFromInline
-    init() {}
+    @_alwaysEmitIntoClient
+    init() {
+        phase = Lock(.unarmed)
+    }
 
     /// Keeps `timer` to stop it later, or stops it at once if the timeout has finished.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func arm(_ timer: ScheduledWork) {
         let finished = phase.withLock { phase in
             guard case .unarmed = phase else { return true }
@@ -62,7 +71,7 @@ final class TimeoutTimer: Sendable {
     }
 
     /// Stops the timer if it is armed; a timer armed later is stopped at once.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     func finish() {
         let armed: ScheduledWork? = phase.withLock { phase in
             defer { phase = .finished }
