@@ -40,15 +40,15 @@ package enum SignalOwner {
     ///     stops the watch when it is cancelled.
     ///   - group: Who made the watch (a loop's identity), for ``endAll(in:rejecting:)``; `nil`
     ///     for none.
-    ///   - deliver: Settles `promise` with the signal that arrived, on any thread, after the
-    ///     watch ended. Must not capture `promise`: the owner tells a live watch from a dead
-    ///     one by whether it holds the only reference.
+    ///   - delivery: How `promise` is settled when a signal arrives (``SignalDelivery``).
+    ///   - context: What `delivery` needs besides the promise, kept until the watch ends.
     /// - Returns: The watch, or why it cannot start (the message says what to do).
-    package static func watch<Value: Sendable>(
+    package static func watch<Delivery: SignalDelivery>(
         _ signals: [Int32],
-        _ promise: Promise<Value>,
+        _ promise: Promise<Delivery.Value>,
         group: ObjectIdentifier? = nil,
-        deliver: @escaping @Sendable (Promise<Value>, Int32) -> Void
+        delivery: Delivery.Type,
+        context: Delivery.Context
     ) -> Result<WatchID, PromiseError> {
         var unique: [Int32] = []
         for signal in signals where !unique.contains(signal) { unique.append(signal) }
@@ -60,7 +60,7 @@ package enum SignalOwner {
         case .success(let shared): channel = shared
         case .failure(let error): return .failure(error)
         }
-        let entry = PromiseWatch(signals: unique, group: group, promise: promise, deliver: deliver)
+        let entry = PromiseWatch<Delivery>(signals: unique, group: group, promise: promise, context: context)
         let (started, dead) = registry.withLock { registry in
             let dead = registry.sweep(channel: channel)
             return (registry.start(entry, channel: channel), dead)
@@ -164,11 +164,41 @@ extension Promises {
     /// Starts one watch for ``nextSignal(_:)``, fulfilled from the owner's private queue.
     static func watchSignals(_ signals: [Int32]) -> Promise<Int32> {
         let promise = Promise<Int32>.pending()
-        switch SignalOwner.watch(signals, promise, deliver: { promise, signal in promise.fulfill(signal) }) {
+        switch SignalOwner.watch(signals, promise, delivery: FulfilledAtOnce.self, context: ()) {
         case .success: return promise
         case .failure(let error): return Promise<Int32>(error)
         }
     }
+}
+
+/// The delivery of ``Promises/nextSignal(_:)``: the signal's number, from the owner's queue.
+private enum FulfilledAtOnce: SignalDelivery {
+    static func deliver(_ signal: Int32, to promise: Promise<Int32>, context: Void) {
+        promise.fulfill(signal)
+    }
+}
+
+/// How a watch settles its promise when one of its signals arrives.
+///
+/// The owner holds each watch's promise and tells a live watch from a dead one by whether it
+/// holds the only reference (see ``SignalOwner``). A delivery therefore is a static function
+/// of a type, handed the promise when the signal arrives, and what else it needs is a value of
+/// its ``Context`` that the watch keeps: a closure could capture the promise, and a watch
+/// whose closure did would stay alive after its program dropped it; a static function
+/// cannot, and the context's type says what it holds.
+package protocol SignalDelivery {
+    /// The watch's promise's value.
+    associatedtype Value: Sendable
+    /// What the delivery needs besides the promise (a loop, the signal as its type).
+    associatedtype Context: Sendable
+
+    /// Settles `promise` with `signal`, on any thread, after the watch ended.
+    ///
+    /// - Parameters:
+    ///   - signal: The signal that arrived.
+    ///   - promise: The watch's promise.
+    ///   - context: The value given to ``SignalOwner/watch(_:_:group:delivery:context:)``.
+    static func deliver(_ signal: Int32, to promise: Promise<Value>, context: Context)
 }
 
 /// Every watch of the process.
@@ -186,21 +216,21 @@ protocol SignalWatchEntry: AnyObject, Sendable {
     func fail(_ error: any Error)
 }
 
-/// A watch of a `Promise<Value>`.
+/// A watch whose promise `Delivery` settles.
 ///
 /// `@unchecked Sendable`: `promise` is read and written only under the registry's lock while
 /// the entry is registered, and by the one thread that removed it afterwards.
-private final class PromiseWatch<Value: Sendable>: SignalWatchEntry, @unchecked Sendable {
+private final class PromiseWatch<Delivery: SignalDelivery>: SignalWatchEntry, @unchecked Sendable {
     let signals: [Int32]
     let group: ObjectIdentifier?
-    private var promise: Promise<Value>?
-    private let deliver: @Sendable (Promise<Value>, Int32) -> Void
+    private var promise: Promise<Delivery.Value>?
+    private let context: Delivery.Context
 
-    init(signals: [Int32], group: ObjectIdentifier?, promise: Promise<Value>, deliver: @escaping @Sendable (Promise<Value>, Int32) -> Void) {
+    init(signals: [Int32], group: ObjectIdentifier?, promise: Promise<Delivery.Value>, context: Delivery.Context) {
         self.signals = signals
         self.group = group
         self.promise = promise
-        self.deliver = deliver
+        self.context = context
     }
 
     func isLive() -> Bool {
@@ -213,7 +243,7 @@ private final class PromiseWatch<Value: Sendable>: SignalWatchEntry, @unchecked 
     func fire(_ signal: Int32) {
         guard let promise else { return }
         self.promise = nil
-        deliver(promise, signal)
+        Delivery.deliver(signal, to: promise, context: context)
     }
 
     func fail(_ error: any Error) {

@@ -8,12 +8,9 @@ extension LoopCore {
     /// handler before this returns. Rejects `promise` when the owner refuses the signal or the
     /// loop no longer accepts work.
     func watchSignal(_ signal: UVSignal, _ promise: Promise<UVSignal>) {
-        let started = SignalOwner.watch([signal.rawValue], promise, group: contextID) { [self] promise, _ in
-            let fulfilled = submit(.late) { [self] in
-                AdapterSupport.runTurn(contextID) { promise.resolveFromLibrary(.success(signal)) }
-            }
-            if !fulfilled { promise.reject(Self.signalAbandoned(signal)) }
-        }
+        let started = SignalOwner.watch(
+            [signal.rawValue], promise, group: contextID, delivery: LoopSignalDelivery.self,
+            context: LoopSignalDelivery.Context(core: self, signal: signal))
         switch started {
         case .failure(let error):
             promise.reject(UVError(.invalidArgument, operation: "nextSignal", detail: error.message, underlying: error))
@@ -32,8 +29,26 @@ extension LoopCore {
     }
 
     /// The rejection of a watch that the loop's shutdown ended.
-    private static func signalAbandoned(_ signal: UVSignal?) -> UVError {
+    fileprivate static func signalAbandoned(_ signal: UVSignal?) -> UVError {
         let what = signal.map { "\($0)" } ?? "its signal"
         return UVError(.loopClosed, operation: "nextSignal", detail: "the UVLoop was shut down before \(what) arrived")
+    }
+}
+
+/// The delivery of a loop's watch: the promise is fulfilled on the loop thread, or rejected
+/// when the loop no longer accepts work.
+private enum LoopSignalDelivery: SignalDelivery {
+    struct Context: Sendable {
+        let core: LoopCore
+        let signal: UVSignal
+    }
+
+    static func deliver(_ number: Int32, to promise: Promise<UVSignal>, context: Context) {
+        let core = context.core
+        let signal = context.signal
+        let fulfilled = core.submit(.late) {
+            AdapterSupport.runTurn(core.contextID) { promise.resolveFromLibrary(.success(signal)) }
+        }
+        if !fulfilled { promise.reject(LoopCore.signalAbandoned(signal)) }
     }
 }
