@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import urllib.request
 
 HOST = "127.0.0.1"
 
@@ -46,6 +47,25 @@ def wait_for_port(port, child, timeout=30.0):
         except OSError:
             time.sleep(0.05)
     raise SystemExit(f"serve.py: nothing listened on {HOST}:{port} within {timeout} s")
+
+
+def wait_for_answer(port, child, path, timeout=120.0):
+    """Waits until an HTTP GET of path answers 200. A listening socket is not enough: gunicorn's
+    master listens before its workers have loaded the application, and a request sent then waits
+    for a worker (seconds on a busy machine)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, never a proxy
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if child.poll() is not None:
+            raise SystemExit(f"serve.py: the server exited with status {child.returncode} before answering on {port}")
+        try:
+            with opener.open(f"http://{HOST}:{port}{path}", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit(f"serve.py: {HOST}:{port} did not answer GET {path} within {timeout} s")
 
 
 def watch_parent(parent, cleanup):
@@ -70,9 +90,9 @@ def start_httpbin(args):
     child = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", "--workers", str(args.workers),
          "--worker-class", "gthread", "--threads", "16", "--log-level", "warning", "--timeout", "120",
-         "httpbin:app"],
+         "--preload", "httpbin:app"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    wait_for_port(port, child)
+    wait_for_answer(port, child, "/get")
     return {"http": port}, [child], None
 
 
