@@ -1,5 +1,6 @@
 /// Runs `work`, and runs it again after `delay` each time the promise it returns is rejected,
-/// up to `attempts` more times.
+/// up to `attempts` more times: at most `attempts + 1` tries in all, so `retry(attempts: 3)`
+/// tries up to four times and `retry(attempts: 0)` once.
 ///
 /// ```swift
 /// retry(attempts: 3, delay: .milliseconds(200), condition: { _, error in error is TransientError }) {
@@ -13,8 +14,9 @@
 /// - Parameters:
 ///   - context: Where `work` and `condition` run and whose clock times `delay`; `nil` means
 ///     ``Promises/defaultContext``.
-///   - attempts: How many times to retry after the first try (google/promises' meaning);
-///     the default is one retry.
+///   - attempts: How many times to retry after the first try (google/promises' meaning), so
+///     `work` runs at most `attempts + 1` times; the default is one retry (two tries).
+///     Negative counts as 0.
 ///   - delay: How long to wait before each retry; the default is one second.
 ///   - condition: Called after a rejected attempt with the number of retries still allowed
 ///     (google/promises' remaining attempts: `attempts` when the first try fails, 1 when the
@@ -40,7 +42,8 @@ public func retry<Value: Sendable>(
 }
 
 /// Runs `work`, and runs it again each time the promise it returns is rejected, up to
-/// `attempts` more times, waiting longer before each retry as `backoff` says.
+/// `attempts` more times (at most `attempts + 1` tries in all), waiting longer before each
+/// retry as `backoff` says.
 ///
 /// ```swift
 /// retry(attempts: 5, backoff: .exponential(initial: .milliseconds(200), maximum: .seconds(5))) { attempt in
@@ -55,7 +58,8 @@ public func retry<Value: Sendable>(
 /// - Parameters:
 ///   - context: Where `work` and `condition` run and whose clock times the delays; `nil`
 ///     means ``Promises/defaultContext``.
-///   - attempts: How many times to retry after the first try.
+///   - attempts: How many times to retry after the first try, so `work` runs at most
+///     `attempts + 1` times (`retry(attempts: 5, …)` up to six). Negative counts as 0.
 ///   - backoff: How long to wait before each retry.
 ///   - condition: Called after a rejected attempt with the number of retries still allowed
 ///     (google/promises' remaining attempts, as in ``retry(on:attempts:delay:condition:_:)``:

@@ -156,6 +156,57 @@ import Testing
         }
     }
 
+    /// `execvp` moves on past a PATH entry that `execve` refuses, a FIFO with execute
+    /// permission included, and so does the lookup: the program in a later directory runs.
+    @Test func pathLookupMovesOnPastEntriesExecveRefuses() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let directory = try TemporaryDirectory()
+        for sub in ["fifo", "plain", "later"] { try FileManager.default.createDirectory(atPath: directory.path + "/" + sub, withIntermediateDirectories: false) }
+        #expect(mkfifo(directory.path + "/fifo/tool", 0o755) == 0)
+        #expect(chmod(directory.path + "/fifo/tool", 0o755) == 0)
+        try "#!/bin/sh\necho wrong\n".write(toFile: directory.path + "/plain/tool", atomically: true, encoding: .utf8)
+        #expect(chmod(directory.path + "/plain/tool", 0o644) == 0)
+        try "#!/bin/sh\necho found in later\n".write(toFile: directory.path + "/later/tool", atomically: true, encoding: .utf8)
+        #expect(chmod(directory.path + "/later/tool", 0o755) == 0)
+
+        let path = ["fifo", "plain", "later"].map { directory.path + "/" + $0 }.joined(separator: ":")
+        let found = try await loop.spawn(UVCommand("tool", environment: .replace(["PATH": path]))).get()
+        #expect(found.outputText == "found in later\n")
+
+        // With nothing runnable left, the first refusal is the error, and it says what it was.
+        let onlyFIFO = UVCommand("tool", environment: .replace(["PATH": directory.path + "/fifo"]))
+        do {
+            _ = try await loop.spawn(onlyFIFO).get()
+            Issue.record("a FIFO ran")
+        } catch let error as UVError {
+            #expect(error.code == .permissionDenied, "\(error)")
+            #expect(error.detail.contains("fifo/tool is not a regular file"), "\(error)")
+        }
+        await expectUVError(.permissionDenied) { try await loop.spawn(UVCommand(directory.path + "/fifo/tool")).get() }
+    }
+
+    /// A program found nowhere names the directories searched, each once, and only the first
+    /// three of a long PATH.
+    @Test func aMissingProgramNamesTheDirectoriesSearchedBriefly() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        func detail(path: String) async -> String {
+            do {
+                _ = try await loop.spawn(UVCommand("no-such-program-\(getpid())", environment: .replace(["PATH": path]))).get()
+                return "ran"
+            } catch let error as UVError {
+                return error.code == .noSuchFileOrDirectory ? error.detail : "\(error)"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(await detail(path: "/no-a:/no-b:/no-a") == "no program named no-such-program-\(getpid()) on PATH (searched /no-a, /no-b)")
+        let long = (1...2000).map { "/no-\($0 % 7)" }.joined(separator: ":")
+        #expect(await detail(path: long) == "no program named no-such-program-\(getpid()) on PATH (searched /no-1, /no-2, /no-3 and 4 more directories)")
+        #expect(await detail(path: "") == "no program named no-such-program-\(getpid()) on PATH (searched .)")
+    }
+
     @Test func exitBySignalIsReported() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }

@@ -130,13 +130,18 @@ final class SpawnPlan: @unchecked Sendable {
 
     // MARK: Program and directory
 
-    private enum Kind { case missing(Int32), directory, file(executable: Bool) }
+    /// What a path names, as far as running it goes. `execve` refuses anything but a regular
+    /// file (`EACCES`), whatever its permission bits, so a FIFO, socket or device is `.other`.
+    private enum Kind { case missing(Int32), directory, other, file(executable: Bool) }
 
     private static func kind(of path: String) -> Kind {
         var info = stat()
         guard stat(path, &info) == 0 else { return .missing(errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { return .directory }
-        return .file(executable: access(path, X_OK) == 0)
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return .file(executable: access(path, X_OK) == 0)
+        default: return .other
+        }
     }
 
     private static func checkDirectory(_ directory: String) throws(UVError) {
@@ -144,7 +149,7 @@ final class SpawnPlan: @unchecked Sendable {
         case .missing(let code):
             throw UVError(
                 UVError.Code(uvCode: -code), operation: "chdir", detail: "the working directory \(directory) cannot be used: \(ErrnoText.describe(code))")
-        case .file:
+        case .file, .other:
             throw UVError(.notADirectory, operation: "chdir", detail: "the working directory \(directory) is not a directory")
         case .directory:
             guard access(directory, X_OK) == 0 else {
@@ -154,7 +159,9 @@ final class SpawnPlan: @unchecked Sendable {
     }
 
     /// The path to execute for `program`, as `execvp` would find it, with a clear error for
-    /// each way it cannot be run.
+    /// each way it cannot be run. Like `execvp`, the search moves on past every entry that
+    /// `execve` would refuse (a directory, a file without execute permission, a FIFO or other
+    /// special file), and reports the first refusal only when no entry can run.
     private static func resolve(_ program: String, in directory: String?, path: String) throws(UVError) -> String {
         if program.utf8.contains(UInt8(ascii: "/")) {
             let full = program.hasPrefix("/") || directory == nil ? program : "\(directory!)/\(program)"
@@ -163,6 +170,8 @@ final class SpawnPlan: @unchecked Sendable {
                 throw UVError(UVError.Code(uvCode: -code), operation: "spawn", detail: "the program \(program) cannot be run: \(ErrnoText.describe(code))")
             case .directory:
                 throw UVError(.isADirectory, operation: "spawn", detail: "the program \(program) is a directory")
+            case .other:
+                throw UVError(.permissionDenied, operation: "spawn", detail: "the program \(program) is not a regular file")
             case .file(let executable):
                 guard executable else {
                     throw UVError(.permissionDenied, operation: "spawn", detail: "the program \(program) is not executable (no execute permission)")
@@ -170,26 +179,36 @@ final class SpawnPlan: @unchecked Sendable {
                 return program
             }
         }
-        var sawNotExecutable: String?
+        var refused: (candidate: String, reason: String)?
         var sawDirectory: String?
-        for entry in path.split(separator: ":", omittingEmptySubsequences: false) {
-            let base = entry.isEmpty ? "." : String(entry)
+        let entries = path.split(separator: ":", omittingEmptySubsequences: false).map { $0.isEmpty ? "." : String($0) }
+        for base in entries {
             let candidate = "\(base)/\(program)"
             let full = candidate.hasPrefix("/") || directory == nil ? candidate : "\(directory!)/\(candidate)"
             switch kind(of: full) {
             case .file(executable: true): return candidate
-            case .file(executable: false): sawNotExecutable = sawNotExecutable ?? candidate
+            case .file(executable: false): refused = refused ?? (candidate, "is not executable (no execute permission)")
+            case .other: refused = refused ?? (candidate, "is not a regular file")
             case .directory: sawDirectory = sawDirectory ?? candidate
             case .missing: continue
             }
         }
-        if let sawNotExecutable {
-            throw UVError(.permissionDenied, operation: "spawn", detail: "the program \(sawNotExecutable) is not executable (no execute permission)")
+        if let refused {
+            throw UVError(.permissionDenied, operation: "spawn", detail: "the program \(refused.candidate) \(refused.reason), and no other \(program) was found on PATH")
         }
         if let sawDirectory {
             throw UVError(.isADirectory, operation: "spawn", detail: "\(sawDirectory) on PATH is a directory, and no program \(program) was found")
         }
-        throw UVError(.noSuchFileOrDirectory, operation: "spawn", detail: "no program named \(program) in PATH (\(path))")
+        throw UVError(.noSuchFileOrDirectory, operation: "spawn", detail: "no program named \(program) on PATH (\(searched(entries)))")
+    }
+
+    /// The directories a `PATH` search looked in, named briefly: every one when there are a few,
+    /// else the first three and how many more, each named once.
+    private static func searched(_ entries: [String]) -> String {
+        var seen = Set<String>()
+        let unique = entries.filter { seen.insert($0).inserted }
+        guard unique.count > 4 else { return "searched " + unique.joined(separator: ", ") }
+        return "searched \(unique.prefix(3).joined(separator: ", ")) and \(unique.count - 3) more directories"
     }
 
     // MARK: Standard input
