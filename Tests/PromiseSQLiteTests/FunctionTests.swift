@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import PromiseSQLite
 import PromiseTestSupport
@@ -39,6 +40,29 @@ import Testing
             #expect(row?[1] == .text(value.storageClass))
         }
         try await db.close().get()
+    }
+
+    /// Columns, function arguments and aggregate steps read SQLite's values through one
+    /// conversion (`SQLiteValue(copying:)`): no other file of PromiseSQLite reads a value's
+    /// type, so the three cannot disagree. `echo` above round-trips every storage class
+    /// through both directions.
+    @Test func oneConversionReadsEverySQLiteValue() throws {
+        let sources = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/PromiseSQLite")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path))
+        var readers: [String] = []
+        var scanned = 0
+        for case let file as String in files where file.hasSuffix(".swift") {
+            scanned += 1
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            let code = text.split(separator: "\n").map { $0.components(separatedBy: "//")[0] }
+            if code.contains(where: { $0.contains("sqlite3_value_type(") || $0.contains("sqlite3_column_type(") && !$0.contains("SQLITE_NULL") }) {
+                readers.append(file)
+            }
+        }
+        #expect(scanned > 30, "the scan found too few files under \(sources.path): \(scanned)")
+        #expect(readers == ["Internal/SQLiteValue+Copying.swift"])
     }
 
     @Test func argumentsAClosureKeepsStayAsTheyWere() async throws {

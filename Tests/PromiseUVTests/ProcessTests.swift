@@ -162,7 +162,9 @@ import Testing
         let loop = try startedLoop()
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
-        for sub in ["fifo", "plain", "later"] { try FileManager.default.createDirectory(atPath: directory.path + "/" + sub, withIntermediateDirectories: false) }
+        for sub in ["fifo", "plain", "later"] {
+            try FileManager.default.createDirectory(atPath: directory.path + "/" + sub, withIntermediateDirectories: false)
+        }
         #expect(mkfifo(directory.path + "/fifo/tool", 0o755) == 0)
         #expect(chmod(directory.path + "/fifo/tool", 0o755) == 0)
         try "#!/bin/sh\necho wrong\n".write(toFile: directory.path + "/plain/tool", atomically: true, encoding: .utf8)

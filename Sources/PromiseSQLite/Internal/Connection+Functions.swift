@@ -219,26 +219,10 @@ struct FunctionArguments {
     }
 }
 
-/// One argument, read as the column reader reads a column (``Statement/value(of:at:)``).
+/// One argument of a scalar function or an aggregate's step.
 private func functionArgument(_ value: OpaquePointer?) -> SQLiteValue {
     guard let value else { return .null }
-    switch sqlite3_value_type(value) {
-    case SQLITE_INTEGER:
-        return .integer(sqlite3_value_int64(value))
-    case SQLITE_FLOAT:
-        return .real(sqlite3_value_double(value))
-    case SQLITE_TEXT:
-        guard let text = sqlite3_value_text(value) else { return .text("") }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        if let string = UTF8Text.string(validating: bytes) { return .text(string) }
-        return .invalidText([UInt8](bytes))
-    case SQLITE_BLOB:
-        let count = Int(sqlite3_value_bytes(value))
-        guard count > 0, let bytes = sqlite3_value_blob(value) else { return .blob([]) }
-        return .blob([UInt8](UnsafeRawBufferPointer(start: bytes, count: count)))
-    default:
-        return .null
-    }
+    return SQLiteValue(copying: value)
 }
 
 /// Sets the call's result; SQLite copies text and blobs, and fails the statement with

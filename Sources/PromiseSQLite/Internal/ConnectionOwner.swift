@@ -62,14 +62,8 @@ final class ConnectionOwner: Sendable {
         var running: UInt64 = 0
         var interruptTarget: InterruptTarget?
         var opened: Opened?
-        /// The connection thread found no job and sleeps (or is about to): a waiting thread may
-        /// run the next job.
-        var threadIdle = false
-        /// A waiting thread is running a job.
-        var waiterRunning = false
-        /// The connection thread woke while a waiting thread ran a job and waits to be woken
-        /// again when it is done.
-        var threadWaitsForWaiter = false
+        /// Whether the connection thread or a waiting thread uses the connection.
+        var handOff = ConnectionHandOffStateMachine()
     }
 
     private let state = Lock(State())
@@ -180,14 +174,14 @@ final class ConnectionOwner: Sendable {
             let polling = pollUntil > clock.now
             let step: (work: Bool, seen: UInt64) = state.withLock { state in
                 let seen = posted.load(ordering: .relaxed)
-                if state.waiterRunning {
-                    // While polling, keep polling: the waiting thread's job is likely short.
-                    state.threadWaitsForWaiter = !polling
+                switch state.handOff.threadTurn(polling: polling) {
+                case .keepPolling, .sleep:
                     return (false, seen)
+                case .takeJobs:
+                    let taken = polling ? state.mailbox.takeAllStayingAwake(into: &batch) : state.mailbox.takeAll(into: &batch)
+                    state.handOff.jobsTaken(found: taken)
+                    return (taken, seen)
                 }
-                let taken = polling ? state.mailbox.takeAllStayingAwake(into: &batch) : state.mailbox.takeAll(into: &batch)
-                state.threadIdle = !taken
-                return (taken, seen)
             }
             guard step.work else {
                 if polling {
@@ -252,10 +246,12 @@ extension ConnectionOwner: WaitingThreadRunner {
             case .blockedAndAwaiting: true
             }
         let taken: (job: Job, opened: Opened)? = state.withLock { state in
-            guard mayRun, state.threadIdle, !state.waiterRunning, let opened = state.opened,
-                state.mailbox.first?.promise == promise, let job = state.mailbox.takeFirst()
+            guard mayRun, let opened = state.opened, state.mailbox.first?.promise == promise,
+                state.handOff.waiterAsksToRun()
             else { return nil }
-            state.waiterRunning = true
+            guard let job = state.mailbox.takeFirst() else {
+                preconditionFailure("the mailbox's first job went away under its lock")
+            }
             state.running = job.id
             return (job, opened)
         }
@@ -263,12 +259,13 @@ extension ConnectionOwner: WaitingThreadRunner {
         AdapterSupport.runTurn(contextID) { job.run?(opened.connection, opened.error) }
         load.subtract(1, ordering: .relaxed)
         let wakeThread = state.withLock { state in
-            state.waiterRunning = false
-            guard state.threadWaitsForWaiter else { return false }
-            state.threadWaitsForWaiter = false
-            // The thread went back to its wait: wake it only for jobs that arrived meanwhile;
-            // with none, the next post wakes it.
-            return !state.mailbox.markOwnerAsleepIfEmpty()
+            switch state.handOff.waiterFinished() {
+            case .none:
+                return false
+            case .wakeThreadIfJobsArrived:
+                // With no job, the next post wakes it.
+                return !state.mailbox.markOwnerAsleepIfEmpty()
+            }
         }
         if wakeThread { wake.signal() }
         return .ran

@@ -233,36 +233,12 @@ final class Statement {
         Statement.value(of: handle, at: index)
     }
 
-    /// The current row's value in column `index` of the statement `handle`.
-    ///
-    /// The value is read through the column's `sqlite3_value` (`sqlite3_column_value`), which
-    /// the `sqlite3_value_*` calls read without the connection's checks that every
-    /// `sqlite3_column_*` call repeats (about 25 instructions a call, two or three calls a
-    /// column). SQLite calls that value unprotected: safe where only one thread uses the
-    /// connection at a time, which is how every ``Connection`` is used, and valid until the
-    /// statement steps, resets or is finalized, which the value is copied out before.
+    /// The current row's value in column `index` of the statement `handle`
+    /// (``SQLiteValue/init(copying:textAfterFailure:)``).
     @inline(__always)
     static func value(of handle: OpaquePointer, at index: Int) -> SQLiteValue {
         guard let value = sqlite3_column_value(handle, Int32(index)) else { return .null }
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER:
-            return .integer(sqlite3_value_int64(value))
-        case SQLITE_FLOAT:
-            return .real(sqlite3_value_double(value))
-        case SQLITE_TEXT:
-            // NULL here means SQLite ran out of memory adding the terminator or converting
-            // from UTF-16; sqlite3_column_text then records the failure on the statement.
-            guard let text = sqlite3_value_text(value) ?? sqlite3_column_text(handle, Int32(index)) else { return .text("") }
-            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-            if let string = UTF8Text.string(validating: bytes) { return .text(string) }
-            return .invalidText([UInt8](bytes))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_value_bytes(value))
-            guard count > 0, let bytes = sqlite3_value_blob(value) else { return .blob([]) }
-            return .blob([UInt8](UnsafeRawBufferPointer(start: bytes, count: count)))
-        default:
-            return .null
-        }
+        return SQLiteValue(copying: value) { sqlite3_column_text(handle, Int32(index)) }
     }
 
     /// The current row, copied out of the statement.

@@ -194,7 +194,8 @@ final class SpawnPlan: @unchecked Sendable {
             }
         }
         if let refused {
-            throw UVError(.permissionDenied, operation: "spawn", detail: "the program \(refused.candidate) \(refused.reason), and no other \(program) was found on PATH")
+            throw UVError(
+                .permissionDenied, operation: "spawn", detail: "the program \(refused.candidate) \(refused.reason), and no other \(program) was found on PATH")
         }
         if let sawDirectory {
             throw UVError(.isADirectory, operation: "spawn", detail: "\(sawDirectory) on PATH is a directory, and no program \(program) was found")
