@@ -19,11 +19,11 @@ public func all<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<[Value
             case .success(let value):
                 values.store(value, at: index)
                 if combination.countDown() {
-                    result.resolve(.success(values.take()), fromUpstream: true)
+                    result.resolve(.success(values.take()), by: .chain)
                 }
             case .failure(let error):
                 if combination.decide() {
-                    result.resolve(.failure(error), fromUpstream: true)
+                    result.resolve(.failure(error), by: .chain)
                     combination.withdrawAll()
                 }
             }
@@ -54,7 +54,7 @@ public func all<each Value: Sendable>(_ promises: repeat Promise<each Value>) ->
     let combination = Combination(count: count)
     let slots = (repeat Slot<each Value>())
     let finish: @Sendable () -> Void = {
-        result.resolve(.success((repeat (each slots).value)), fromUpstream: true)
+        result.resolve(.success((repeat (each slots).value)), by: .chain)
     }
     result.combine(combination)
     repeat attach(each promises, to: each slots, combination: combination, result: result, finish: finish)
@@ -76,7 +76,7 @@ func attach<Value: Sendable, Combined: Sendable>(
             if combination.countDown() { finish() }
         case .failure(let error):
             if combination.decide() {
-                result.resolve(.failure(error), fromUpstream: true)
+                result.resolve(.failure(error), by: .chain)
                 combination.withdrawAll()
             }
         }
@@ -88,7 +88,7 @@ extension Promise {
     /// Fulfils this fresh promise and returns it (used for the empty `all()`).
     @_alwaysEmitIntoClient
     func fulfilled(with value: Value) -> Promise<Value> {
-        resolve(.success(value), fromUpstream: true)
+        resolve(.success(value), by: .chain)
         return self
     }
 }
@@ -124,7 +124,7 @@ public func race<Value: Sendable>(_ promises: [Promise<Value>]) -> Promise<Value
     for promise in promises {
         let pending = promise.subscribe(on: nil) { outcome in
             if combination.decide() {
-                result.resolve(outcome, fromUpstream: true)
+                result.resolve(outcome, by: .chain)
                 combination.withdrawAll()
             }
         }

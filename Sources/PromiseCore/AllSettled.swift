@@ -39,9 +39,9 @@ func settleAll<Value: Sendable>(
             if rejectingWhenAllFail, all.allSatisfy({ if case .failure = $0 { true } else { false } }),
                 case .failure(let first) = all[0]
             {
-                result.resolve(.failure(first), fromUpstream: true)
+                result.resolve(.failure(first), by: .chain)
             } else {
-                result.resolve(.success(all), fromUpstream: true)
+                result.resolve(.success(all), by: .chain)
             }
         }
         if pending { combination.track(promise) }
@@ -119,11 +119,11 @@ func settleEach<each Value: Sendable>(
                 }
             }
             if !succeeded, let firstError {
-                result.resolve(.failure(allFailed(firstError)), fromUpstream: true)
+                result.resolve(.failure(allFailed(firstError)), by: .chain)
                 return
             }
         }
-        result.resolve(.success(outcomes), fromUpstream: true)
+        result.resolve(.success(outcomes), by: .chain)
     }
     result.combine(combination)
     repeat settle(each promises, into: each slots, combination: combination, finish: finish)
@@ -181,13 +181,13 @@ public func race<Value: Sendable>(fulfilled promises: [Promise<Value>]) -> Promi
             switch outcome {
             case .success:
                 if combination.decide() {
-                    result.resolve(outcome, fromUpstream: true)
+                    result.resolve(outcome, by: .chain)
                     combination.withdrawAll()
                 }
             case .failure(let error):
                 slot.store(error)
                 if combination.countDown() {
-                    result.resolve(.failure(errors[0].value), fromUpstream: true)
+                    result.resolve(.failure(errors[0].value), by: .chain)
                 }
             }
         }

@@ -14,9 +14,9 @@ extension Promise {
         let task = Task { [self] in
             do {
                 let value = try await work()
-                self.resolve(.success(value), fromUpstream: true)
+                self.resolve(.success(value), by: .chain)
             } catch {
-                self.resolve(.failure(error), fromUpstream: true)
+                self.resolve(.failure(error), by: .chain)
             }
         }
         onCancel { task.cancel() }
@@ -43,7 +43,7 @@ extension Promise {
             return try result.get()
         }
         let waiter = Promise<Value>(resolvingContextID: nil)
-        subscribe(linking: waiter) { waiter.resolve($0, fromUpstream: true) }
+        subscribe(linking: waiter) { waiter.resolve($0, by: .chain) }
         // The context is looked up once, for both questions below.
         let runner = pendingWaitingThreadRunner()
         // Polling comes before the cancellation handler, whose installation from the main

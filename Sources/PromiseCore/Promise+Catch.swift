@@ -21,10 +21,10 @@ extension Promise {
                 if case .failure(let error) = result, policy.handles(error) {
                     body(error)
                     // The error was handled here: the rejection passed on is not "unhandled".
-                    child.resolve(result, fromUpstream: true, handled: true)
+                    child.resolve(result, by: .chain, handled: true)
                     return
                 }
-                child.resolve(result, fromUpstream: true)
+                child.resolve(result, by: .chain)
             }
         }
     }
@@ -46,11 +46,11 @@ extension Promise {
         derive(on: context, passthrough: .success) { (child: Promise<Value>) in
             { result in
                 guard case .failure(let error) = result, policy.handles(error) else {
-                    child.resolve(result, fromUpstream: true)
+                    child.resolve(result, by: .chain)
                     return
                 }
                 guard child.isPending else { return }
-                child.resolve(Result { try body(error) }, fromUpstream: true)
+                child.resolve(Result { try body(error) }, by: .chain)
             }
         }
     }
@@ -87,7 +87,7 @@ extension Promise {
         derive(on: context) { (child: Promise<Value>) in
             { result in
                 body()
-                child.resolve(result, fromUpstream: true)
+                child.resolve(result, by: .chain)
             }
         }
     }

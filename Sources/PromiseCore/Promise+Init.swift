@@ -50,7 +50,7 @@ extension Promise {
         self.init(resolvingContextID: context.executionContextID)
         Scheduler.submit(context, owner: self) { [self] in
             guard self.isPending else { return }
-            self.resolve(Result { try work() }, fromUpstream: true)
+            self.resolve(Result { try work() }, by: .chain)
         }
     }
 
@@ -68,7 +68,7 @@ extension Promise {
             do {
                 self.adopt(try work())
             } catch {
-                self.resolve(.failure(error), fromUpstream: true)
+                self.resolve(.failure(error), by: .chain)
             }
         }
     }

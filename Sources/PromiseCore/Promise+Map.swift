@@ -160,7 +160,7 @@ final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
                     return state.results.map { $0! }
                 }
                 if let finished {
-                    result.resolve(.success(finished), fromUpstream: true)
+                    result.resolve(.success(finished), by: .chain)
                 } else {
                     launchNext()
                 }
@@ -179,7 +179,7 @@ final class Mapper<Item: Sendable, Value: Sendable>: Sendable {
 
     @_alwaysEmitIntoClient
     func fail(_ error: any Error) {
-        result.resolve(.failure(error), fromUpstream: true)
+        result.resolve(.failure(error), by: .chain)
         stop()
     }
 

@@ -116,7 +116,7 @@ extension Promise {
         if inner === self {
             resolve(
                 .failure(PromiseError(.chainingCycle, message: "a promise was resolved with itself, so it could never settle")),
-                fromUpstream: true
+                by: .chain
             )
             return
         }
@@ -124,7 +124,7 @@ extension Promise {
         // `inner`'s delivery or deinitializer returns; so the link is made here, after the
         // subscription, and only while this promise is pending (`Internal/UpstreamLink.swift`).
         let wasPending = inner.subscribe(on: nil) { [self] result in
-            self.resolve(result, fromUpstream: true)
+            self.resolve(result, by: .chain)
         }
         guard wasPending else { return }
         let linked = withState { state in
@@ -199,7 +199,7 @@ extension Promise: PromiseNode {
     func abandon() {
         resolve(
             .failure(PromiseError(.contextInvalidated, message: "the context that was to run this promise's callback was invalidated and dropped it")),
-            fromUpstream: false
+            by: .outside
         )
     }
 

@@ -29,7 +29,7 @@ extension Promise {
         subscribe(
             Callback<Value>(CallbackTarget.inDrain(), owner: child) { result in
                 timer.finish()
-                child.resolve(result, fromUpstream: true)
+                child.resolve(result, by: .chain)
             },
             linking: child
         )
@@ -64,7 +64,7 @@ extension Promise {
             outcome = withdrawal.outcome
             withdrawUpward(from: withdrawal.next)
         }
-        resolve(.failure(PromiseError.timedOut(after: interval, label: label, source: outcome)), fromUpstream: false)
+        resolve(.failure(PromiseError.timedOut(after: interval, label: label, source: outcome)), by: .outside)
     }
 
     /// Delays fulfilment by `interval`; a rejection passes on at once.
@@ -83,11 +83,11 @@ extension Promise {
             case .success(let value):
                 guard child.isPending else { return }
                 let timer = Scheduler.schedule(on: context, owner: child, after: interval) {
-                    child.resolve(.success(value), fromUpstream: true)
+                    child.resolve(.success(value), by: .chain)
                 }
                 child.onCancel { timer.cancel() }
             case .failure:
-                child.resolve(result, fromUpstream: true)
+                child.resolve(result, by: .chain)
             }
         }
         return child

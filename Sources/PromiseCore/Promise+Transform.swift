@@ -30,9 +30,9 @@ extension Promise {
                 switch result {
                 case .success(let value):
                     guard child.isPending else { return }
-                    child.resolve(Result { try body(value) }, fromUpstream: true)
+                    child.resolve(Result { try body(value) }, by: .chain)
                 case .failure(let error):
-                    child.resolve(.failure(error), fromUpstream: true)
+                    child.resolve(.failure(error), by: .chain)
                 }
             }
         }
@@ -64,10 +64,10 @@ extension Promise {
                     do {
                         child.adopt(try body(value))
                     } catch {
-                        child.resolve(.failure(error), fromUpstream: true)
+                        child.resolve(.failure(error), by: .chain)
                     }
                 case .failure(let error):
-                    child.resolve(.failure(error), fromUpstream: true)
+                    child.resolve(.failure(error), by: .chain)
                 }
             }
         }
@@ -124,14 +124,14 @@ extension Promise {
         derive(on: context, passthrough: .success) { (child: Promise<Value>) in
             { result in
                 guard case .failure(let error) = result, policy.handles(error) else {
-                    child.resolve(result, fromUpstream: true)
+                    child.resolve(result, by: .chain)
                     return
                 }
                 guard child.isPending else { return }
                 do {
                     child.adopt(try body(error))
                 } catch {
-                    child.resolve(.failure(error), fromUpstream: true)
+                    child.resolve(.failure(error), by: .chain)
                 }
             }
         }

@@ -334,7 +334,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// - Parameter value: The value.
     @_alwaysEmitIntoClient
     public func fulfill(_ value: Value) {
-        resolve(.success(value), fromUpstream: false)
+        resolve(.success(value), by: .outside)
     }
 
     /// Rejects the promise with `error`, unless it is already resolved.
@@ -342,7 +342,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// - Parameter error: The reason. A `CancellationError` cancels the promise.
     @_alwaysEmitIntoClient
     public func reject(_ error: any Error) {
-        resolve(.failure(error), fromUpstream: false)
+        resolve(.failure(error), by: .outside)
     }
 
     /// Fulfils or rejects the promise with `result`, unless it is already resolved.
@@ -350,7 +350,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// - Parameter result: The outcome.
     @_alwaysEmitIntoClient
     public func resolve(_ result: Result<Value, any Error>) {
-        resolve(result, fromUpstream: false)
+        resolve(result, by: .outside)
     }
 
     /// Cancels the promise if it is pending: rejects it with `CancellationError`, runs its
@@ -369,7 +369,7 @@ public final class Promise<Value: Sendable>: Sendable {
             interceptor.body()
             return
         }
-        resolve(.failure(CancellationError()), fromUpstream: false)
+        resolve(.failure(CancellationError()), by: .outside)
     }
 
     /// The handler that takes this pending promise's cancellation requests, if an adapter
@@ -382,22 +382,21 @@ public final class Promise<Value: Sendable>: Sendable {
         }
     }
 
-    /// Resolves the promise. `fromUpstream` says the result came from the promise this one
-    /// waits for, which is then resolved already and needs no withdrawal. `handled` says a
-    /// rejection was already seen by a handler (`catch` passing it on), so it is not reported
-    /// as unhandled when nobody observes this promise.
+    /// Resolves the promise, as `settler` settles it (``Settler``). `handled` says a rejection
+    /// was already seen by a handler (`catch` passing it on), so it is not reported as
+    /// unhandled when nobody observes this promise.
     @_alwaysEmitIntoClient
-    func resolve(_ result: Result<Value, any Error>, fromUpstream: Bool, handled: Bool = false) {
+    func resolve(_ result: Result<Value, any Error>, by settler: Settler, handled: Bool = false) {
         let settlement: Settlement? = withState { state in
             guard state.result == nil else { return nil }
             if handled { state.observed = true }
             var settlement = Self.settle(&state, with: result)
-            settlement.upstream = takeUpstream(withdrawing: !fromUpstream)
+            settlement.upstream = takeUpstream(withdrawing: settler == .outside)
             attention.store(state.needsDeinitWork, ordering: .relaxed)
             return settlement
         }
         guard let settlement else { return }
-        finish(settlement, nested: fromUpstream)
+        finish(settlement, nested: settler == .chain)
         if let upstream = settlement.upstream {
             withdrawUpward(from: upstream)
         }

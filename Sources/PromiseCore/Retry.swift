@@ -174,7 +174,7 @@ final class Retrier<Value: Sendable>: Sendable {
         let pending = promise.subscribe(on: nil) { [self] outcome in
             switch outcome {
             case .success:
-                result.resolve(outcome, fromUpstream: true)
+                result.resolve(outcome, by: .chain)
             case .failure(let error):
                 failed(error)
             }
@@ -195,14 +195,14 @@ final class Retrier<Value: Sendable>: Sendable {
             return (state.remaining, state.attempt)
         }
         guard remaining > 0, !(error is CancellationError), result.isPending else {
-            result.resolve(.failure(error), fromUpstream: true)
+            result.resolve(.failure(error), by: .chain)
             return
         }
         // The condition runs on the context, like the work.
         Scheduler.submit(context, owner: result) { [self] in
             guard result.isPending else { return }
             guard condition?(remaining, error) ?? true else {
-                result.resolve(.failure(error), fromUpstream: true)
+                result.resolve(.failure(error), by: .chain)
                 return
             }
             let timer = Scheduler.schedule(on: context, owner: result, after: delay(number)) { [self] in

@@ -66,7 +66,7 @@ extension Promise {
     /// - Parameter result: The outcome.
     @_alwaysEmitIntoClient
     package func resolveFromLibrary(_ result: Result<Value, any Error>) {
-        resolve(result, fromUpstream: true)
+        resolve(result, by: .chain)
     }
 
     /// ``onCancel(on:_:)`` with the handler run on the cancelling thread, specialized in the

@@ -12,12 +12,12 @@ final class ResolverToken<Value: Sendable>: Sendable {
 
     deinit {
         guard promise.isPending else { return }
-        promise.resolve(.failure(reportReleasedResolver(Value.self)), fromUpstream: false)
+        promise.resolve(.failure(reportReleasedResolver(Value.self)), by: .outside)
     }
 
-    @_alwaysEmitIntoClient func fulfill(_ value: Value) { promise.resolve(.success(value), fromUpstream: false) }
-    @_alwaysEmitIntoClient func reject(_ error: any Error) { promise.resolve(.failure(error), fromUpstream: false) }
-    @_alwaysEmitIntoClient func resolve(_ result: Result<Value, any Error>) { promise.resolve(result, fromUpstream: false) }
+    @_alwaysEmitIntoClient func fulfill(_ value: Value) { promise.resolve(.success(value), by: .outside) }
+    @_alwaysEmitIntoClient func reject(_ error: any Error) { promise.resolve(.failure(error), by: .outside) }
+    @_alwaysEmitIntoClient func resolve(_ result: Result<Value, any Error>) { promise.resolve(result, by: .outside) }
 }
 
 /// Reports the fulfil and reject closures of a pending `Promise<valueType>` released without

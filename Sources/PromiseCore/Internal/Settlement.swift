@@ -20,3 +20,18 @@ struct Settlement {
         upstream = nil
     }
 }
+
+/// Who settles a promise, which decides what settling does besides recording the result.
+@usableFromInline
+enum Settler {
+    /// Code outside the chain: a resolver, ``Promise/cancel()``, a timer, an adapter. The
+    /// promise withdraws from the promise it waits for, if any (cancelling that one when no
+    /// other consumer is left), and its callbacks run after the current drain.
+    case outside
+    /// The library, once the callback or work it ran for this promise returned: forwarding
+    /// what the promise this one waits for delivered, what a callback made of it, or what the
+    /// work of ``Promise/init(on:work:)-(_,()->Value)`` returned. Any link to the promise it
+    /// waited for is spent (that one has settled), so there is nothing to withdraw from, and
+    /// the callbacks may run at once, nested in the current drain up to a small depth.
+    case chain
+}
