@@ -8,6 +8,7 @@ extension CurlError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Own: String, Hashable, Sendable, CaseIterable {
             case invalidRequest, badStatus, responseTooLarge, headersTooLarge, shutdown, fileError, internalError
+            case invalidArgument
         }
 
         private let value: WrappedErrorCode<Own>
@@ -21,7 +22,7 @@ extension CurlError {
 
         /// The `CURLcode`, or `nil` for one of PromiseCurl's own checks (``invalidRequest``,
         /// ``badStatus``, ``responseTooLarge``, ``headersTooLarge``, ``shutdown``,
-        /// ``fileError``, ``internalError``).
+        /// ``fileError``, ``internalError``, ``invalidArgument``).
         public var curlCode: Int32? { value.cCode }
 
         // libcurl's codes (the ones a caller is likely to meet).
@@ -77,9 +78,11 @@ extension CurlError {
         public static let headersTooLarge = Code(.headersTooLarge)
         /// The client was shut down before or while the request ran.
         public static let shutdown = Code(.shutdown)
-        /// ``invalidRequest`` by the name every product uses for arguments it cannot work with
-        /// (`PromiseError.Code.invalidArgument`, `SQLiteError.Code.invalidArgument`); equal to it.
-        public static let invalidArgument = invalidRequest
+        /// An argument the client cannot work with, refused before anything is sent: a body
+        /// file or download path holding a NUL byte. The name every product gives this
+        /// condition (`PromiseError.Code.invalidArgument`, `SQLiteError.Code.invalidArgument`,
+        /// `FSError.Code.invalidArgument`, `UVError.Code.invalidArgument`).
+        public static let invalidArgument = Code(.invalidArgument)
         /// A download's file could not be created, written or moved into place.
         public static let fileError = Code(.fileError)
         /// libcurl itself failed (no memory, a handle that could not be made).
@@ -116,7 +119,8 @@ extension CurlError {
         }
 
         /// Wraps a `CURLcode`, or one of the numbers from 1000 on that PromiseCurl's own codes
-        /// had (1000 ``invalidRequest`` … 1006 ``internalError``, in the order declared).
+        /// had (1000 ``invalidRequest`` … 1006 ``internalError``, then 1007 ``invalidArgument``: the
+        /// order declared).
         ///
         /// - Parameter rawValue: The value.
         @available(*, deprecated, renamed: "init(curlCode:)", message: "PromiseCurl's own codes are its static members")

@@ -84,9 +84,8 @@ public struct FSError: PromiseLibraryError {
         public static let poolUnavailable = Code(.poolUnavailable)
         /// The file handle was closed.
         public static let closed = Code(.closed)
-        /// ``poolUnavailable`` by the name every product uses for "its owner was shut down"
-        /// (`CurlError.Code.shutdown`, `UVError.Code.shutdown`); equal to it, so it also
-        /// matches a full queue: the ``FSError/activity`` says which.
+        /// Another name for ``poolUnavailable``, which is the name an error prints.
+        @available(*, deprecated, renamed: "poolUnavailable", message: "one name per code: an unavailable pool's errors print poolUnavailable")
         public static let shutdown = poolUnavailable
 
         /// The code's name, as written after `FSError.Code.` (`permissionDenied`), or

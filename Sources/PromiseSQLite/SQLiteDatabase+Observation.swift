@@ -19,7 +19,7 @@ extension SQLiteDatabase {
     /// - Parameter tables: Table names, compared without regard to ASCII case; empty (the
     ///   default) for a commit that changes any table.
     /// - Returns: A promise of the commit. Cancelling it ends the observation. It is rejected
-    ///   with ``SQLiteError/Code-swift.struct/shutdown`` when the database closes first (or
+    ///   with ``SQLiteError/Code-swift.struct/closed`` when the database closes first (or
     ///   was closed), and with the reason when it could not be opened.
     public func nextCommit(touching tables: [String] = []) -> Promise<SQLiteCommit> {
         let promise = Promise<SQLiteCommit>.pending()

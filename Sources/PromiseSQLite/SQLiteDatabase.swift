@@ -85,7 +85,7 @@ public final class SQLiteDatabase: SQLiteWriter {
         guard owner.isAccepting else { return }
         let dropped = DroppedOwner("SQLiteDatabase", named: "'\(path)'", call: "close()")
         owner.close().catch(on: .inline) { error in
-            dropped.report(SQLiteError(.shutdown, message: dropped.message("closing it failed: \(error)"), underlying: error))
+            dropped.report(SQLiteError(.closed, message: dropped.message("closing it failed: \(error)"), underlying: error))
         }
     }
 

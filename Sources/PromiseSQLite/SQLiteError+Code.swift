@@ -10,7 +10,7 @@ extension SQLiteError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Own: String, Hashable, Sendable {
             case closed, invalidBinding, invalidUse, invalidUTF8
-            case migrationFailed, unknownMigration
+            case migrationFailed, unknownMigration, invalidArgument
         }
 
         private let value: WrappedErrorCode<Own>
@@ -23,7 +23,8 @@ extension SQLiteError {
         public init(resultCode: Int32) { value = .c(resultCode) }
 
         /// The (extended) result code, or `nil` for one of PromiseSQLite's own conditions
-        /// (``closed``, ``invalidBinding``, ``invalidUse``, ``invalidUTF8``, ``migrationFailed``, ``unknownMigration``).
+        /// (``closed``, ``invalidArgument``, ``invalidBinding``, ``invalidUse``, ``invalidUTF8``,
+        /// ``migrationFailed``, ``unknownMigration``).
         public var resultCode: Int32? { value.cCode }
 
         /// The primary code: the low 8 bits of an extended code (`constraint` for
@@ -123,6 +124,12 @@ extension SQLiteError {
 
         /// The database was closed, or could not be opened: no more work runs on it.
         public static let closed = Code(.closed)
+        /// An argument PromiseSQLite cannot work with: a path or name holding a NUL byte, an
+        /// empty name, a backup step under one page, a backup into the database itself. The
+        /// name every product gives this condition (`PromiseError.Code.invalidArgument`,
+        /// `CurlError.Code.invalidArgument`, `FSError.Code.invalidArgument`,
+        /// `UVError.Code.invalidArgument`).
+        public static let invalidArgument = Code(.invalidArgument)
         /// The bindings do not fit the statement: a missing named value, a wrong count, a NaN.
         public static let invalidBinding = Code(.invalidBinding)
         /// A ``SQLiteConnection`` was used outside the closure it was passed to, or a method
@@ -138,14 +145,9 @@ extension SQLiteError {
         /// version of the program migrated it): nothing was run.
         public static let unknownMigration = Code(.unknownMigration)
 
-        // The names every product gives these conditions.
-
-        /// ``closed`` by the name every product uses for "its owner was shut down"
-        /// (`CurlError.Code.shutdown`, `UVError.Code.shutdown`); equal to it.
+        /// Another name for ``closed``, which is the name an error prints.
+        @available(*, deprecated, renamed: "closed", message: "one name per code: a closed database's errors print closed")
         public static let shutdown = closed
-        /// ``invalidUse`` by the name every product uses for arguments it cannot work with
-        /// (`PromiseError.Code.invalidArgument`, `CurlError.Code.invalidArgument`); equal to it.
-        public static let invalidArgument = invalidUse
 
         /// The code's name, as written after `SQLiteError.Code.` (`constraintUnique`), SQLite's
         /// name in that style for a result code without a constant here (`ioErrorShortRead`),
@@ -202,6 +204,7 @@ extension SQLiteError {
             case .own(.invalidUTF8): -4
             case .own(.migrationFailed): -5
             case .own(.unknownMigration): -6
+            case .own(.invalidArgument): -7
             }
         }
     }

@@ -42,8 +42,8 @@ public struct UVError: PromiseLibraryError {
         /// The loop was shut down (or is shutting down) and refuses new work, or shutdown
         /// ended work that had not started.
         public static let loopClosed = Code(.loopClosed)
-        /// ``loopClosed`` by the name every product uses for "its owner was shut down"
-        /// (`CurlError.Code.shutdown`, `SQLiteError.Code.shutdown`); equal to it.
+        /// Another name for ``loopClosed``, which is the name an error prints.
+        @available(*, deprecated, renamed: "loopClosed", message: "one name per code: a closed loop's errors print loopClosed")
         public static let shutdown = loopClosed
         /// A child process wrote more than its ``UVCommand/Output/capture(limit:)`` or a
         /// longer line than ``UVCommand/Output/lines(on:maxLength:_:)`` accepts; the child

@@ -11,7 +11,10 @@ import Testing
         }
         let error = CurlError(.couldNotConnect, message: "refused", method: "GET", url: "http://127.0.0.1:9/")
         #expect(error != CurlError(.couldNotConnect, message: "refused", method: "POST", url: "http://127.0.0.1:9/"), "the method counts")
-        #expect(CurlError.Code.invalidArgument == .invalidRequest && CurlError.Code.invalidArgument ~= CurlError(.invalidRequest, message: "bad URL"))
+        // A bad argument and a request libcurl cannot make are two conditions, each printed by
+        // its own name.
+        #expect(CurlError.Code.invalidArgument != .invalidRequest && !(CurlError.Code.invalidArgument ~= CurlError(.invalidRequest, message: "bad URL")))
+        #expect(CurlError.Code.invalidArgument.name == "invalidArgument" && CurlError.Code.invalidArgument.curlCode == nil)
     }
 }
 

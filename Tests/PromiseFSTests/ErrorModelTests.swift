@@ -14,7 +14,7 @@ import Testing
         #expect(own.description == "FSError.tooLarge: file larger than the size cap reading /a")
         #expect(own.code.errno == nil && error.code.errno == EACCES)
         #expect(own.logFields["fs.code"] == nil && error.logFields["fs.code"] == "13")
-        #expect(FSError.Code.shutdown == .poolUnavailable)
+        #expect(FSError.Code.invalidArgument.name == "invalidArgument" && FSError.Code.poolUnavailable.name == "poolUnavailable")
     }
 }
 

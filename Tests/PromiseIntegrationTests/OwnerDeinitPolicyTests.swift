@@ -203,7 +203,7 @@ enum Owner: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 timer = loop.after(.seconds(3600))
             }
             return Dropped(
-                owed: [Owed("the pending timer", timer, .rejected { ($0 as? UVError)?.code == .shutdown })],
+                owed: [Owed("the pending timer", timer, .rejected { ($0 as? UVError)?.code == .loopClosed })],
                 marker: marker, loss: "1 pending timer was rejected with loopClosed",
                 threads: self == .uvLoopOnItsThread ? [name] : [], freed: { weakCore == nil })
         }

@@ -41,8 +41,8 @@ func doccLandingPage(in directory: String) async throws {
     // DocC: end
 
     print("group stopped")
-    print("loop refuses work: \(await loop.after(.milliseconds(1)).result().map { UVError.Code.shutdown ~= $0 } == true)")
-    print("database refuses work: \(await db.execute("SELECT 1").result().map { SQLiteError.Code.shutdown ~= $0 } == true)")
+    print("loop refuses work: \(await loop.after(.milliseconds(1)).result().map { UVError.Code.loopClosed ~= $0 } == true)")
+    print("database refuses work: \(await db.execute("SELECT 1").result().map { SQLiteError.Code.closed ~= $0 } == true)")
     print("client refuses work: \(await client.get("http://127.0.0.1:1/").result().map { CurlError.Code.shutdown ~= $0 } == true)")
     print("database file: \(access("app.sqlite", F_OK) == 0)")
 }

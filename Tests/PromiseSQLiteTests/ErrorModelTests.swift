@@ -8,7 +8,10 @@ import Testing
     @Test func sqliteErrorFollowsTheModel() {
         expectTheErrorModel { SQLiteError(.constraintUnique, message: "UNIQUE constraint failed: users.email", sql: "INSERT INTO users …", underlying: $0) }
         #expect(SQLiteError(.error, message: "a", sql: "SELECT 1") != SQLiteError(.error, message: "a", sql: "SELECT 2"), "the SQL counts")
-        #expect(SQLiteError.Code.shutdown == .closed && SQLiteError.Code.invalidArgument == .invalidUse)
+        // A bad argument and a misuse are two conditions, each printed by its own name.
+        #expect(SQLiteError.Code.invalidArgument != .invalidUse)
+        #expect(SQLiteError.Code.invalidArgument.name == "invalidArgument" && SQLiteError.Code.invalidUse.name == "invalidUse")
+        #expect(SQLiteError.Code.invalidArgument.resultCode == nil && SQLiteError.Code.invalidArgument.primary == .invalidArgument)
     }
 }
 

@@ -345,7 +345,7 @@ import Testing
         let db = try await SQLiteDatabase.open(path: dir("f.sqlite")).get()
         try await db.close().get()
         let function = SQLiteFunction("f", argumentCount: 0) { _ in 1 }
-        #expect(await sqliteError(db.add(function: function))?.code == .shutdown)
+        #expect(await sqliteError(db.add(function: function))?.code == .closed)
         let missing = SQLiteDatabase(path: dir("missing/f.sqlite"))
         #expect(await sqliteError(missing.add(function: function))?.code == .cannotOpen)
         try? await missing.close().get()

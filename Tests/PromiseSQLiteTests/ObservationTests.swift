@@ -250,9 +250,9 @@ import Testing
         }
         try await db.execute("INSERT INTO b VALUES (1)").get()
         try await db.close().get()
-        #expect(await sqliteError(next)?.code == .shutdown)
+        #expect(await sqliteError(next)?.code == .closed)
         #expect(await consumer.value.flatMap(\.tables) == ["b"], "a commit before the close is delivered, then the end")
-        #expect(await sqliteError(db.nextCommit())?.code == .shutdown, "observing a closed database is refused")
+        #expect(await sqliteError(db.nextCommit())?.code == .closed, "observing a closed database is refused")
         var after = db.commits().makeAsyncIterator()
         let end = await after.next()
         #expect(end == nil)
@@ -276,7 +276,7 @@ import Testing
         let next = db!.nextCommit()
         var iterator = db!.commits().makeAsyncIterator()
         db = nil
-        #expect(await sqliteError(next)?.code == .shutdown)
+        #expect(await sqliteError(next)?.code == .closed)
         #expect(await iterator.next() == nil)
     }
 }

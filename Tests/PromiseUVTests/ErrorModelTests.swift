@@ -12,6 +12,6 @@ import Testing
         let own = UVError(.loopClosed, operation: "after")
         #expect(own.description == "UVError.loopClosed: after failed: loopClosed (the UVLoop is shut down)")
         #expect(own.code.uvCode == nil && own.code.libuvName == nil && error.code.uvCode == -16)
-        #expect(UVError.Code.shutdown == .loopClosed)
+        #expect(UVError.Code.invalidArgument.name == "invalidArgument" && UVError.Code.loopClosed.name == "loopClosed")
     }
 }

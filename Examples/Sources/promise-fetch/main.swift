@@ -42,85 +42,86 @@ func fileName(for url: String) -> String {
     return String(last)
 }
 
-func fetchAll(into directory: String, _ urls: [String]) throws -> Int32 {
-    let client = try CurlClient()
-
-    // One URL: up to three retries with growing waits, then the file, or the reason.
-    // DocC: begin
-    @Sendable func fetch(_ url: String, as name: String) -> Promise<Void> {
-        var settings = CurlRequest(.get, url)
-        settings.timeout = .seconds(30)
-        let request = settings
-        return retry(attempts: 3, backoff: .exponential(initial: .milliseconds(200)), condition: { _, error in isTransient(error) }) { _ in
-            client.download(request, to: directory + "/" + name, options: CurlDownloadOptions())
-                .map { response in _ = try response.validate() }
-        }
-    }
-    // DocC: end
-
-    // The progress line, redrawn in place on a terminal.
-    let counts = Mutex((ok: 0, failed: 0))
-    let progress = DispatchSource.makeTimerSource(queue: .global())
-    progress.schedule(deadline: .now(), repeating: .milliseconds(200))
-    progress.setEventHandler {
-        let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
-        if isatty(2) != 0 { standardError("\r\u{1B}[K[\(ok + failed)/\(urls.count)] \(ok) ok, \(failed) failed") }
-    }
-    progress.resume()
-
-    // Four at a time; a failure does not stop the others.
-    // DocC: begin
-    let all = Promise<Void>.mapSettled(Array(urls.enumerated()), concurrency: 4) { item in
-        let name = "\(item.offset + 1)-" + fileName(for: item.element)
-        return fetch(item.element, as: name)
-            .map {
-                counts.withLock { $0.ok += 1 }
-                if isatty(2) == 0 { standardError("saved \(name)\n") }
-            }
-            .recover(policy: .allErrors) { error in
-                if !(error is CancellationError) { counts.withLock { $0.failed += 1 } }
-                throw error
-            }
-    }
-    // DocC: end
-
-    // Ctrl-C (or SIGTERM) cancels every download in flight; a cancelled one leaves no file.
-    // DocC: begin
-    let stop = Promises.nextSignal()
-    let stoppedBy = Mutex<Int32?>(nil)
-    stop.done { signal in
-        stoppedBy.withLock { $0 = signal }
-        all.cancel()
-    }
-    // DocC: end
-    standardError("promise-fetch: \(urls.count) URL(s) into \(directory), 4 at a time; Ctrl-C stops\n")
-
-    // DocC: begin
-    let results = (try? awaitPromise(all)) ?? []
-    stop.cancel()
-    // DocC: end
-    progress.cancel()
-    if isatty(2) != 0 { standardError("\n") }
-    for (url, result) in zip(urls, results) {
-        if case .failure(let error) = result, !(error is CancellationError) { print("FAIL \(url): \(error)") }
-    }
-    let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
-    print("\(ok) downloaded, \(failed) failed, \(urls.count - ok - failed) not finished")
-    _ = try? awaitPromise(client.shutdown())
-    // DocC: begin
-    if let signal = stoppedBy.withLock({ $0 }) { return 128 + signal }
-    return failed == 0 ? 0 : 1
-    // DocC: end
-}
-
+// Top-level code, as a program's main.swift is written: every block the article quotes
+// compiles here as it would in a reader's own main.swift.
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
     standardError("usage: promise-fetch DIRECTORY URL...\n")
     exit(2)
 }
+let directory = arguments[0]
+let urls = Array(arguments.dropFirst())
+let client: CurlClient
 do {
-    exit(try fetchAll(into: arguments[0], Array(arguments.dropFirst())))
+    client = try CurlClient()
 } catch {
     standardError("promise-fetch: \(error)\n")
     exit(1)
 }
+
+// One URL: up to three retries with growing waits, then the file, or the reason.
+// DocC: begin
+@Sendable func fetch(_ url: String, as name: String) -> Promise<Void> {
+    var settings = CurlRequest(.get, url)
+    settings.timeout = .seconds(30)
+    let request = settings
+    return retry(attempts: 3, backoff: .exponential(initial: .milliseconds(200)), condition: { _, error in isTransient(error) }) { _ in
+        client.download(request, to: directory + "/" + name, options: CurlDownloadOptions())
+            .map { response in _ = try response.validate() }
+    }
+}
+// DocC: end
+
+// The progress line, redrawn in place on a terminal.
+let counts = Mutex((ok: 0, failed: 0))
+let progress = DispatchSource.makeTimerSource(queue: .global())
+progress.schedule(deadline: .now(), repeating: .milliseconds(200))
+progress.setEventHandler {
+    let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
+    if isatty(2) != 0 { standardError("\r\u{1B}[K[\(ok + failed)/\(urls.count)] \(ok) ok, \(failed) failed") }
+}
+progress.resume()
+
+// Four at a time; a failure does not stop the others.
+// DocC: begin
+let all = Promise<Void>.mapSettled(Array(urls.enumerated()), concurrency: 4) { item in
+    let name = "\(item.offset + 1)-" + fileName(for: item.element)
+    return fetch(item.element, as: name)
+        .map {
+            counts.withLock { $0.ok += 1 }
+            if isatty(2) == 0 { standardError("saved \(name)\n") }
+        }
+        .recover(policy: .allErrors) { error in
+            if !(error is CancellationError) { counts.withLock { $0.failed += 1 } }
+            throw error
+        }
+}
+// DocC: end
+
+// Ctrl-C (or SIGTERM) cancels every download in flight; a cancelled one leaves no file.
+// DocC: begin
+let stop = Promises.nextSignal()
+let stoppedBy = Mutex<Int32?>(nil)
+stop.done { signal in
+    stoppedBy.withLock { $0 = signal }
+    all.cancel()
+}
+// DocC: end
+standardError("promise-fetch: \(urls.count) URL(s) into \(directory), 4 at a time; Ctrl-C stops\n")
+
+// DocC: begin
+let results = (try? awaitPromise(all)) ?? []
+stop.cancel()
+// DocC: end
+progress.cancel()
+if isatty(2) != 0 { standardError("\n") }
+for (url, result) in zip(urls, results) {
+    if case .failure(let error) = result, !(error is CancellationError) { print("FAIL \(url): \(error)") }
+}
+let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
+print("\(ok) downloaded, \(failed) failed, \(urls.count - ok - failed) not finished")
+_ = try? awaitPromise(client.shutdown())
+// DocC: begin
+if let signal = stoppedBy.withLock({ $0 }) { exit(128 + signal) }
+exit(failed == 0 ? 0 : 1)
+// DocC: end
