@@ -159,6 +159,16 @@ public final class SQLiteConnection {
 
     /// Whether a transaction is open on this connection.
     public var isInTransaction: Bool { valid && !connection.isAutocommit }
+
+    /// Runs `body` with a view of this connection that, like a transaction closure's, throws
+    /// instead of running a statement once the open transaction has ended (SQLite rolled it
+    /// back after an error, say), so nothing after that point commits on its own. The view is
+    /// invalid once `body` returns.
+    func insideOpenTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let view = SQLiteConnection(connection, cancel: cancel, transactional: true)
+        defer { view.invalidate() }
+        return try body(view)
+    }
 }
 
 // MARK: Each method's one body, for ``SQLiteBindings`` and for values bound one at a time.

@@ -3,7 +3,7 @@ import PromiseSQLite
 import Synchronization
 
 /// The first migration the crash test and this helper share.
-func registerFirstMigration(_ migrator: SQLiteMigrator) throws {
+func registerFirstMigration(_ migrator: inout SQLiteMigrator) throws {
     try migrator.register("v1") { db in
         try db.executeScript(
             """
@@ -22,8 +22,8 @@ func registerFirstMigration(_ migrator: SQLiteMigrator) throws {
 /// never returns: it says "inside v2" and sleeps until killed, or exits after 60 s.
 func migrateUntilKilled(_ path: String) throws {
     let db = try awaitPromise(SQLiteDatabase.open(path: path))
-    let migrator = SQLiteMigrator()
-    try registerFirstMigration(migrator)
+    var migrator = SQLiteMigrator()
+    try registerFirstMigration(&migrator)
     try migrator.register("v2") { db in
         try db.executeScript(
             """

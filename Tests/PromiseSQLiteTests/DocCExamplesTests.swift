@@ -15,7 +15,7 @@ import Testing
         defer { db.close() }
 
         // DocC: begin
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("create users") { db in
             try db.execute("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         }
@@ -28,7 +28,7 @@ import Testing
         #expect(try await migrator.migrate(db).get() == [])
 
         // The errors block, against a database a newer program migrated.
-        let older = SQLiteMigrator()
+        var older = SQLiteMigrator()
         try older.register("create users") { _ in }
         do {
             let migrator = older
@@ -38,16 +38,38 @@ import Testing
             } catch SQLiteError.Code.unknownMigration {
                 print("a newer version of this program migrated the database")   // nothing ran
             } catch let error as SQLiteError where error.code == .migrationFailed {
-                print(error.message)          // "migration 'add users.email' failed and was rolled back: …"
+                print(error.message)          // "migration 'add users.email' failed and was rolled back, so nothing of it was applied: …"
                 print(error.underlying ?? "") // what the migration threw
             }
             // DocC: end
         }
         #expect(try await older.appliedMigrations(in: db).get() == ["create users", "add users.email"], "refused: nothing ran")
 
+        // The block on what a database has, and the development switch.
+        do {
+            let db = SQLiteDatabase.inMemory()  // a database of its own: the blocks below read the file's
+            defer { db.close() }
+            let development = true
+            var migrator = SQLiteMigrator()
+            try migrator.register("create users") { db in try db.execute("CREATE TABLE users(id INTEGER PRIMARY KEY)") }
+            try migrator.register("create posts") { db in try db.execute("CREATE TABLE posts(id INTEGER PRIMARY KEY)") }
+            try migrator.register("add posts.title") { db in try db.execute("ALTER TABLE posts ADD COLUMN title TEXT") }
+            // DocC: begin
+            if try await migrator.hasBeenSuperseded(in: db).get() {
+                print("a newer version of this program migrated the database; refusing to run")
+            } else if try await !migrator.hasCompletedMigrations(in: db).get() {
+                migrator.writeLockTimeout = .seconds(300)            // another process may be migrating
+                migrator.eraseDatabaseOnSchemaChange = development   // never in a release
+                _ = try await migrator.migrate(db, upTo: "create posts").get()
+            }
+            // DocC: end
+            #expect(try await migrator.appliedMigrations(in: db).get() == ["create users", "create posts"])
+            #expect(try await !migrator.hasCompletedMigrations(in: db).get(), "up to, not past, create posts")
+        }
+
         // The rebuild block.
         do {
-            let migrator = SQLiteMigrator()
+            var migrator = SQLiteMigrator()
             try migrator.register("create users") { _ in }
             try migrator.register("add users.email") { _ in }
             // DocC: begin
@@ -144,7 +166,7 @@ import Testing
         let db = try await SQLiteDatabase.open(path: temporary("app.sqlite")).get()
         defer { db.close() }
         // From SQLiteMigrator.
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("create users") { db in
             try db.execute("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         }

@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct MigrationBackupCrashTests {
     /// `v1` as the helper registers it, for the test's own migrator.
     private func migratorWithFirst() throws -> SQLiteMigrator {
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("v1") { db in
             try db.executeScript(
                 """
@@ -48,7 +48,7 @@ import Testing
         #expect(try await db.query(String.self, "SELECT name FROM pragma_table_info('authors')").get() == ["id", "name"])
         #expect(try await db.query("PRAGMA foreign_key_check").get().isEmpty)
         // The next run applies it.
-        let migrator = try migratorWithFirst()
+        var migrator = try migratorWithFirst()
         try migrator.register("v2") { db in
             try db.executeScript(
                 """

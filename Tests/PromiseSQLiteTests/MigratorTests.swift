@@ -14,7 +14,7 @@ private struct MigrationBoom: Error {}
     }
 
     private func twoStepMigrator() throws -> SQLiteMigrator {
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("create users") { db in
             try db.execute("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         }
@@ -28,7 +28,7 @@ private struct MigrationBoom: Error {}
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let db = try await SQLiteDatabase.open(path: dir("app.sqlite")).get()
-        let first = SQLiteMigrator()
+        var first = SQLiteMigrator()
         try first.register("create users") { db in
             try db.execute("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         }
@@ -71,12 +71,12 @@ private struct MigrationBoom: Error {}
     @Test func anUnknownRecordedMigrationIsRefusedBeforeAnythingRuns() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        let newer = try twoStepMigrator()
+        var newer = try twoStepMigrator()
         try newer.register("add posts") { db in try db.execute("CREATE TABLE posts(id INTEGER PRIMARY KEY)") }
         _ = try await newer.migrate(db).get()
 
         // An older program knows only the first migration, and brings one of its own.
-        let older = SQLiteMigrator()
+        var older = SQLiteMigrator()
         try older.register("create users") { db in try db.execute("CREATE TABLE users(id INTEGER PRIMARY KEY)") }
         try older.register("old-only") { db in try db.execute("CREATE TABLE old_only(x)") }
         let error = try #require(await sqliteError(older.migrate(db)))
@@ -91,7 +91,7 @@ private struct MigrationBoom: Error {}
         defer { dir.cleanUp() }
         let db = try await SQLiteDatabase.open(path: dir("app.sqlite")).get()
         defer { db.close() }
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("ok") { db in try db.execute("CREATE TABLE a(x)") }
         try migrator.register("half") { db in
             try db.execute("CREATE TABLE b(x)")
@@ -110,7 +110,7 @@ private struct MigrationBoom: Error {}
         #expect(try await db.scalar(Int.self, "PRAGMA foreign_keys").get() == 1, "foreign keys are back on")
 
         // A Swift error is wrapped the same way, and keeps its type underneath.
-        let throwing = SQLiteMigrator()
+        var throwing = SQLiteMigrator()
         try throwing.register("ok") { _ in }
         try throwing.register("throws") { db in
             try db.execute("CREATE TABLE d(x)")
@@ -124,7 +124,7 @@ private struct MigrationBoom: Error {}
     @Test func aTableRebuildRunsWithForeignKeysOffAndIsCheckedBeforeCommit() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("schema") { db in
             try db.executeScript(
                 """
@@ -151,7 +151,7 @@ private struct MigrationBoom: Error {}
         #expect(try await db.scalar(Int.self, "PRAGMA foreign_keys").get() == 1)
 
         // A rebuild that loses a referenced row is refused at the check, and rolled back.
-        let breaking = SQLiteMigrator()
+        var breaking = SQLiteMigrator()
         for name in migrator.migrations { try breaking.register(name) { _ in } }
         try breaking.register("lose authors") { db in
             try db.execute("DELETE FROM authors")
@@ -165,7 +165,7 @@ private struct MigrationBoom: Error {}
         #expect(try await db.scalar(Int.self, "PRAGMA foreign_keys").get() == 1)
 
         // Immediate checks: the statement itself fails.
-        let immediate = SQLiteMigrator()
+        var immediate = SQLiteMigrator()
         for name in migrator.migrations { try immediate.register(name) { _ in } }
         try immediate.register("lose authors now", foreignKeyChecks: .immediate) { db in
             guard try db.scalar(Int.self, "PRAGMA foreign_keys") == 1 else { throw MigrationBoom() }
@@ -181,14 +181,14 @@ private struct MigrationBoom: Error {}
         configuration.foreignKeys = false
         let db = SQLiteDatabase.inMemory(configuration: configuration)
         defer { db.close() }
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("one") { db in try db.execute("CREATE TABLE t(x)") }
         _ = try await migrator.migrate(db).get()
         #expect(try await db.scalar(Int.self, "PRAGMA foreign_keys").get() == 0)
     }
 
     @Test func registrationMistakesAreClearErrors() async throws {
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         #expect(throws: SQLiteError.self) { try migrator.register("") { _ in } }
         #expect(throws: SQLiteError.self) { try migrator.register("a\u{0}b") { _ in } }
         try migrator.register("one") { db in try db.execute("CREATE TABLE t(x)") }
@@ -201,16 +201,15 @@ private struct MigrationBoom: Error {}
         }
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        _ = try await migrator.migrate(db).get()
-        do {
-            try migrator.register("two") { _ in }
-            Issue.record("registering after migrate must be refused")
-        } catch let error as SQLiteError {
-            #expect(error.code == .invalidUse && error.message.contains("after migrate()"), "\(error)")
-        }
-        #expect(migrator.migrations == ["one"])
+        // A migrator is a value: a migration registered after migrate() was called changes what
+        // the next call runs, never the one under way.
+        let running = migrator.migrate(db)
+        try migrator.register("two") { db in try db.execute("CREATE TABLE u(x)") }
+        #expect(try await running.get() == ["one"])
+        #expect(migrator.migrations == ["one", "two"])
+        #expect(try await migrator.migrate(db).get() == ["two"])
         // Names with any characters are bound, never spliced.
-        let odd = SQLiteMigrator()
+        var odd = SQLiteMigrator()
         try odd.register("it's \"quoted\"; DROP TABLE t") { _ in }
         #expect(try await odd.migrate(SQLiteDatabase.inMemory()).get() == ["it's \"quoted\"; DROP TABLE t"])
     }
@@ -218,7 +217,7 @@ private struct MigrationBoom: Error {}
     @Test func aMigrationThatEndsItsTransactionIsRefused() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("commits") { db in
             try db.execute("CREATE TABLE t(x)")
             try db.execute("COMMIT")
@@ -255,14 +254,15 @@ private struct MigrationBoom: Error {}
         defer { dir.cleanUp() }
         let a = try await SQLiteDatabase.open(path: dir("race.sqlite")).get()
         let b = try await SQLiteDatabase.open(path: dir("race.sqlite")).get()
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         for n in 0..<20 {
             try migrator.register("m\(n)") { db in
                 try db.execute("CREATE TABLE t\(n)(x)")
             }
         }
-        async let first = migrator.migrate(a).get()
-        async let second = migrator.migrate(b).get()
+        let registered = migrator
+        async let first = registered.migrate(a).get()
+        async let second = registered.migrate(b).get()
         let (one, two) = try await (first, second)
         #expect((one + two).sorted() == migrator.migrations.sorted(), "each applied exactly once: \(one) + \(two)")
         #expect(try await migrator.appliedMigrations(in: a).get() == migrator.migrations, "recorded in registration order")
@@ -275,7 +275,7 @@ private struct MigrationBoom: Error {}
         defer { db.close() }
         let gate = Gate()
         let release = Gate()
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("first") { db in try db.execute("CREATE TABLE first(x)") }
         try migrator.register("slow") { db in
             try db.execute("CREATE TABLE slow(x)")
@@ -292,7 +292,7 @@ private struct MigrationBoom: Error {}
         #expect(try await migrator.appliedMigrations(in: db).get() == ["first"])
         #expect(try await tables(db) == ["first"])
         // A later run applies it.
-        let retry = SQLiteMigrator()
+        var retry = SQLiteMigrator()
         try retry.register("first") { _ in }
         try retry.register("slow") { db in try db.execute("CREATE TABLE slow(x)") }
         #expect(try await retry.migrate(db).get() == ["slow"])

@@ -144,7 +144,7 @@ extension ReadmeExamplesTests {
         let db = try await SQLiteDatabase.open(path: "\(dir)/notes.sqlite").get()
 
         // README: begin
-        let migrator = SQLiteMigrator()
+        var migrator = SQLiteMigrator()
         try migrator.register("create notes") { db in                  // each in its own transaction
             try db.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
         }
