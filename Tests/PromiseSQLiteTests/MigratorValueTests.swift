@@ -165,6 +165,36 @@ import Testing
         try await second.close().get()
     }
 
+    /// A migrate waiting for another connection's write lock stops waiting when cancelled,
+    /// long before its `writeLockTimeout`, and leaves the other migration alone.
+    @Test func cancellingAMigrateThatWaitsForTheLockStopsItsWait() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let first = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
+        let second = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        var slow = SQLiteMigrator()
+        try slow.register("slow") { db in
+            try db.execute("CREATE TABLE slow(x)")
+            inside.signal()
+            _ = release.wait(timeout: .now() + 30)
+        }
+        let running = slow.migrate(first)
+        await Task.detached { inside.wait() }.value
+        let waiting = slow.migrate(second)
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        waiting.cancel()
+        #expect(await isCancelled(waiting))
+        #expect(ContinuousClock.now - cancelledAt < .seconds(10), "the wait ends at the cancellation, not at writeLockTimeout")
+        release.signal()
+        #expect(try await running.get() == ["slow"])
+        #expect(try await slow.migrate(second).get() == [])
+        try await first.close().get()
+        try await second.close().get()
+    }
+
     @Test func eraseOnSchemaChangeRebuildsAnEditedDatabaseOnly() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
