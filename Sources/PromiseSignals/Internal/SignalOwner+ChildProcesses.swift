@@ -8,7 +8,7 @@ import PromiseCore
 extension SignalOwner {
     /// Children that PromiseUV has spawned (on any loop) and not yet closed, and the SIGCHLD
     /// action from before the first of them.
-    private static let children = Lock(ChildSignalLease())
+    private static let children = Lock(ChildSignalLease<sigaction>())
 
     /// Call before each `uv_spawn`, on the thread that runs the loop: the first child of the
     /// process records SIGCHLD's action, and the calling thread unblocks SIGCHLD. libuv learns
@@ -18,8 +18,10 @@ extension SignalOwner {
     /// tells the loop, which reaps.
     package static func beginChildProcess() {
         children.withLock { lease in
-            if lease.count == 0 { sigaction(SIGCHLD, nil, &lease.previous) }
-            lease.count += 1
+            guard lease.childStarted() else { return }
+            var current = sigaction()
+            sigaction(SIGCHLD, nil, &current)
+            lease.record(current)
         }
         var set = sigset_t()
         sigemptyset(&set)
@@ -31,8 +33,8 @@ extension SignalOwner {
     /// this was its last child): the last child puts back the recorded action.
     package static func endChildProcess() {
         children.withLock { lease in
-            lease.count -= 1
-            if lease.count == 0 { sigaction(SIGCHLD, &lease.previous, nil) }
+            guard var previous = lease.childClosed() else { return }
+            sigaction(SIGCHLD, &previous, nil)
         }
     }
 
@@ -40,8 +42,32 @@ extension SignalOwner {
     package static var childProcessCount: Int { children.withLock { $0.count } }
 }
 
-/// SIGCHLD's action before the first child, and how many children are open.
-private struct ChildSignalLease: ~Copyable {
-    var count = 0
-    var previous = sigaction()
+/// How many children are open, and SIGCHLD's action before the first of them. A value that
+/// says when to record the action and when to put it back; ``SignalOwner`` makes the calls.
+struct ChildSignalLease<SavedAction>: ~Copyable {
+    private(set) var count = 0
+    private var previous: SavedAction?
+
+    init() {}
+
+    /// A child starts. Returns `true` for the first: the action in place now must be kept
+    /// with ``record(_:)``.
+    mutating func childStarted() -> Bool {
+        count += 1
+        return count == 1
+    }
+
+    /// Keeps the action from before the first child.
+    mutating func record(_ action: SavedAction) {
+        previous = action
+    }
+
+    /// A child was closed. Returns the action to put back when it was the last.
+    mutating func childClosed() -> SavedAction? {
+        guard count > 0 else { preconditionFailure("a child process was closed that never started") }
+        count -= 1
+        guard count == 0 else { return nil }
+        defer { previous = nil }
+        return previous
+    }
 }

@@ -62,8 +62,9 @@ package enum SignalOwner {
         }
         let entry = PromiseWatch<Delivery>(signals: unique, group: group, promise: promise, context: context)
         let (started, dead) = registry.withLock { registry in
-            let dead = registry.sweep(channel: channel)
-            return (registry.start(entry, channel: channel), dead)
+            let swept = registry.sweep()
+            Dispositions.apply(swept.restore, channel: channel, registry: registry)
+            return (Dispositions.start(entry, in: &registry, channel: channel), swept.ended)
         }
         withExtendedLifetime(dead) {}
         guard case .success(let id) = started else { return started }
@@ -77,8 +78,10 @@ package enum SignalOwner {
     package static func end(_ id: WatchID, rejecting error: (any Error)?) {
         let (ended, dead) = registry.withLock { registry -> ((any SignalWatchEntry)?, [any SignalWatchEntry]) in
             guard case .success(let channel) = SignalChannel.shared else { return (nil, []) }
-            let ended = registry.remove(id.value, channel: channel)
-            return (ended, registry.sweep(channel: channel))
+            let removed = registry.remove(id.value)
+            let swept = registry.sweep()
+            Dispositions.apply((removed?.restore ?? []) + swept.restore, channel: channel, registry: registry)
+            return (removed?.entry, swept.ended)
         }
         if let ended, let error { ended.fail(error) }
         withExtendedLifetime(dead) {}
@@ -92,7 +95,9 @@ package enum SignalOwner {
         let ended: [any SignalWatchEntry] = registry.withLock { registry in
             guard case .success(let channel) = SignalChannel.shared else { return [] }
             let ids = registry.entries.filter { $0.value.group == group }.map(\.key)
-            return ids.compactMap { registry.remove($0, channel: channel) }
+            let removed = ids.compactMap { registry.remove($0) }
+            Dispositions.apply(removed.flatMap(\.restore), channel: channel, registry: registry)
+            return removed.map(\.entry)
         }
         for entry in ended { entry.fail(error) }
         return ended.count
@@ -110,18 +115,20 @@ package enum SignalOwner {
             guard case .success(let channel) = SignalChannel.shared else { return ([], [], false) }
             var live: [any SignalWatchEntry] = []
             var deadOfSignal = false
+            var restore: [(Int32, sigaction)] = []
             let ids = registry.entries.filter { $0.value.signals.contains(signal) }.map(\.key)
             for id in ids.sorted(by: { $0 < $1 }) {
-                guard let entry = registry.entries[id] else { continue }
-                if entry.isLive() {
-                    live.append(entry)
+                guard let removed = registry.remove(id) else { continue }
+                if removed.entry.isLive() {
+                    live.append(removed.entry)
                 } else {
                     deadOfSignal = true
                 }
-                _ = registry.remove(id, channel: channel)
+                restore += removed.restore
             }
-            let dead = registry.sweep(channel: channel)
-            return (live, dead, live.isEmpty && deadOfSignal && registry.watched[signal] == nil)
+            let swept = registry.sweep()
+            Dispositions.apply(restore + swept.restore, channel: channel, registry: registry)
+            return (live, swept.ended, live.isEmpty && deadOfSignal && registry.watched[signal] == nil)
         }
         for entry in live { entry.fire(signal) }
         withExtendedLifetime(dead) {}
@@ -202,7 +209,7 @@ package protocol SignalDelivery {
 }
 
 /// Every watch of the process.
-private let registry = Lock(SignalRegistry())
+private let registry = Lock(SignalRegistry<sigaction>())
 
 /// One watch as the owner keeps it: its signals and group, how to tell whether it is live,
 /// and how to settle its promise. Read and changed only under the registry's lock until it is
@@ -253,36 +260,25 @@ private final class PromiseWatch<Delivery: SignalDelivery>: SignalWatchEntry, @u
     }
 }
 
-/// Who waits for which signal, and which action to put back when nobody does any more.
-private struct SignalRegistry: ~Copyable {
-    /// A signal being watched: by how many watches, and its action before the first of them.
-    struct Watched {
-        var count: Int
-        var previous: sigaction
-    }
-
-    var entries: [UInt64: any SignalWatchEntry] = [:]
-    var watched: [Int32: Watched] = [:]
-    var nextID: UInt64 = 0
-
-    /// Installs the handler for the signals that nobody watched yet and records the watch;
-    /// undoes its own changes and fails if the system refuses a signal.
-    mutating func start(_ entry: any SignalWatchEntry, channel: SignalChannel) -> Result<SignalOwner.WatchID, PromiseError> {
+/// The `sigaction` calls the registry's decisions need, made under the registry's lock.
+private enum Dispositions {
+    /// Installs the owner's handler for the signals of `entry` that nobody watched yet, then
+    /// records the watch; puts those signals' actions back and fails if the system refuses one.
+    static func start(
+        _ entry: any SignalWatchEntry,
+        in registry: inout SignalRegistry<sigaction>,
+        channel: SignalChannel
+    ) -> Result<SignalOwner.WatchID, PromiseError> {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = forwardSignal
         action.sa_flags = SA_RESTART  // a read interrupted by the signal goes on
         sigemptyset(&action.sa_mask)
-        var added: [Int32] = []
-        for signal in entry.signals {
-            if watched[signal] != nil {
-                watched[signal]!.count += 1
-                added.append(signal)
-                continue
-            }
+        var installed: [(Int32, sigaction)] = []
+        for signal in registry.unwatched(entry.signals) {
             var previous = sigaction()
             guard sigaction(signal, &action, &previous) == 0 else {
                 let code = errno
-                release(added, channel: channel)
+                apply(installed, channel: channel, registry: registry)
                 return .failure(
                     PromiseError(
                         .invalidArgument,
@@ -292,43 +288,20 @@ private struct SignalRegistry: ~Copyable {
                     )
                 )
             }
-            watched[signal] = Watched(count: 1, previous: previous)
-            added.append(signal)
+            installed.append((signal, previous))
         }
-        channel.readPending(Array(watched.keys))
-        nextID += 1
-        entries[nextID] = entry
-        return .success(SignalOwner.WatchID(value: nextID))
+        let id = registry.start(entry, installed: installed)
+        channel.readPending(registry.watchedSignals)
+        return .success(SignalOwner.WatchID(value: id))
     }
 
-    /// Ends watch `id`, if it is still on, and returns it; puts back the previous action of
-    /// each of its signals that no other watch waits for.
-    mutating func remove(_ id: UInt64, channel: SignalChannel) -> (any SignalWatchEntry)? {
-        guard let entry = entries.removeValue(forKey: id) else { return nil }
-        release(entry.signals, channel: channel)
-        return entry
-    }
-
-    /// Ends every dead watch and returns them, to be released after the lock (releasing the
-    /// last reference to a promise runs its `deinit`).
-    mutating func sweep(channel: SignalChannel) -> [any SignalWatchEntry] {
-        let dead = entries.filter { !$0.value.isLive() }.map(\.key)
-        return dead.compactMap { remove($0, channel: channel) }
-    }
-
-    /// One watch fewer for each of `signals`; the previous action is back where none is left.
-    mutating func release(_ signals: [Int32], channel: SignalChannel) {
-        for signal in signals {
-            guard var entry = watched[signal] else { continue }
-            entry.count -= 1
-            if entry.count > 0 {
-                watched[signal] = entry
-            } else {
-                sigaction(signal, &entry.previous, nil)
-                watched[signal] = nil
-            }
+    /// Puts back each action in `restore`, and has the channel read what is still watched.
+    static func apply(_ restore: [(Int32, sigaction)], channel: SignalChannel, registry: borrowing SignalRegistry<sigaction>) {
+        for (signal, previous) in restore {
+            var previous = previous
+            sigaction(signal, &previous, nil)
         }
-        channel.readPending(Array(watched.keys))
+        if !restore.isEmpty { channel.readPending(registry.watchedSignals) }
     }
 }
 
