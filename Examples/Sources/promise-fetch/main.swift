@@ -76,7 +76,7 @@ do {
 let counts = Mutex((ok: 0, failed: 0))
 let progress = DispatchSource.makeTimerSource(queue: .global())
 progress.schedule(deadline: .now(), repeating: .milliseconds(200))
-progress.setEventHandler {
+progress.setEventHandler { @Sendable in  // runs on a Dispatch thread, not the main actor
     let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
     if isatty(2) != 0 { standardError("\r\u{1B}[K[\(ok + failed)/\(urls.count)] \(ok) ok, \(failed) failed") }
 }
