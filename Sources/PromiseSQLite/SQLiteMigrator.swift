@@ -1,4 +1,3 @@
-internal import CSQLite
 public import PromiseCore
 internal import PromiseSystem
 
@@ -347,14 +346,9 @@ public struct SQLiteMigrator: Sendable {
         )
     }
 
-    /// Deletes every table, index, view and trigger, the way SQLite's documentation resets a
-    /// database (`SQLITE_DBCONFIG_RESET_DATABASE`, then `VACUUM`).
+    /// Deletes every table, index, view and trigger (``Connection/resetDatabase()``).
     private static func erase(_ db: SQLiteConnection) throws {
-        let handle = db.connection.db
-        var current: Int32 = 0
-        try sqliteCheck(csqlite_db_config_flag(handle, SQLITE_DBCONFIG_RESET_DATABASE, 1, &current), handle)
-        defer { _ = csqlite_db_config_flag(handle, SQLITE_DBCONFIG_RESET_DATABASE, 0, &current) }
-        try db.execute("VACUUM")
+        try db.connection.resetDatabase()
     }
 
     /// Turns foreign keys back on, even after a cancellation (which stops every statement run

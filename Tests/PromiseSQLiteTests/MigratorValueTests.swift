@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import PromiseCore
 import PromiseSQLite
 import PromiseTestSupport
 import Synchronization
@@ -125,6 +126,38 @@ import Testing
         try await pool.close().get()
     }
 
+    /// Two connections to one file, and a migration running on the first that holds the write
+    /// lock until `release` is signalled (300 s at most, so a broken build cannot hang).
+    private struct HeldLock {
+        let first: SQLiteDatabase
+        let second: SQLiteDatabase
+        let slow: SQLiteMigrator
+        let running: Promise<[String]>
+        let release: DispatchSemaphore
+
+        init(_ dir: TemporaryDirectory, configuration: SQLiteConfiguration = SQLiteConfiguration()) async throws {
+            first = try await SQLiteDatabase.open(path: dir("shared.sqlite"), configuration: configuration).get()
+            second = try await SQLiteDatabase.open(path: dir("shared.sqlite"), configuration: configuration).get()
+            let inside = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            var slow = SQLiteMigrator()
+            try slow.register("slow") { db in
+                try db.execute("CREATE TABLE slow(x)")
+                inside.signal()
+                _ = release.wait(timeout: .now() + 300)
+            }
+            self.slow = slow
+            self.release = release
+            running = slow.migrate(first)
+            await Task.detached { inside.wait() }.value
+        }
+
+        func close() async throws {
+            try await first.close().get()
+            try await second.close().get()
+        }
+    }
+
     /// A second connection to the file (as a second process would be) waits for the first's
     /// long migration instead of failing `busy` after its 50 ms busy timeout; with a shorter
     /// `writeLockTimeout`, its error names that limit.
@@ -133,19 +166,8 @@ import Testing
         defer { dir.cleanUp() }
         var configuration = SQLiteConfiguration()
         configuration.busyTimeout = .milliseconds(50)
-        let first = try await SQLiteDatabase.open(path: dir("shared.sqlite"), configuration: configuration).get()
-        let second = try await SQLiteDatabase.open(path: dir("shared.sqlite"), configuration: configuration).get()
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        var slow = SQLiteMigrator()
-        try slow.register("slow") { db in
-            try db.execute("CREATE TABLE slow(x)")
-            inside.signal()
-            // Holds the write lock until the test has tried both connections (30 s at most).
-            _ = release.wait(timeout: .now() + 30)
-        }
-        let running = slow.migrate(first)
-        await Task.detached { inside.wait() }.value
+        let held = try await HeldLock(dir, configuration: configuration)
+        let (second, slow, running, release) = (held.second, held.slow, held.running, held.release)
 
         var impatient = slow
         impatient.writeLockTimeout = .milliseconds(20)
@@ -161,8 +183,7 @@ import Testing
         var negative = slow
         negative.writeLockTimeout = .seconds(-1)
         #expect(await sqliteError(negative.migrate(second))?.code == .invalidArgument)
-        try await first.close().get()
-        try await second.close().get()
+        try await held.close()
     }
 
     /// A migrate waiting for another connection's write lock stops waiting when cancelled,
@@ -171,19 +192,8 @@ import Testing
     @Test func cancellingAMigrateThatWaitsForTheLockStopsItsWait() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
-        let first = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
-        let second = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        var slow = SQLiteMigrator()
-        try slow.register("slow") { db in
-            try db.execute("CREATE TABLE slow(x)")
-            inside.signal()
-            // Released by the test; the bound only keeps a broken build from hanging.
-            _ = release.wait(timeout: .now() + 300)
-        }
-        let running = slow.migrate(first)
-        await Task.detached { inside.wait() }.value
+        let held = try await HeldLock(dir)
+        let (second, slow, running, release) = (held.second, held.slow, held.running, held.release)
         var patient = slow
         patient.writeLockTimeout = .seconds(3600)
         let waiting = patient.migrate(second)
@@ -194,8 +204,7 @@ import Testing
         release.signal()
         #expect(try await running.get() == ["slow"])
         #expect(try await slow.migrate(second).get() == [])
-        try await first.close().get()
-        try await second.close().get()
+        try await held.close()
     }
 
     @Test func eraseOnSchemaChangeRebuildsAnEditedDatabaseOnly() async throws {
