@@ -6,7 +6,7 @@ public struct SQLiteCommits: AsyncSequence, Sendable {
     /// The sequence never throws: it ends instead.
     public typealias Failure = Never
 
-    let inbox: CommitInbox
+    let inbox: ObservationInbox<MergedCommits>
 
     /// Ends the sequence and the observation: a waiting `next()` returns `nil`, and commits
     /// are no longer collected.
@@ -22,7 +22,7 @@ public struct SQLiteCommits: AsyncSequence, Sendable {
         /// The iterator never throws: it ends instead.
         public typealias Failure = Never
 
-        let inbox: CommitInbox
+        let inbox: ObservationInbox<MergedCommits>
 
         /// The next commit, waiting for it; `nil` once the database closed, the sequence was
         /// cancelled, or the task calling this was cancelled (which cancels the sequence).

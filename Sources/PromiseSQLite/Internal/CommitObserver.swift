@@ -29,98 +29,59 @@ final class CommitObserver: Sendable {
     }
 }
 
-/// The commits waiting for a ``SQLiteCommits`` consumer: at most one report, merged while the
-/// consumer is behind, so a slow consumer costs one set of table names, not one per commit.
-final class CommitInbox: Sendable {
-    private enum End { case closed, cancelled }
+/// One registered observation of row changes, as the connection's ``ObservationHub`` holds it:
+/// the filter, and the conversion of what the hooks recorded into the events it asked for.
+final class ChangeObserver: Sendable {
+    /// The tables of interest, lower-cased; empty for every table.
+    let tables: Set<String>
+    let operations: SQLiteChangeOperations
+    /// The most row changes one event lists.
+    let limit: Int
+    /// Called with each event of interest, on the connection thread, inside SQLite's hook:
+    /// it only hands the event on, and never runs user code.
+    let deliver: @Sendable (SQLiteTransactionEvent) -> Void
+    /// Called once when the observation ends because the database closed.
+    let close: @Sendable (SQLiteError) -> Void
 
-    private struct State {
-        var pending: SQLiteCommit?
-        var waiter: CheckedContinuation<SQLiteCommit?, Never>?
-        var end: End?
-        var unregister: (@Sendable () -> Void)?
+    init(
+        tables: [String], operations: SQLiteChangeOperations, limit: Int,
+        deliver: @escaping @Sendable (SQLiteTransactionEvent) -> Void, close: @escaping @Sendable (SQLiteError) -> Void
+    ) {
+        self.tables = Set(tables.map(asciiLowercased))
+        self.operations = operations
+        self.limit = limit
+        self.deliver = deliver
+        self.close = close
     }
 
-    private let state = Mutex(State())
+    /// The tables of `changed` that are of interest.
+    private func wanted(_ changed: Set<String>) -> Set<String> {
+        tables.isEmpty ? changed : changed.filter { tables.contains(asciiLowercased($0)) }
+    }
 
-    /// Sets how the observation is removed from the connection; runs it at once when the
-    /// inbox was cancelled first.
-    func setUnregister(_ unregister: @escaping @Sendable () -> Void) {
-        let cancelled: Bool = state.withLock { state in
-            guard state.end != .cancelled else { return true }
-            state.unregister = unregister
-            return false
+    /// The event for a commit, or `nil` when nothing of it is of interest. A commit that
+    /// changed the schema is of interest to everyone: any query may read differently after it.
+    func event(for commit: TransactionChanges.Committed) -> SQLiteTransactionEvent? {
+        let wantedTables = wanted(commit.tables)
+        var rows = commit.rows
+        if !(tables.isEmpty && operations == .all) {
+            rows.removeAll { !(operations.includes($0.operation) && wantedTables.contains($0.table)) }
         }
-        if cancelled { unregister() }
-    }
-
-    /// Hands `commit` to the waiting consumer, or keeps it (merged with what is kept).
-    func push(_ commit: SQLiteCommit) {
-        let waiter: CheckedContinuation<SQLiteCommit?, Never>? = state.withLock { state in
-            guard state.end == nil else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.pending = state.pending.map { $0.merged(with: commit) } ?? commit
-            return nil
+        var unlisted = commit.unlistedRows
+        if rows.count > limit {
+            unlisted += rows.count - limit
+            rows.removeSubrange(limit...)
         }
-        waiter?.resume(returning: commit)
+        guard !rows.isEmpty || commit.schemaChanged || (unlisted > 0 && !wantedTables.isEmpty) else { return nil }
+        let changedTables = unlisted > 0 ? wantedTables : Set(rows.lazy.map(\.table))
+        return .committed(
+            SQLiteCommittedChanges(changes: rows, tables: changedTables, schemaChanged: commit.schemaChanged, unlistedChanges: unlisted))
     }
 
-    /// The database closed: the consumer gets what is kept, then the end.
-    func close() {
-        let waiter: CheckedContinuation<SQLiteCommit?, Never>? = state.withLock { state in
-            guard state.end == nil else { return nil }
-            state.end = .closed
-            state.unregister = nil
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: nil)
-    }
-
-    /// The consumer stopped: no more reports, and the observation is removed.
-    func cancel() {
-        let (waiter, unregister): (CheckedContinuation<SQLiteCommit?, Never>?, (@Sendable () -> Void)?) = state.withLock { state in
-            guard state.end == nil else { return (nil, nil) }
-            state.end = .cancelled
-            state.pending = nil
-            defer {
-                state.waiter = nil
-                state.unregister = nil
-            }
-            return (state.waiter, state.unregister)
-        }
-        waiter?.resume(returning: nil)
-        unregister?()
-    }
-
-    /// The next report, or `nil` once the database closed or the consuming task was cancelled.
-    func next() async -> SQLiteCommit? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<SQLiteCommit?, Never>) in
-                let (now, replaced): (SQLiteCommit??, CheckedContinuation<SQLiteCommit?, Never>?) = state.withLock { state in
-                    if let pending = state.pending {
-                        state.pending = nil
-                        return (.some(pending), nil)
-                    }
-                    if state.end != nil { return (.some(nil), nil) }
-                    // Two consumers of one iterator: the earlier one ends.
-                    let replaced = state.waiter
-                    state.waiter = continuation
-                    return (nil, replaced)
-                }
-                replaced?.resume(returning: nil)
-                if let now { continuation.resume(returning: now) }
-            }
-        } onCancel: {
-            cancel()
-        }
-    }
-
-    deinit {
-        // Nobody can consume any more: remove the observation from the connection.
-        state.withLock { $0.unregister }?()
+    /// The event for a rollback, or `nil` when it discarded nothing of interest.
+    func event(for rollback: TransactionChanges.Discarded) -> SQLiteTransactionEvent? {
+        let wantedTables = wanted(rollback.tables)
+        guard !wantedTables.isEmpty || rollback.schemaChanged else { return nil }
+        return .rolledBack(tables: wantedTables)
     }
 }

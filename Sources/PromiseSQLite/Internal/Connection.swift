@@ -216,7 +216,7 @@ final class Connection {
                     let statementText = String(decoding: UnsafeRawBufferPointer(start: next, count: (tail ?? end) - next), as: UTF8.self)
                     try sqliteCheck(status, db, sql: statementText)
                     guard let handle else { break }  // only whitespace or comments left
-                    let statement = Statement(handle: handle, sql: statementText, db: db)
+                    let statement = Statement(handle: handle, sql: statementText, connection: self)
                     while try statement.step() {}
                     statement.finalize()
                     next = tail ?? end
@@ -256,7 +256,7 @@ final class Connection {
                 guard let handle else {
                     throw SQLiteError(.invalidUse, message: "the SQL holds no statement, only whitespace or comments", sql: sql)
                 }
-                let statement = Statement(handle: handle, sql: sql, db: db)
+                let statement = Statement(handle: handle, sql: sql, connection: self)
                 if let tail, tail < start + bytes.count {
                     var rest: OpaquePointer?
                     let restStatus = sqlite3_prepare_v2(db, tail, Int32(start + bytes.count - tail), &rest, nil)

@@ -4,10 +4,12 @@ internal import CSQLite
 /// observes its commits, and the observers they report to.
 ///
 /// Everything here runs on the connection thread: hooks inside SQLite's calls, registration
-/// and removal as jobs. The hooks only record table names and savepoint statements
-/// (``TransactionChanges``); once a commit is known to be complete they hand a
-/// ``SQLiteCommit`` to each interested observer, whose delivery only schedules the user's
-/// code elsewhere.
+/// and removal as jobs. The hooks only record what changed (``TransactionChanges``): tables,
+/// and rows while a row observer is registered. Once a commit is known to be complete they
+/// hand a ``SQLiteCommit`` to each interested commit observer and a
+/// ``SQLiteTransactionEvent`` to each interested row observer; a rollback that discarded
+/// changes goes to the row observers at once. Delivery only schedules the user's code
+/// elsewhere.
 ///
 /// While installed, an authorizer turns off SQLite's truncate optimization (a `DELETE`
 /// without `WHERE` that drops all rows at once, unseen by the update hook) so that such a
@@ -16,6 +18,7 @@ internal import CSQLite
 final class ObservationHub {
     private let db: OpaquePointer
     private var observers: [ObjectIdentifier: CommitObserver] = [:]
+    private var changeObservers: [ObjectIdentifier: ChangeObserver] = [:]
     private var changes = TransactionChanges()
     /// The hooks' retained context while they are installed.
     private var context: UnsafeMutableRawPointer?
@@ -36,7 +39,7 @@ final class ObservationHub {
     }
 
     /// Whether no observer is registered.
-    var isEmpty: Bool { observers.isEmpty }
+    var isEmpty: Bool { observers.isEmpty && changeObservers.isEmpty }
 
     /// Registers `observer`, installing the hooks for the first one.
     func add(_ observer: CommitObserver) {
@@ -49,7 +52,29 @@ final class ObservationHub {
         let key = ObjectIdentifier(observer)
         guard observers[key] === observer else { return }
         observers[key] = nil
-        if observers.isEmpty { uninstall() }
+        if isEmpty { uninstall() }
+    }
+
+    /// Registers `observer`, installing the hooks for the first one; rows are recorded from
+    /// the next change on.
+    func add(_ observer: ChangeObserver) {
+        if context == nil { install() }
+        changeObservers[ObjectIdentifier(observer)] = observer
+        changes.rowLimit = rowLimit
+    }
+
+    /// Removes `observer`, and the hooks with the last one.
+    func remove(_ observer: ChangeObserver) {
+        let key = ObjectIdentifier(observer)
+        guard changeObservers[key] === observer else { return }
+        changeObservers[key] = nil
+        changes.rowLimit = rowLimit
+        if isEmpty { uninstall() }
+    }
+
+    /// The most rows a transaction lists: what the most demanding row observer keeps.
+    private var rowLimit: Int {
+        changeObservers.values.reduce(0) { max($0, $1.limit) }
     }
 
     /// The connection is closing: a commit that completed is still delivered, then every
@@ -57,9 +82,12 @@ final class ObservationHub {
     func close(_ error: SQLiteError) {
         settle()
         let ending = observers.values
+        let endingChanges = changeObservers.values
         observers = [:]
+        changeObservers = [:]
         uninstall()
         for observer in ending { observer.close(error) }
+        for observer in endingChanges { observer.close(error) }
     }
 
     /// The job queued by the commit hook: delivers a commit that completed in
@@ -72,6 +100,7 @@ final class ObservationHub {
         let context = Unmanaged.passRetained(self).toOpaque()
         self.context = context
         changes = TransactionChanges()
+        changes.rowLimit = rowLimit
         inStatement = false
         sqlite3_commit_hook(db, observationCommitHook, context)
         sqlite3_rollback_hook(db, observationRollbackHook, context)
@@ -101,14 +130,27 @@ final class ObservationHub {
     }
 
     func rolledBack() {
-        changes.rolledBack()
+        let discarded = changes.rolledBack()
         lastTable = nil
+        guard !discarded.isEmpty else { return }
+        for observer in changeObservers.values {
+            if let event = observer.event(for: discarded) { observer.deliver(event) }
+        }
     }
 
-    func changed(table: UnsafePointer<CChar>) {
-        if let lastTable, lastTable.pointer == table, sqlite3_stricmp(table, lastTable.name) == 0 { return }
+    func changed(table: UnsafePointer<CChar>, operation: Int32, rowID: Int64) {
+        let kind: SQLiteRowChange.Operation
+        switch operation {
+        case SQLITE_INSERT: kind = .insert
+        case SQLITE_DELETE: kind = .delete
+        default: kind = .update
+        }
+        if let lastTable, lastTable.pointer == table, sqlite3_stricmp(table, lastTable.name) == 0 {
+            changes.changed(table: lastTable.name, isNewTable: false, operation: kind, rowID: rowID)
+            return
+        }
         let name = String(cString: table)
-        changes.changed(table: name)
+        changes.changed(table: name, operation: kind, rowID: rowID)
         lastTable = (table, name)
     }
 
@@ -134,28 +176,44 @@ final class ObservationHub {
         }
     }
 
-    func statementStarted() {
+    /// A statement, or a trigger's program within one (`isTrigger`), started.
+    func statementStarted(isTrigger: Bool) {
+        guard !isTrigger else { return }
         // A commit left for sqlite3_reset has completed by the time the next statement starts.
         settle()
         inStatement = true
+        changes.statementStarted(totalChanges: sqlite3_total_changes64(db))
     }
 
     func statementEnded(_ statement: OpaquePointer?) {
         inStatement = false
-        if let statement, let sql = sqlite3_sql(statement), let savepoint = SavepointStatement.parse(sql) {
-            changes.apply(savepoint)
-            lastTable = nil
+        if let statement, let sql = sqlite3_sql(statement) {
+            if let savepoint = SavepointStatement.parse(sql) {
+                changes.apply(savepoint)
+                lastTable = nil
+            } else {
+                changes.statementEnded(changesSchema: SavepointStatement.changesSchema(sql))
+            }
         }
         settle()
     }
 
+    /// The statement that ran last failed (`sqlite3_step` returned an error): what SQLite
+    /// undid of it is forgotten.
+    func statementFailed() {
+        if changes.statementFailed(totalChanges: sqlite3_total_changes64(db)) { lastTable = nil }
+    }
+
     /// Delivers the commit whose outcome is now known, if any.
     private func settle() {
-        guard changes.commitRequested, let tables = changes.settle(autocommit: sqlite3_get_autocommit(db) != 0) else { return }
+        guard changes.commitRequested, let committed = changes.settle(autocommit: sqlite3_get_autocommit(db) != 0) else { return }
         lastTable = nil
-        guard !tables.isEmpty else { return }
-        let commit = SQLiteCommit(tables: tables)
-        let lowered = Set(tables.map(asciiLowercased))
+        for observer in changeObservers.values {
+            if let event = observer.event(for: committed) { observer.deliver(event) }
+        }
+        guard !committed.tables.isEmpty else { return }
+        let commit = SQLiteCommit(tables: committed.tables)
+        let lowered = Set(committed.tables.map(asciiLowercased))
         for observer in observers.values where observer.wants(lowered) {
             observer.deliver(commit)
             if observer.once { remove(observer) }
@@ -183,14 +241,17 @@ private func observationUpdateHook(
     _ rowID: sqlite3_int64
 ) {
     guard let table else { return }
-    hub(context).changed(table: table)
+    hub(context).changed(table: table, operation: operation, rowID: rowID)
 }
 
 private func observationTraceHook(
     _ event: UInt32, _ context: UnsafeMutableRawPointer?, _ statement: UnsafeMutableRawPointer?, _ detail: UnsafeMutableRawPointer?
 ) -> Int32 {
     switch Int32(event) {
-    case SQLITE_TRACE_STMT: hub(context).statementStarted()
+    case SQLITE_TRACE_STMT:
+        // For a trigger's program, SQLite passes a comment naming the trigger instead of the SQL.
+        let text = detail?.assumingMemoryBound(to: UInt8.self)
+        hub(context).statementStarted(isTrigger: text?[0] == UInt8(ascii: "-") && text?[1] == UInt8(ascii: "-"))
     case SQLITE_TRACE_PROFILE: hub(context).statementEnded(statement.map { OpaquePointer($0) })
     default: break
     }

@@ -34,6 +34,16 @@ enum SavepointStatement: Equatable {
         }
     }
 
+    /// Whether the statement `sql` (a NUL-terminated UTF-8 string) changes the schema: it
+    /// begins with `CREATE`, `DROP` or `ALTER`.
+    static func changesSchema(_ sql: UnsafePointer<CChar>) -> Bool {
+        var scanner = Scanner(sql.withMemoryRebound(to: UInt8.self, capacity: 1) { $0 })
+        switch scanner.word() {
+        case "create", "drop", "alter": return true
+        default: return false
+        }
+    }
+
     /// Reads tokens from a NUL-terminated UTF-8 string.
     private struct Scanner {
         var position: UnsafePointer<UInt8>

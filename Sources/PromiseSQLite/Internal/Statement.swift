@@ -13,6 +13,9 @@ final class Statement {
     let handle: OpaquePointer
     let sql: String
     private let db: OpaquePointer
+    /// The connection that prepared it, which owns it: told when a run fails, for its
+    /// change observers.
+    private unowned let connection: Connection
     private var cachedColumns: SQLiteColumns?
     /// `SQLITE_STMTSTATUS_REPREPARE` when `cachedColumns` was read: a schema change re-prepares
     /// the statement inside `sqlite3_step`, and its columns may differ afterwards.
@@ -24,10 +27,11 @@ final class Statement {
     /// When the cache last handed it out.
     var lastUse: UInt64 = 0
 
-    init(handle: OpaquePointer, sql: String, db: OpaquePointer) {
+    init(handle: OpaquePointer, sql: String, connection: Connection) {
         self.handle = handle
         self.sql = sql
-        self.db = db
+        self.db = connection.db
+        self.connection = connection
     }
 
     deinit {
@@ -209,7 +213,9 @@ final class Statement {
         let status = sqlite3_step(handle)
         if status == SQLITE_ROW { return true }
         if status == SQLITE_DONE { return false }
-        throw sqliteError(status, db, sql: sql)
+        let error = sqliteError(status, db, sql: sql)
+        connection.observationHub?.statementFailed()
+        throw error
     }
 
     /// The result columns' names, cached until SQLite re-prepares the statement (after a schema

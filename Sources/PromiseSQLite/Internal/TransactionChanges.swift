@@ -1,74 +1,225 @@
-/// The tables changed by the open transaction, by savepoint level, as SQLite's hooks report
-/// them: the pure state of ``ObservationHub``, tested alone.
+/// What the open transaction changed, by savepoint level, as SQLite's hooks report it: the
+/// pure state of ``ObservationHub``, tested alone.
 ///
-/// Rows changed inside a savepoint that is rolled back to are forgotten; a savepoint that is
-/// released hands its tables to the level below; a rollback forgets everything. A commit is
-/// known to have happened only after the statement that committed ends with the connection
-/// back in autocommit mode: the commit hook runs before the commit is written, and a commit
-/// that fails with `SQLITE_BUSY` leaves the transaction open.
+/// - Rows changed inside a savepoint that is rolled back to are forgotten; a savepoint that is
+///   released hands what it changed to the level below; a rollback forgets everything.
+/// - A statement that fails inside a transaction that goes on has its changes undone by SQLite
+///   (unless its conflict clause is `FAIL`, which keeps the rows changed before the failure),
+///   so what was recorded since it started is forgotten too.
+/// - A commit is known to have happened only after the statement that committed ends with the
+///   connection back in autocommit mode: the commit hook runs before the commit is written, and
+///   a commit that fails with `SQLITE_BUSY` leaves the transaction open.
+///
+/// Tables are always recorded. Rows are recorded only while ``rowLimit`` is above zero, and at
+/// most that many for one transaction; the rest are counted in
+/// ``Committed/unlistedRows``, so a transaction of a million rows holds a bounded list.
 struct TransactionChanges {
-    /// Tables changed outside any savepoint.
-    private var base: Set<String> = []
-    /// Open savepoints, innermost last, with the tables changed since each began.
-    private var savepoints: [(name: String, tables: Set<String>)] = []
+    /// What one level (the transaction itself, or an open savepoint) changed.
+    struct Level {
+        /// The savepoint's name, folded to lower case; empty for the transaction itself.
+        var name: String
+        var tables: Set<String> = []
+        /// The rows changed, in order, up to the transaction's limit.
+        var rows: [SQLiteRowChange] = []
+        /// Rows changed beyond the limit: counted, not listed.
+        var unlistedRows = 0
+        /// Whether a statement that changes the schema (`CREATE`, `DROP`, `ALTER`) ran.
+        var schemaChanged = false
+
+        init(name: String) { self.name = name }
+    }
+
+    /// A commit that completed.
+    struct Committed: Equatable {
+        var tables: Set<String>
+        var rows: [SQLiteRowChange]
+        var unlistedRows: Int
+        var schemaChanged: Bool
+    }
+
+    /// What a rollback discarded.
+    struct Discarded: Equatable {
+        var tables: Set<String>
+        var rows: Int
+        var schemaChanged: Bool
+
+        /// Whether the transaction had changed anything.
+        var isEmpty: Bool { tables.isEmpty && rows == 0 && !schemaChanged }
+    }
+
+    /// Where the innermost level stood when the running statement started, to forget what it
+    /// recorded if it fails.
+    private struct StatementMark {
+        var depth: Int
+        var rows: Int
+        var unlistedRows: Int
+        var tables: Set<String>
+        var schemaChanged: Bool
+        /// `sqlite3_total_changes64` then: a statement whose rows SQLite undid adds nothing to it.
+        var totalChanges: Int64
+    }
+
+    /// The most rows one transaction lists; 0 records tables only.
+    var rowLimit = 0
+
+    /// What changed outside any savepoint.
+    private var base = Level(name: "")
+    /// Open savepoints, innermost last.
+    private var savepoints: [Level] = []
+    /// Rows listed across every level, against ``rowLimit``.
+    private var listedRows = 0
+    private var mark: StatementMark?
     /// The commit hook ran, and the commit's outcome is not known yet.
     private(set) var commitRequested = false
 
     /// Whether nothing is recorded.
-    var isEmpty: Bool { base.isEmpty && savepoints.allSatisfy(\.tables.isEmpty) && !commitRequested }
+    var isEmpty: Bool {
+        !commitRequested && discarded.isEmpty
+    }
 
-    /// Records a change to `table` in the innermost open level.
-    mutating func changed(table: String) {
-        if savepoints.isEmpty {
-            base.insert(table)
-        } else {
-            savepoints[savepoints.count - 1].tables.insert(table)
+    /// Runs `body` on the innermost open level.
+    private mutating func withInnermost<Result>(_ body: (inout Level) -> Result) -> Result {
+        if savepoints.isEmpty { return body(&base) }
+        return body(&savepoints[savepoints.count - 1])
+    }
+
+    /// Records a change to `table`, as the update hook reports it.
+    ///
+    /// - Parameters:
+    ///   - table: The table's name.
+    ///   - isNewTable: `false` when the previous change recorded was to the same table, which is
+    ///     then known to be in the innermost level's set already.
+    ///   - operation: What happened to the row.
+    ///   - rowID: The row's rowid (the new one, for an update that changed it).
+    mutating func changed(table: String, isNewTable: Bool = true, operation: SQLiteRowChange.Operation, rowID: Int64) {
+        let recordsRows = rowLimit > 0
+        let listed = recordsRows && listedRows < rowLimit
+        if listed { listedRows += 1 }
+        withInnermost { level in
+            if isNewTable { level.tables.insert(table) }
+            if listed {
+                level.rows.append(SQLiteRowChange(table: table, operation: operation, rowID: rowID))
+            } else if recordsRows {
+                level.unlistedRows += 1
+            }
         }
+    }
+
+    /// A top-level statement started.
+    ///
+    /// - Parameter totalChanges: `sqlite3_total_changes64` now.
+    mutating func statementStarted(totalChanges: Int64) {
+        let depth = savepoints.count
+        mark = withInnermost { level in
+            StatementMark(
+                depth: depth, rows: level.rows.count, unlistedRows: level.unlistedRows, tables: level.tables,
+                schemaChanged: level.schemaChanged, totalChanges: totalChanges)
+        }
+    }
+
+    /// The statement that started last ended; `changesSchema` says whether it is a `CREATE`,
+    /// `DROP` or `ALTER`.
+    mutating func statementEnded(changesSchema: Bool) {
+        if changesSchema { withInnermost { $0.schemaChanged = true } }
+    }
+
+    /// The statement that started last failed. When it added nothing to SQLite's count of
+    /// changes, SQLite undid it (the default `ABORT`, or any error that is not a `FAIL`
+    /// conflict), and what it recorded is forgotten.
+    ///
+    /// - Parameter totalChanges: `sqlite3_total_changes64` now.
+    /// - Returns: Whether anything was forgotten.
+    @discardableResult
+    mutating func statementFailed(totalChanges: Int64) -> Bool {
+        guard let mark, mark.depth == savepoints.count, mark.totalChanges == totalChanges else {
+            self.mark = nil
+            return false
+        }
+        self.mark = nil
+        let forgotten: Int? = withInnermost { level in
+            guard level.rows.count != mark.rows || level.unlistedRows != mark.unlistedRows || level.tables != mark.tables
+                || level.schemaChanged != mark.schemaChanged
+            else { return nil }
+            let forgotten = level.rows.count - mark.rows
+            level.rows.removeSubrange(mark.rows...)
+            level.unlistedRows = mark.unlistedRows
+            level.tables = mark.tables
+            level.schemaChanged = mark.schemaChanged
+            return forgotten
+        }
+        guard let forgotten else { return false }
+        listedRows -= forgotten
+        return true
     }
 
     /// Applies a savepoint statement that ran successfully.
     mutating func apply(_ statement: SavepointStatement) {
+        mark = nil
         switch statement {
         case .savepoint(let name):
-            savepoints.append((name, []))
+            savepoints.append(Level(name: name))
         case .release(let name):
             // RELEASE of a name that is not open fails in SQLite and changes nothing.
             guard let index = savepoints.lastIndex(where: { $0.name == name }) else { return }
-            let released = savepoints[index...].reduce(into: Set<String>()) { $0.formUnion($1.tables) }
+            let released = savepoints[index...].reduce(into: Level(name: "")) { merged, level in merged.absorb(level) }
             savepoints.removeSubrange(index...)
-            if savepoints.isEmpty {
-                base.formUnion(released)
-            } else {
-                savepoints[savepoints.count - 1].tables.formUnion(released)
-            }
+            withInnermost { $0.absorb(released) }
         case .rollbackTo(let name):
             // The savepoint stays open, empty.
             guard let index = savepoints.lastIndex(where: { $0.name == name }) else { return }
+            for level in savepoints[index...] { listedRows -= level.rows.count }
             savepoints.removeSubrange((index + 1)...)
-            savepoints[index].tables = []
+            savepoints[index] = Level(name: name)
         }
     }
 
     /// The commit hook ran.
     mutating func commitHookRan() { commitRequested = true }
 
+    /// Everything recorded, every level merged.
+    private var discarded: Discarded {
+        var merged = base
+        for level in savepoints { merged.absorb(level) }
+        return Discarded(tables: merged.tables, rows: merged.rows.count + merged.unlistedRows, schemaChanged: merged.schemaChanged)
+    }
+
     /// The transaction rolled back: everything is forgotten.
-    mutating func rolledBack() { self = TransactionChanges() }
+    ///
+    /// - Returns: What it had changed.
+    mutating func rolledBack() -> Discarded {
+        let discarded = self.discarded
+        self = TransactionChanges(rowLimit: rowLimit)
+        return discarded
+    }
+
+    private init(rowLimit: Int) { self.rowLimit = rowLimit }
+
+    init() {}
 
     /// Settles a requested commit once a statement ended or a new one starts: with the
-    /// connection in autocommit mode the commit happened, and its tables are returned (an
-    /// empty set when it changed no table the hooks see); otherwise it failed and the
+    /// connection in autocommit mode the commit happened, and what it changed is returned
+    /// (nothing, when it changed no table the hooks see); otherwise it failed and the
     /// transaction is still open with its changes.
     ///
     /// - Parameter autocommit: Whether the connection is in autocommit mode now.
-    /// - Returns: The committed tables, or `nil` when no commit completed.
-    mutating func settle(autocommit: Bool) -> Set<String>? {
+    /// - Returns: The commit, or `nil` when no commit completed.
+    mutating func settle(autocommit: Bool) -> Committed? {
         guard commitRequested else { return nil }
         commitRequested = false
         guard autocommit else { return nil }
-        var tables = base
-        for savepoint in savepoints { tables.formUnion(savepoint.tables) }
-        self = TransactionChanges()
-        return tables
+        var merged = base
+        for level in savepoints { merged.absorb(level) }
+        self = TransactionChanges(rowLimit: rowLimit)
+        return Committed(tables: merged.tables, rows: merged.rows, unlistedRows: merged.unlistedRows, schemaChanged: merged.schemaChanged)
+    }
+}
+
+extension TransactionChanges.Level {
+    /// Takes in what `inner`, a level above this one, changed.
+    mutating func absorb(_ inner: Self) {
+        tables.formUnion(inner.tables)
+        rows.append(contentsOf: inner.rows)
+        unlistedRows += inner.unlistedRows
+        schemaChanged = schemaChanged || inner.schemaChanged
     }
 }
