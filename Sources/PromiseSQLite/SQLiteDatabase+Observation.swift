@@ -154,7 +154,7 @@ extension SQLiteDatabase {
             }
             let hub =
                 connection.observationHub
-                ?? ObservationHub(db: connection.db) { [weak owner] in
+                ?? ObservationHub(db: connection.db, authorizer: connection.authorizer) { [weak owner] in
                     guard let owner else { return false }
                     let settle = owner.enqueue(settling: nil) { connection, _ in connection?.observationHub?.settleAfterJob() }
                     if case .success = settle { return true }

@@ -46,23 +46,38 @@ import Testing
     /// conversion (`SQLiteValue(copying:)`): no other file of PromiseSQLite reads a value's
     /// type, so the three cannot disagree. `echo` above round-trips every storage class
     /// through both directions.
-    @Test func oneConversionReadsEverySQLiteValue() throws {
+    /// The files of Sources/PromiseSQLite (relative paths, sorted) with a line of code, comments
+    /// left out, that `matches`.
+    static func sourceFiles(where matches: (Substring) -> Bool) throws -> [String] {
         let sources = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Sources/PromiseSQLite")
         let files = try #require(FileManager.default.enumerator(atPath: sources.path))
-        var readers: [String] = []
+        var found: [String] = []
         var scanned = 0
         for case let file as String in files where file.hasSuffix(".swift") {
             scanned += 1
             let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
-            let code = text.split(separator: "\n").map { $0.components(separatedBy: "//")[0] }
-            if code.contains(where: { $0.contains("sqlite3_value_type(") || $0.contains("sqlite3_column_type(") && !$0.contains("SQLITE_NULL") }) {
-                readers.append(file)
-            }
+            let code = text.split(separator: "\n").map { $0.split(separator: "//", omittingEmptySubsequences: false)[0] }
+            if code.contains(where: matches) { found.append(file) }
         }
         #expect(scanned > 30, "the scan found too few files under \(sources.path): \(scanned)")
+        return found.sorted()
+    }
+
+    @Test func oneConversionReadsEverySQLiteValue() throws {
+        let readers = try Self.sourceFiles { line in
+            line.contains("sqlite3_value_type(") || line.contains("sqlite3_column_type(") && !line.contains("SQLITE_NULL")
+        }
         #expect(readers == ["Internal/SQLiteValue+Copying.swift"])
+    }
+
+    /// SQLite keeps one authorizer per connection: a second caller of `sqlite3_set_authorizer`
+    /// would silently replace the rules of the first (a migration used to turn off what change
+    /// observation needs).
+    @Test func everyAuthorizerRuleGoesThroughTheConnectionsOneAuthorizer() throws {
+        let installers = try Self.sourceFiles { $0.contains("sqlite3_set_authorizer(") }
+        #expect(installers == ["Internal/ConnectionAuthorizer.swift"])
     }
 
     @Test func argumentsAClosureKeepsStayAsTheyWere() async throws {

@@ -92,24 +92,29 @@ import Testing
     @Test func aFailedStatementIsForgottenOnlyWhenSQLiteUndidIt() {
         var changes = TransactionChanges()
         changes.rowLimit = 100
-        changes.statementStarted(totalChanges: 10)
+        changes.statementStarted()
         changes.changed(table: "a", operation: .insert, rowID: 1)
-        changes.statementEnded(changesSchema: false)
-        changes.statementStarted(totalChanges: 11)
+        changes.statementEnded(changesSchema: false, changesRows: true)
+        changes.statementStarted()
         changes.changed(table: "b", operation: .insert, rowID: 2)
-        changes.statementEnded(changesSchema: true)
-        let undone = changes.statementFailed(totalChanges: 11)
-        #expect(undone, "nothing counted: an ABORT undid it")
-        changes.statementStarted(totalChanges: 11)
-        changes.changed(table: "a", isNewTable: false, operation: .insert, rowID: 3)
-        changes.statementEnded(changesSchema: false)
-        let kept = !changes.statementFailed(totalChanges: 12)
+        changes.statementEnded(changesSchema: true, changesRows: false)
+        let undone = changes.statementFailed(changes: 5)
+        #expect(undone, "not an INSERT, UPDATE or DELETE: SQLite undid it")
+        changes.statementStarted()
+        changes.changed(table: "c", operation: .insert, rowID: 3)
+        changes.statementEnded(changesSchema: false, changesRows: true)
+        let aborted = changes.statementFailed(changes: 0)
+        #expect(aborted, "no change counted: an ABORT undid it")
+        changes.statementStarted()
+        changes.changed(table: "a", isNewTable: false, operation: .insert, rowID: 4)
+        changes.statementEnded(changesSchema: false, changesRows: true)
+        let kept = !changes.statementFailed(changes: 1)
         #expect(kept, "a FAIL conflict keeps the rows before it")
-        let again = changes.statementFailed(totalChanges: 12)
+        let again = changes.statementFailed(changes: 0)
         #expect(!again, "one failure per statement")
         changes.commitHookRan()
         let committed = changes.settle(autocommit: true)
-        #expect(committed?.rows == [row("a", .insert, 1), row("a", .insert, 3)])
+        #expect(committed?.rows == [row("a", .insert, 1), row("a", .insert, 4)])
         #expect(committed?.tables == ["a"])
         #expect(committed?.schemaChanged == false)
     }
@@ -140,20 +145,20 @@ import Testing
         let nothing = changes.rolledBack()
         #expect(nothing.isEmpty)
         changes.changed(table: "a", operation: .insert, rowID: 1)
-        changes.statementEnded(changesSchema: true)
+        changes.statementEnded(changesSchema: true, changesRows: false)
         let discarded = changes.rolledBack()
         #expect(discarded == TransactionChanges.Discarded(tables: ["a"], rows: 1, schemaChanged: true))
         #expect(changes.isEmpty && changes.rowLimit == 10)
     }
 
-    @Test func schemaStatementsAreRecognizedByTheirFirstKeyword() {
-        func changesSchema(_ sql: String) -> Bool { sql.withCString { SavepointStatement.changesSchema($0) } }
-        #expect(changesSchema("CREATE TABLE t(x)"))
-        #expect(changesSchema("  -- c\n/* d */ drop index i"))
-        #expect(changesSchema("Alter TABLE t ADD y"))
-        #expect(!changesSchema("INSERT INTO created VALUES (1)"))
-        #expect(!changesSchema("SELECT 'CREATE'"))
-        #expect(!changesSchema(""))
+    @Test func aStatementsFirstKeywordIsReadPastCommentsAndSpace() {
+        func keyword(_ sql: String) -> String? { sql.withCString { SavepointStatement.leadingKeyword($0) } }
+        #expect(keyword("CREATE TABLE t(x)") == "create")
+        #expect(keyword("  -- c\n/* d */ drop index i") == "drop")
+        #expect(keyword("Alter TABLE t ADD y") == "alter")
+        #expect(keyword("WITH x AS (SELECT 1) DELETE FROM t") == "with")
+        #expect(keyword("(SELECT 1)") == nil)
+        #expect(keyword("") == nil)
     }
 
     @Test func aSlowConsumersQueueIsBoundedAndCountsWhatItMissed() {

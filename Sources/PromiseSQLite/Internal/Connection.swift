@@ -17,10 +17,13 @@ final class Connection {
     private var busyContext: UnsafeMutableRawPointer?
     /// The commit observers' hooks, while anyone observes commits (``ObservationHub``).
     var observationHub: ObservationHub?
+    /// The connection's one SQLite authorizer, shared by every rule that needs it.
+    let authorizer: ConnectionAuthorizer
 
     private init(db: OpaquePointer, path: String, cacheCapacity: Int) {
         self.db = db
         self.path = path
+        authorizer = ConnectionAuthorizer(db: db)
         cache = StatementCache(capacity: cacheCapacity)
     }
 

@@ -17,6 +17,7 @@ internal import CSQLite
 /// statements prepared earlier are prepared again before they next run.
 final class ObservationHub {
     private let db: OpaquePointer
+    private let authorizer: ConnectionAuthorizer
     private var observers: [ObjectIdentifier: CommitObserver] = [:]
     private var changeObservers: [ObjectIdentifier: ChangeObserver] = [:]
     private var changes = TransactionChanges()
@@ -30,11 +31,14 @@ final class ObservationHub {
     private let queueSettle: () -> Bool
     /// The last table name the update hook reported, to skip converting it again.
     private var lastTable: (pointer: UnsafePointer<CChar>, name: String)?
+    /// The top-level statement that started last, which ``TransactionChanges`` holds a mark for.
+    private var markedStatement: OpaquePointer?
     /// The object the statement being prepared drops: SQLite checks a `DELETE` of it next.
     private var dropped: String?
 
-    init(db: OpaquePointer, queueSettle: @escaping () -> Bool) {
+    init(db: OpaquePointer, authorizer: ConnectionAuthorizer, queueSettle: @escaping () -> Bool) {
         self.db = db
+        self.authorizer = authorizer
         self.queueSettle = queueSettle
     }
 
@@ -106,7 +110,7 @@ final class ObservationHub {
         sqlite3_rollback_hook(db, observationRollbackHook, context)
         sqlite3_update_hook(db, observationUpdateHook, context)
         sqlite3_trace_v2(db, UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE), observationTraceHook, context)
-        sqlite3_set_authorizer(db, observationAuthorizer, context)
+        authorizer.observation = self
     }
 
     private func uninstall() {
@@ -115,7 +119,7 @@ final class ObservationHub {
         sqlite3_rollback_hook(db, nil, nil)
         sqlite3_update_hook(db, nil, nil)
         sqlite3_trace_v2(db, 0, nil, nil)
-        sqlite3_set_authorizer(db, nil, nil)
+        authorizer.observation = nil
         self.context = nil
         lastTable = nil
         Unmanaged<ObservationHub>.fromOpaque(context).release()
@@ -176,13 +180,14 @@ final class ObservationHub {
         }
     }
 
-    /// A statement, or a trigger's program within one (`isTrigger`), started.
-    func statementStarted(isTrigger: Bool) {
+    /// `statement`, or a trigger's program within it (`isTrigger`), started.
+    func statementStarted(_ statement: OpaquePointer?, isTrigger: Bool) {
         guard !isTrigger else { return }
         // A commit left for sqlite3_reset has completed by the time the next statement starts.
         settle()
         inStatement = true
-        changes.statementStarted(totalChanges: sqlite3_total_changes64(db))
+        markedStatement = statement
+        changes.statementStarted()
     }
 
     func statementEnded(_ statement: OpaquePointer?) {
@@ -192,16 +197,24 @@ final class ObservationHub {
                 changes.apply(savepoint)
                 lastTable = nil
             } else {
-                changes.statementEnded(changesSchema: SavepointStatement.changesSchema(sql))
+                let keyword = SavepointStatement.leadingKeyword(sql)
+                let changesRows: Bool
+                switch keyword {
+                case "insert", "update", "delete", "replace": changesRows = true
+                case "with": changesRows = sqlite3_stmt_readonly(statement) == 0
+                default: changesRows = false
+                }
+                changes.statementEnded(changesSchema: ["create", "drop", "alter"].contains(keyword), changesRows: changesRows)
             }
         }
         settle()
     }
 
-    /// The statement that ran last failed (`sqlite3_step` returned an error): what SQLite
-    /// undid of it is forgotten.
-    func statementFailed() {
-        if changes.statementFailed(totalChanges: sqlite3_total_changes64(db)) { lastTable = nil }
+    /// `statement`'s `sqlite3_step` returned an error: what SQLite undid of it is forgotten.
+    func statementFailed(_ statement: OpaquePointer) {
+        guard markedStatement == statement else { return }
+        markedStatement = nil
+        if changes.statementFailed(changes: sqlite3_changes64(db)) { lastTable = nil }
     }
 
     /// Delivers the commit whose outcome is now known, if any.
@@ -251,16 +264,9 @@ private func observationTraceHook(
     case SQLITE_TRACE_STMT:
         // For a trigger's program, SQLite passes a comment naming the trigger instead of the SQL.
         let text = detail?.assumingMemoryBound(to: UInt8.self)
-        hub(context).statementStarted(isTrigger: text?[0] == UInt8(ascii: "-") && text?[1] == UInt8(ascii: "-"))
+        hub(context).statementStarted(statement.map { OpaquePointer($0) }, isTrigger: text?[0] == UInt8(ascii: "-") && text?[1] == UInt8(ascii: "-"))
     case SQLITE_TRACE_PROFILE: hub(context).statementEnded(statement.map { OpaquePointer($0) })
     default: break
     }
     return 0
-}
-
-private func observationAuthorizer(
-    _ context: UnsafeMutableRawPointer?, _ action: Int32, _ name: UnsafePointer<CChar>?, _ second: UnsafePointer<CChar>?,
-    _ database: UnsafePointer<CChar>?, _ trigger: UnsafePointer<CChar>?
-) -> Int32 {
-    hub(context).authorize(action, name)
 }

@@ -34,14 +34,11 @@ enum SavepointStatement: Equatable {
         }
     }
 
-    /// Whether the statement `sql` (a NUL-terminated UTF-8 string) changes the schema: it
-    /// begins with `CREATE`, `DROP` or `ALTER`.
-    static func changesSchema(_ sql: UnsafePointer<CChar>) -> Bool {
+    /// The first keyword of the statement `sql` (a NUL-terminated UTF-8 string), lower-cased,
+    /// after any whitespace and comments; `nil` when it starts with something else.
+    static func leadingKeyword(_ sql: UnsafePointer<CChar>) -> String? {
         var scanner = Scanner(sql.withMemoryRebound(to: UInt8.self, capacity: 1) { $0 })
-        switch scanner.word() {
-        case "create", "drop", "alter": return true
-        default: return false
-        }
+        return scanner.word()
     }
 
     /// Reads tokens from a NUL-terminated UTF-8 string.

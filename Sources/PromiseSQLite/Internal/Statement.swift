@@ -214,7 +214,7 @@ final class Statement {
         if status == SQLITE_ROW { return true }
         if status == SQLITE_DONE { return false }
         let error = sqliteError(status, db, sql: sql)
-        connection.observationHub?.statementFailed()
+        connection.observationHub?.statementFailed(handle)
         throw error
     }
 

@@ -55,8 +55,8 @@ struct TransactionChanges {
         var unlistedRows: Int
         var tables: Set<String>
         var schemaChanged: Bool
-        /// `sqlite3_total_changes64` then: a statement whose rows SQLite undid adds nothing to it.
-        var totalChanges: Int64
+        /// Whether the statement is an `INSERT`, `UPDATE` or `DELETE`, known once it ended.
+        var changesRows = false
     }
 
     /// The most rows one transaction lists; 0 records tables only.
@@ -106,32 +106,35 @@ struct TransactionChanges {
     }
 
     /// A top-level statement started.
-    ///
-    /// - Parameter totalChanges: `sqlite3_total_changes64` now.
-    mutating func statementStarted(totalChanges: Int64) {
+    mutating func statementStarted() {
         let depth = savepoints.count
         mark = withInnermost { level in
             StatementMark(
                 depth: depth, rows: level.rows.count, unlistedRows: level.unlistedRows, tables: level.tables,
-                schemaChanged: level.schemaChanged, totalChanges: totalChanges)
+                schemaChanged: level.schemaChanged)
         }
     }
 
-    /// The statement that started last ended; `changesSchema` says whether it is a `CREATE`,
-    /// `DROP` or `ALTER`.
-    mutating func statementEnded(changesSchema: Bool) {
+    /// The statement that started last ended.
+    ///
+    /// - Parameters:
+    ///   - changesSchema: Whether it is a `CREATE`, `DROP` or `ALTER`.
+    ///   - changesRows: Whether it is an `INSERT`, `UPDATE` or `DELETE`.
+    mutating func statementEnded(changesSchema: Bool, changesRows: Bool) {
         if changesSchema { withInnermost { $0.schemaChanged = true } }
+        mark?.changesRows = changesRows
     }
 
-    /// The statement that started last failed. When it added nothing to SQLite's count of
-    /// changes, SQLite undid it (the default `ABORT`, or any error that is not a `FAIL`
-    /// conflict), and what it recorded is forgotten.
+    /// The statement that started last failed. SQLite undid it unless it is an `INSERT`,
+    /// `UPDATE` or `DELETE` whose `FAIL` conflict kept the rows it changed before the failure,
+    /// which `sqlite3_changes64` then counts (it is 0 after a statement SQLite undid). What an
+    /// undone statement recorded is forgotten.
     ///
-    /// - Parameter totalChanges: `sqlite3_total_changes64` now.
+    /// - Parameter changes: `sqlite3_changes64` now.
     /// - Returns: Whether anything was forgotten.
     @discardableResult
-    mutating func statementFailed(totalChanges: Int64) -> Bool {
-        guard let mark, mark.depth == savepoints.count, mark.totalChanges == totalChanges else {
+    mutating func statementFailed(changes: Int64) -> Bool {
+        guard let mark, mark.depth == savepoints.count, !mark.changesRows || changes == 0 else {
             self.mark = nil
             return false
         }
