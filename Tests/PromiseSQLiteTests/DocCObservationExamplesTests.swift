@@ -116,6 +116,27 @@ import Testing
         watcher.cancel()
         // DocC: end
         await watcher.value
+
+        // DocC: begin
+        let events = db.transactionEvents(touching: ["orders"])
+        let printer = Task {
+            for await event in events {
+                switch event {
+                case .committed(let commit):
+                    for change in commit.changes {
+                        print(change.operation, change.table, change.rowID)   // insert orders 2
+                    }
+                case .rolledBack(let tables):
+                    print("rolled back, nothing of it committed: \(tables.sorted())")
+                case .missed(let missed):
+                    print("fell behind by \(missed.commits) commits: read orders again")
+                }
+            }
+        }
+        try await db.execute("INSERT INTO orders(item) VALUES (?)", ["coffee"]).get()
+        // DocC: end
+        events.cancel()
+        await printer.value
         try await db.close().get()
     }
 
@@ -133,7 +154,7 @@ import Testing
                 #expect(quoted.contains(block), "\(article): block not quoted verbatim here:\n\(block.joined(separator: "\n"))")
             }
         }
-        #expect(count == 7)
+        #expect(count == 8)
     }
 
     /// The ```swift blocks of a Markdown text, each as lines with the block's indentation

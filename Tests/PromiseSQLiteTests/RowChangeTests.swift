@@ -245,6 +245,38 @@ import Testing
         try await db.close().get()
     }
 
+    /// A consumer that writes to the database for each event it gets: its own writes are
+    /// reported to it like any other (nothing runs inside SQLite's hooks, so nothing
+    /// deadlocks), and an observation of other tables never sees them.
+    @Test func aConsumerThatWritesToTheDatabaseIsReportedItsOwnWrites() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let events = db.transactionEvents(touching: ["b", "log"], operations: .insert)
+        let onA = db.transactionEvents(touching: ["a"])
+        let consumer = Task {
+            var seen: [SQLiteRowChange] = []
+            for await event in events {
+                guard case .committed(let commit) = event else { continue }
+                seen += commit.changes
+                if commit.changes.contains(where: { $0.table == "b" }) {
+                    try await db.execute("INSERT INTO log VALUES (?)", [seen.count]).get()
+                }
+                if seen.count == 4 { break }
+            }
+            return seen
+        }
+        try await db.execute("INSERT INTO b VALUES (1)").get()
+        try await db.execute("INSERT INTO b VALUES (2)").get()
+        let seen = try await consumer.value
+        #expect(seen.filter { $0.table == "b" }.map(\.rowID) == [1, 2])
+        #expect(seen.filter { $0.table == "log" }.count == 2)
+        try await db.execute("INSERT INTO a VALUES (9)").get()
+        let first = await Self.take(1, from: onA)
+        #expect(first == [Self.committed([Change(table: "a", operation: .insert, rowID: 1)])], "its trigger's row in log is not of interest")
+        try await db.close().get()
+    }
+
     @Test func cancellingOrDroppingEndsTheObservation() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

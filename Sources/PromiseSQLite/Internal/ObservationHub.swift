@@ -20,6 +20,9 @@ final class ObservationHub {
     private let authorizer: ConnectionAuthorizer
     private var observers: [ObjectIdentifier: CommitObserver] = [:]
     private var changeObservers: [ObjectIdentifier: ChangeObserver] = [:]
+    /// How many row observers keep each buffer limit: the largest decides how many rows a
+    /// transaction lists, kept without a pass over every observer.
+    private var limits: [Int: Int] = [:]
     private var changes = TransactionChanges()
     /// The hooks' retained context while they are installed.
     private var context: UnsafeMutableRawPointer?
@@ -63,8 +66,9 @@ final class ObservationHub {
     /// the next change on.
     func add(_ observer: ChangeObserver) {
         if context == nil { install() }
-        changeObservers[ObjectIdentifier(observer)] = observer
-        changes.rowLimit = rowLimit
+        guard changeObservers.updateValue(observer, forKey: ObjectIdentifier(observer)) == nil else { return }
+        limits[observer.limit, default: 0] += 1
+        changes.rowLimit = max(changes.rowLimit, observer.limit)
     }
 
     /// Removes `observer`, and the hooks with the last one.
@@ -72,13 +76,12 @@ final class ObservationHub {
         let key = ObjectIdentifier(observer)
         guard changeObservers[key] === observer else { return }
         changeObservers[key] = nil
-        changes.rowLimit = rowLimit
+        limits[observer.limit, default: 1] -= 1
+        if limits[observer.limit] == 0 {
+            limits[observer.limit] = nil
+            changes.rowLimit = limits.keys.max() ?? 0
+        }
         if isEmpty { uninstall() }
-    }
-
-    /// The most rows a transaction lists: what the most demanding row observer keeps.
-    private var rowLimit: Int {
-        changeObservers.values.reduce(0) { max($0, $1.limit) }
     }
 
     /// The connection is closing: a commit that completed is still delivered, then every
@@ -89,6 +92,7 @@ final class ObservationHub {
         let endingChanges = changeObservers.values
         observers = [:]
         changeObservers = [:]
+        limits = [:]
         uninstall()
         for observer in ending { observer.close(error) }
         for observer in endingChanges { observer.close(error) }
@@ -104,7 +108,7 @@ final class ObservationHub {
         let context = Unmanaged.passRetained(self).toOpaque()
         self.context = context
         changes = TransactionChanges()
-        changes.rowLimit = rowLimit
+        changes.rowLimit = limits.keys.max() ?? 0
         inStatement = false
         sqlite3_commit_hook(db, observationCommitHook, context)
         sqlite3_rollback_hook(db, observationRollbackHook, context)

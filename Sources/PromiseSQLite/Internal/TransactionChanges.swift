@@ -140,8 +140,9 @@ struct TransactionChanges {
         }
         self.mark = nil
         let forgotten: Int? = withInnermost { level in
-            guard level.rows.count != mark.rows || level.unlistedRows != mark.unlistedRows || level.tables != mark.tables
-                || level.schemaChanged != mark.schemaChanged
+            guard
+                level.rows.count != mark.rows || level.unlistedRows != mark.unlistedRows || level.tables != mark.tables
+                    || level.schemaChanged != mark.schemaChanged
             else { return nil }
             let forgotten = level.rows.count - mark.rows
             level.rows.removeSubrange(mark.rows...)
