@@ -132,7 +132,10 @@ extension SQLiteDatabase {
     }
 
     /// Registers `observer` on the connection thread.
-    private func observe(_ observer: CommitObserver) -> (@Sendable () -> Void)? {
+    ///
+    /// - Returns: What removes it again; `nil` when the database takes no more work, and the
+    ///   observer was closed.
+    func observe(_ observer: CommitObserver) -> (@Sendable () -> Void)? {
         observe(register: { $0.add(observer) }, unregister: { $0.remove(observer) }, close: observer.close)
     }
 

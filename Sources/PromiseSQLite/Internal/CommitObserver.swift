@@ -11,15 +11,18 @@ final class CommitObserver: Sendable {
     let close: @Sendable (SQLiteError) -> Void
     /// Whether one commit ends the observation.
     let once: Bool
+    /// Called, before `deliver`, with each commit that changed the schema, when set.
+    let schemaChanged: (@Sendable () -> Void)?
 
     init(
         tables: [String], once: Bool, deliver: @escaping @Sendable (SQLiteCommit) -> Void,
-        close: @escaping @Sendable (SQLiteError) -> Void
+        close: @escaping @Sendable (SQLiteError) -> Void, schemaChanged: (@Sendable () -> Void)? = nil
     ) {
         self.tables = Set(tables.map(asciiLowercased))
         self.once = once
         self.deliver = deliver
         self.close = close
+        self.schemaChanged = schemaChanged
     }
 
     /// Whether a commit of `changed` (lower-cased names) is of interest.

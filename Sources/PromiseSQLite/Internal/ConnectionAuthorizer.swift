@@ -8,6 +8,8 @@ internal import CSQLite
 /// - ``observation``: while anyone observes changes, a `DELETE` from a user's table is
 ///   answered `SQLITE_IGNORE`, so that SQLite deletes row by row where the update hook sees
 ///   it (``ObservationHub/authorize(_:_:)``).
+/// - ``reads``: while a value observation runs its read, the tables its statements read are
+///   recorded (``ReadRegion``).
 ///
 /// Each change of participants sets the callback again (or clears it when none is left),
 /// which expires the connection's prepared statements: a cached statement is prepared, and
@@ -25,10 +27,15 @@ final class ConnectionAuthorizer {
         didSet { if observation !== oldValue { install() } }
     }
 
+    /// Records the tables read while set.
+    var reads: ReadRegion? {
+        didSet { if reads !== oldValue { install() } }
+    }
+
     init(db: OpaquePointer) { self.db = db }
 
     private func install() {
-        guard refusal != nil || observation != nil else {
+        guard refusal != nil || observation != nil || reads != nil else {
             sqlite3_set_authorizer(db, nil, nil)
             return
         }
@@ -38,6 +45,7 @@ final class ConnectionAuthorizer {
 
     /// The answer for one action: a refusal's denial first, then the observation's answer.
     func authorize(_ action: Int32, _ first: UnsafePointer<CChar>?) -> Int32 {
+        if let reads, action == SQLITE_READ, let first { reads.read(table: first) }
         if let refusal, action == SQLITE_TRANSACTION {
             refusal.refuse(operation: first)
             return SQLITE_DENY

@@ -228,6 +228,9 @@ final class ObservationHub {
         for observer in changeObservers.values {
             if let event = observer.event(for: committed) { observer.deliver(event) }
         }
+        if committed.schemaChanged {
+            for observer in observers.values { observer.schemaChanged?() }
+        }
         guard !committed.tables.isEmpty else { return }
         let commit = SQLiteCommit(tables: committed.tables)
         let lowered = Set(committed.tables.map(asciiLowercased))

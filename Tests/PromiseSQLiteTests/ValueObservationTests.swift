@@ -1,0 +1,268 @@
+import Dispatch
+@testable import PromiseSQLite
+import PromiseTestSupport
+import Synchronization
+import Testing
+
+/// `SQLiteValueObservation` on database files: values after commits, the tables learned from
+/// SQLite, duplicates, bursts, pools, other connections, and the hostile cases.
+@Suite struct ValueObservationTests {
+    /// Counts the runs of a read.
+    final class Reads: Sendable {
+        let count = Atomic<Int>(0)
+        func add() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    static func open(_ dir: TemporaryDirectory, _ name: String = "v.sqlite") async throws -> SQLiteDatabase {
+        let db = try await SQLiteDatabase.open(path: dir(name)).get()
+        try await db.executeScript(
+            """
+            CREATE TABLE IF NOT EXISTS a(x INTEGER);
+            CREATE TABLE IF NOT EXISTS b(x INTEGER);
+            CREATE VIEW IF NOT EXISTS both_tables AS SELECT x FROM a UNION ALL SELECT x FROM b;
+            """
+        ).get()
+        return db
+    }
+
+    /// Waits (up to 60 s) until the consumer of `values` waits for a change.
+    static func waiting<V>(_ values: SQLiteObservedValues<V>) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if values.observer.waitsForAChange { return true }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return false
+    }
+
+    @Test func theFirstValueThenOneAfterEachCommitToATableItRead() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let reads = Reads()
+        let values = SQLiteValueObservation { connection in
+            reads.add()
+            return try connection.scalar(Int.self, "SELECT count(*) FROM a") ?? -1
+        }.values(in: db)
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        let consumer = Task { [iterator] in
+            var iterator = iterator
+            return try await iterator.next()
+        }
+        #expect(try await Self.waiting(values))
+        try await db.execute("INSERT INTO b VALUES (1)").get()  // not read: no new read, no value
+        try await db.execute("INSERT INTO a VALUES (1)").get()
+        #expect(try await consumer.value == 1, "a read after the commit to b would have delivered 0")
+        #expect(reads.value == 2)
+        values.cancel()
+        #expect(try await ObservationTests.stopsObserving(db))
+        try await db.close().get()
+    }
+
+    @Test func theTablesComeFromSQLiteThroughViewsAndOnEveryRun() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        // The table read depends on what the first query finds.
+        try await db.executeScript("CREATE TABLE choice(name TEXT); INSERT INTO choice VALUES ('a')").get()
+        let values = SQLiteValueObservation { connection in
+            let table = try connection.scalar(String.self, "SELECT name FROM choice") ?? "a"
+            let view = try connection.scalar(Int.self, "SELECT count(*) FROM both_tables") ?? -1
+            return [table, String(view)]
+        }.values(in: db)
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == ["a", "0"])
+        try await db.execute("INSERT INTO b VALUES (1)").get()  // through the view
+        #expect(try await iterator.next() == ["a", "1"])
+        try await db.execute("UPDATE choice SET name = 'b'").get()
+        #expect(try await iterator.next() == ["b", "1"])
+        values.cancel()
+        try await db.close().get()
+    }
+
+    @Test func duplicatesAreNeverDeliveredWhenRemoved() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let reads = Reads()
+        let values = SQLiteValueObservation { connection in
+            reads.add()
+            return try connection.query(Int.self, "SELECT x FROM a ORDER BY x")
+        }.removingDuplicates().values(in: db)
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == [])
+        try await db.execute("INSERT INTO a VALUES (1)").get()
+        #expect(try await iterator.next() == [1])
+        let consumer = Task { [iterator] in
+            var iterator = iterator
+            return try await iterator.next()
+        }
+        #expect(try await Self.waiting(values))
+        try await db.execute("UPDATE a SET x = x").get()  // read again, same result: not delivered
+        let deadline = ContinuousClock.now + .seconds(60)
+        while reads.value < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(reads.value == 3)
+        try await db.execute("INSERT INTO a VALUES (2)").get()
+        #expect(try await consumer.value == [1, 2])
+        values.cancel()
+        try await db.close().get()
+    }
+
+    @Test func aBurstOfCommitsIsOneRead() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let reads = Reads()
+        let values = SQLiteValueObservation { connection in
+            reads.add()
+            return try connection.scalar(Int.self, "SELECT count(*) FROM a") ?? -1
+        }.values(in: db)
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        for value in 0..<100 { try await db.execute("INSERT INTO a VALUES (?)", [value]).get() }
+        #expect(try await iterator.next() == 100)
+        #expect(reads.value == 2)
+        values.cancel()
+        try await db.close().get()
+    }
+
+    @Test func aPoolReadsOnItsReadersAndSeesItsWriter() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let pool = try await SQLiteDatabasePool.open(path: dir("p.sqlite"), readers: 2).get()
+        try await pool.execute("CREATE TABLE t(x INTEGER)").get()
+        let writer = try await pool.writer.submit { connection, _ in ObjectIdentifier(connection) }.get()
+        let readOn = Mutex<Set<ObjectIdentifier>>([])
+        let values = SQLiteValueObservation { connection in
+            readOn.withLock { _ = $0.insert(ObjectIdentifier(connection.connection)) }
+            return try connection.scalar(Int.self, "SELECT count(*) FROM t") ?? -1
+        }.values(in: pool)
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        try await pool.execute("INSERT INTO t VALUES (1)").get()
+        #expect(try await iterator.next() == 1)
+        #expect(!readOn.withLock { $0.contains(writer) } && !readOn.withLock { $0.isEmpty })
+        values.cancel()
+        try await pool.close().get()
+    }
+
+    @Test func anotherConnectionsCommitIsSeenAtTheIntervalGiven() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir, "shared.sqlite")
+        let other = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
+        let values = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+            .values(in: db, externalChangeInterval: .milliseconds(5))
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        try await other.execute("INSERT INTO a VALUES (1)").get()
+        #expect(try await iterator.next() == 1)
+        values.cancel()
+        try await other.close().get()
+        try await db.close().get()
+    }
+
+    @Test func anObservedTableThatIsDroppedEndsWithTheReadsError() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let values = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM b") ?? -1 }.values(in: db)
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        try await db.executeScript("DROP VIEW both_tables; DROP TABLE b").get()
+        await #expect(throws: SQLiteError.self) { try await iterator.next() }
+        #expect(try await iterator.next() == nil, "the error once, then the end")
+        #expect(try await ObservationTests.stopsObserving(db))
+        try await db.close().get()
+    }
+
+    @Test func aMigrationRacingAnObservationIsSeen() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let values = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }.values(in: db)
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        var migrator = SQLiteMigrator()
+        try migrator.register("seed") { db in
+            try db.execute("CREATE TABLE c(x INTEGER)")
+            try db.execute("INSERT INTO a VALUES (1), (2)")
+        }
+        let migrating = migrator.migrate(db)
+        #expect(try await iterator.next() == 2)
+        #expect(try await migrating.get() == ["seed"])
+        values.cancel()
+        try await db.close().get()
+    }
+
+    @Test func callbacksRunOnTheContextOneAtATimeUntilCancelled() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let queue = DispatchQueue(label: "observer")
+        let seen = Mutex<[Int]>([])
+        let watching = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+            .start(in: db, on: queue) { count in
+                dispatchPrecondition(condition: .onQueue(queue))
+                seen.withLock { $0.append(count) }
+            }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while seen.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        try await db.execute("INSERT INTO a VALUES (1)").get()
+        while seen.withLock({ $0.count < 2 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(seen.withLock { $0 } == [0, 1])
+        watching.cancel()
+        #expect(await isCancelled(watching))
+        #expect(try await ObservationTests.stopsObserving(db))
+        try await db.close().get()
+    }
+
+    @Test func cancellingOrDroppingEndsTheObservation() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let observation = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+
+        // Cancelled before its registration or first read ran.
+        let early = observation.values(in: db)
+        early.cancel()
+        var earlyIterator = early.makeAsyncIterator()
+        #expect(try await earlyIterator.next() == nil)
+        #expect(try await ObservationTests.stopsObserving(db))
+
+        // The iterating task is cancelled while it waits for a change.
+        let values = observation.values(in: db)
+        let consumer = Task {
+            var count = 0
+            for try await _ in values { count += 1 }
+            return count
+        }
+        #expect(try await Self.waiting(values))
+        consumer.cancel()
+        #expect(try await consumer.value == 1)
+        #expect(try await ObservationTests.stopsObserving(db))
+
+        // Released without being iterated.
+        do { _ = observation.values(in: db) }
+        #expect(try await ObservationTests.stopsObserving(db))
+        try await db.close().get()
+    }
+
+    @Test func closingTheDatabaseEndsWithClosed() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let observation = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+        let values = observation.values(in: db)
+        let watching = observation.start(in: db) { _ in }
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        try await db.close().get()
+        await #expect(throws: SQLiteError.self) { try await iterator.next() }
+        #expect(await sqliteError(watching)?.code == .closed)
+        var afterClose = observation.values(in: db).makeAsyncIterator()
+        await #expect(throws: SQLiteError.self) { try await afterClose.next() }
+    }
+}
