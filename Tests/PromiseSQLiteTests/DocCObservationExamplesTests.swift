@@ -137,6 +137,21 @@ import Testing
         // DocC: end
         events.cancel()
         await printer.value
+
+        // DocC: begin
+        let names = SQLiteValueObservation.query(String.self, "SELECT name FROM users ORDER BY name")
+            .removingDuplicates()
+        let display = Task {
+            for try await list in names.values(in: db) {
+                print(list)   // [] at once, then ["Ada"] after the INSERT commits
+            }
+        }
+        try await db.execute("INSERT INTO users(name) VALUES (?)", ["Ada"]).get()
+        // DocC: end
+        display.cancel()
+        try await display.value
+        var check = names.values(in: db).makeAsyncIterator()
+        #expect(try await check.next() == ["Ada", "Ada"], "the earlier block inserted Ada too")
         try await db.close().get()
     }
 
@@ -154,7 +169,7 @@ import Testing
                 #expect(quoted.contains(block), "\(article): block not quoted verbatim here:\n\(block.joined(separator: "\n"))")
             }
         }
-        #expect(count == 8)
+        #expect(count == 9)
     }
 
     /// The ```swift blocks of a Markdown text, each as lines with the block's indentation
