@@ -27,6 +27,8 @@ let package = Package(
             exact: "1.38.1",
             traits: ["MallocInterposer"]
         ),
+        // The peer for PromiseSQLite's value observation (Benchmarks/sqlite-observation.sh).
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The Swift peer for PromiseUV's child processes (Benchmarks/spawn-ratios.sh).
         .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
     ],
@@ -90,6 +92,17 @@ let package = Package(
                 "RawSQLite",
             ],
             path: "Sources/PromiseSQLiteBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The cost of a running SQLiteValueObservation beside GRDB's ValueObservation
+        // (Benchmarks/sqlite-observation.sh).
+        .executableTarget(
+            name: "SQLiteObservationBench",
+            dependencies: [
+                .product(name: "PromiseSQLite", package: "swift-promise"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/SQLiteObservationBench",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // PromiseSQLite's online backup beside the sqlite3 shell's `.backup`, in MB/s

@@ -8,6 +8,8 @@ protocol ObservationBuffer: Sendable {
     mutating func push(_ element: Element)
     /// The next element kept, if any.
     mutating func take() -> Element?
+    /// Drops every element kept.
+    mutating func removeAll()
 }
 
 /// What an observation's `AsyncSequence` has not yet handed to its consumer, and the consumer
@@ -62,8 +64,9 @@ final class ObservationInbox<Buffer: ObservationBuffer>: Sendable {
             guard state.end == nil else { return nil }
             state.end = .closed
             state.unregister = nil
-            defer { state.waiter = nil }
-            return state.waiter
+            let waiter = state.waiter
+            state.waiter = nil
+            return waiter
         }
         waiter?.resume(returning: nil)
     }
@@ -73,12 +76,12 @@ final class ObservationInbox<Buffer: ObservationBuffer>: Sendable {
         let (waiter, unregister): (CheckedContinuation<Element?, Never>?, (@Sendable () -> Void)?) = state.withLock { state in
             guard state.end == nil else { return (nil, nil) }
             state.end = .cancelled
-            while state.buffer.take() != nil {}
-            defer {
-                state.waiter = nil
-                state.unregister = nil
-            }
-            return (state.waiter, state.unregister)
+            state.buffer.removeAll()
+            let waiter = state.waiter
+            let unregister = state.unregister
+            state.waiter = nil
+            state.unregister = nil
+            return (waiter, unregister)
         }
         waiter?.resume(returning: nil)
         unregister?()
@@ -120,9 +123,12 @@ struct MergedCommits: ObservationBuffer {
     }
 
     mutating func take() -> SQLiteCommit? {
-        defer { pending = nil }
-        return pending
+        let taken = pending
+        pending = nil
+        return taken
     }
+
+    mutating func removeAll() { pending = nil }
 }
 
 /// A ``SQLiteTransactionEvents`` consumer's buffer: events in order, up to `limit` events and
@@ -154,8 +160,9 @@ struct TransactionEventQueue: ObservationBuffer {
 
     mutating func take() -> SQLiteTransactionEvent? {
         guard head < events.count else {
-            defer { missed = nil }
-            return missed.map { .missed($0) }
+            let taken = missed.map { SQLiteTransactionEvent.missed($0) }
+            missed = nil
+            return taken
         }
         let event = events[head]
         head += 1
@@ -168,6 +175,13 @@ struct TransactionEventQueue: ObservationBuffer {
             head = 0
         }
         return event
+    }
+
+    mutating func removeAll() {
+        events = []
+        head = 0
+        listed = 0
+        missed = nil
     }
 
     private static func listedRows(_ event: SQLiteTransactionEvent) -> Int {
