@@ -69,7 +69,8 @@ public struct SQLiteValueObservation<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - db: The database.
     ///   - externalChangeInterval: How often to check for commits by other connections to the
-    ///     same file (`PRAGMA data_version`); `nil` (the default) for none.
+    ///     same file (`PRAGMA data_version`), at least every millisecond (a shorter interval
+    ///     counts as 1 ms); `nil` (the default) for none.
     /// - Returns: The values. Iteration throws what the read throws, and
     ///   ``SQLiteError/Code-swift.struct/closed`` once the database closed; it ends when the
     ///   iterating task is cancelled, or the sequence and its iterator are released.

@@ -164,6 +164,25 @@ import Testing
         try await db.close().get()
     }
 
+    @Test func aZeroOrNegativeIntervalPollsAtTheShortestIntervalAndStillWorks() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir, "shared.sqlite")
+        let other = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
+        let observation = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+        for interval: Duration in [.zero, .seconds(-5)] {
+            let values = observation.values(in: db, externalChangeInterval: interval)
+            #expect(values.observer.externalChangeInterval == .milliseconds(1))
+            var iterator = values.makeAsyncIterator()
+            let first = try #require(try await iterator.next())
+            try await other.execute("INSERT INTO a VALUES (1)").get()
+            #expect(try await iterator.next() == first + 1)
+            values.cancel()
+        }
+        try await other.close().get()
+        try await db.close().get()
+    }
+
     @Test func anObservedTableThatIsDroppedEndsWithTheReadsError() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -25,13 +25,14 @@ final class ValueObserver<Value: Sendable>: Sendable {
     private let observation: SQLiteValueObservation<Value>
     private let reader: any SQLiteReader
     private let writer: SQLiteDatabase
-    private let externalChangeInterval: Duration?
+    let externalChangeInterval: Duration?
 
     init(_ observation: SQLiteValueObservation<Value>, reader: any SQLiteReader, writer: SQLiteDatabase, externalChangeInterval: Duration?) {
         self.observation = observation
         self.reader = reader
         self.writer = writer
-        self.externalChangeInterval = externalChangeInterval
+        // A zero or negative interval would poll the writer without pause.
+        self.externalChangeInterval = externalChangeInterval.map { max($0, .milliseconds(1)) }
     }
 
     /// Registers the commit observation on the writer, then reads the baseline of
