@@ -238,6 +238,31 @@ import Testing
         try await db.close().get()
     }
 
+    @Test func tenThousandObservationsEachSeeTheCommitOnce() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let reads = Reads()
+        let observation = SQLiteValueObservation { connection in
+            reads.add()
+            return try connection.scalar(Int.self, "SELECT count(*) FROM a") ?? -1
+        }
+        let all = (0..<10_000).map { _ in observation.values(in: db) }
+        var iterators = all.map { $0.makeAsyncIterator() }
+        var firsts = 0
+        for index in iterators.indices where try await iterators[index].next() == 0 { firsts += 1 }
+        #expect(firsts == 10_000)
+        try await db.execute("INSERT INTO a VALUES (1)").get()
+        try await db.execute("INSERT INTO b VALUES (1)").get()
+        var seconds = 0
+        for index in iterators.indices where try await iterators[index].next() == 1 { seconds += 1 }
+        #expect(seconds == 10_000)
+        #expect(reads.value == 20_000, "one read each for the first value and one for the commit to a")
+        for values in all { values.cancel() }
+        #expect(try await ObservationTests.stopsObserving(db))
+        try await db.close().get()
+    }
+
     @Test func cancellingOrDroppingEndsTheObservation() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
