@@ -26,14 +26,30 @@ import Testing
         return db
     }
 
-    /// Waits (up to 60 s) until the consumer of `values` waits for a change.
-    static func waiting<V>(_ values: SQLiteObservedValues<V>) async throws -> Bool {
+    /// The number of rows in `a`.
+    static let countOfA = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+
+    /// The number of rows in `a`, counting each run of the read in `reads`.
+    static func countOfA(counting reads: Reads) -> SQLiteValueObservation<Int> {
+        SQLiteValueObservation { connection in
+            reads.add()
+            return try connection.scalar(Int.self, "SELECT count(*) FROM a") ?? -1
+        }
+    }
+
+    /// Waits (up to 60 s) until `condition` holds; whether it did.
+    static func eventually(_ condition: () -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            if values.observer.waitsForAChange { return true }
+            if condition() { return true }
             try await Task.sleep(for: .milliseconds(2))
         }
         return false
+    }
+
+    /// Waits (up to 60 s) until the consumer of `values` waits for a change.
+    static func waiting<V>(_ values: SQLiteObservedValues<V>) async throws -> Bool {
+        try await eventually { values.observer.waitsForAChange }
     }
 
     @Test func theFirstValueThenOneAfterEachCommitToATableItRead() async throws {
@@ -41,10 +57,7 @@ import Testing
         defer { dir.cleanUp() }
         let db = try await Self.open(dir)
         let reads = Reads()
-        let values = SQLiteValueObservation { connection in
-            reads.add()
-            return try connection.scalar(Int.self, "SELECT count(*) FROM a") ?? -1
-        }.values(in: db)
+        let values = Self.countOfA(counting: reads).values(in: db)
         var iterator = values.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
         let consumer = Task { [iterator] in
@@ -101,8 +114,7 @@ import Testing
         }
         #expect(try await Self.waiting(values))
         try await db.execute("UPDATE a SET x = x").get()  // read again, same result: not delivered
-        let deadline = ContinuousClock.now + .seconds(60)
-        while reads.value < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(try await Self.eventually { reads.value >= 3 })
         #expect(reads.value == 3)
         try await db.execute("INSERT INTO a VALUES (2)").get()
         #expect(try await consumer.value == [1, 2])
@@ -115,10 +127,7 @@ import Testing
         defer { dir.cleanUp() }
         let db = try await Self.open(dir)
         let reads = Reads()
-        let values = SQLiteValueObservation { connection in
-            reads.add()
-            return try connection.scalar(Int.self, "SELECT count(*) FROM a") ?? -1
-        }.values(in: db)
+        let values = Self.countOfA(counting: reads).values(in: db)
         var iterator = values.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
         for value in 0..<100 { try await db.execute("INSERT INTO a VALUES (?)", [value]).get() }
@@ -153,8 +162,7 @@ import Testing
         defer { dir.cleanUp() }
         let db = try await Self.open(dir, "shared.sqlite")
         let other = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
-        let values = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
-            .values(in: db, externalChangeInterval: .milliseconds(5))
+        let values = Self.countOfA.values(in: db, externalChangeInterval: .milliseconds(5))
         var iterator = values.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
         try await other.execute("INSERT INTO a VALUES (1)").get()
@@ -169,7 +177,7 @@ import Testing
         defer { dir.cleanUp() }
         let db = try await Self.open(dir, "shared.sqlite")
         let other = try await SQLiteDatabase.open(path: dir("shared.sqlite")).get()
-        let observation = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+        let observation = Self.countOfA
         for interval: Duration in [.zero, .seconds(-5)] {
             let values = observation.values(in: db, externalChangeInterval: interval)
             #expect(values.observer.externalChangeInterval == .milliseconds(1))
@@ -201,7 +209,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let db = try await Self.open(dir)
-        let values = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }.values(in: db)
+        let values = Self.countOfA.values(in: db)
         var iterator = values.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
         var migrator = SQLiteMigrator()
@@ -222,15 +230,14 @@ import Testing
         let db = try await Self.open(dir)
         let queue = DispatchQueue(label: "observer")
         let seen = Mutex<[Int]>([])
-        let watching = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+        let watching = Self.countOfA
             .start(in: db, on: queue) { count in
                 dispatchPrecondition(condition: .onQueue(queue))
                 seen.withLock { $0.append(count) }
             }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while seen.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(try await Self.eventually { !seen.withLock { $0.isEmpty } })
         try await db.execute("INSERT INTO a VALUES (1)").get()
-        while seen.withLock({ $0.count < 2 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(try await Self.eventually { seen.withLock { $0.count >= 2 } })
         #expect(seen.withLock { $0 } == [0, 1])
         watching.cancel()
         #expect(await isCancelled(watching))
@@ -243,10 +250,7 @@ import Testing
         defer { dir.cleanUp() }
         let db = try await Self.open(dir)
         let reads = Reads()
-        let observation = SQLiteValueObservation { connection in
-            reads.add()
-            return try connection.scalar(Int.self, "SELECT count(*) FROM a") ?? -1
-        }
+        let observation = Self.countOfA(counting: reads)
         let all = (0..<10_000).map { _ in observation.values(in: db) }
         var iterators = all.map { $0.makeAsyncIterator() }
         var firsts = 0
@@ -267,7 +271,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let db = try await Self.open(dir)
-        let observation = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+        let observation = Self.countOfA
 
         // Cancelled before its registration or first read ran.
         let early = observation.values(in: db)
@@ -298,7 +302,7 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let db = try await Self.open(dir)
-        let observation = SQLiteValueObservation { try $0.scalar(Int.self, "SELECT count(*) FROM a") ?? -1 }
+        let observation = Self.countOfA
         let values = observation.values(in: db)
         let watching = observation.start(in: db) { _ in }
         var iterator = values.makeAsyncIterator()

@@ -64,34 +64,6 @@ func promiseInserts(_ db: SQLiteDatabase) async throws {
     }
 }
 
-/// The inserts while an observation's consumer takes every value; returns how many it took.
-func promiseInsertsObserved(_ db: SQLiteDatabase) async throws -> Int {
-    let values = promiseObservation().values(in: db)
-    let consumer = Task {
-        var taken = 0
-        for try await summary in values {
-            taken += 1
-            if summary.count == transactions * rowsPerTransaction { break }
-        }
-        return taken
-    }
-    try await promiseInserts(db)
-    return try await consumer.value
-}
-
-func promiseLatencies(_ db: SQLiteDatabase) async throws -> [Duration] {
-    var iterator = promiseObservation().values(in: db).makeAsyncIterator()
-    _ = try await iterator.next()
-    var latencies: [Duration] = []
-    for write in 1...latencyWrites {
-        let start = ContinuousClock.now
-        try await db.execute(insertSQL, [write]).get()
-        while let summary = try await iterator.next(), summary.count < write {}
-        latencies.append(ContinuousClock.now - start)
-    }
-    return latencies
-}
-
 // MARK: GRDB
 
 func grdbOpen(_ name: String) throws -> DatabaseQueue {
@@ -117,8 +89,12 @@ func grdbInserts(_ queue: DatabaseQueue) async throws {
     }
 }
 
-func grdbInsertsObserved(_ queue: DatabaseQueue) async throws -> Int {
-    let values = grdbObservation().values(in: queue)
+// MARK: Either library
+
+/// `inserts` while a consumer of `values` takes every value; how many it took.
+func insertsObserved<Values: AsyncSequence & Sendable>(
+    _ values: Values, _ inserts: @Sendable () async throws -> Void
+) async throws -> Int where Values.Element == Summary {
     let consumer = Task {
         var taken = 0
         for try await summary in values {
@@ -127,18 +103,22 @@ func grdbInsertsObserved(_ queue: DatabaseQueue) async throws -> Int {
         }
         return taken
     }
-    try await grdbInserts(queue)
+    try await inserts()
     return try await consumer.value
 }
 
-func grdbLatencies(_ queue: DatabaseQueue) async throws -> [Duration] {
-    var iterator = grdbObservation().values(in: queue).makeAsyncIterator()
+/// For each of `latencyWrites` writes, the time from its start until `values` gives a value
+/// that includes it.
+func latencies<Values: AsyncSequence>(
+    _ values: Values, write: @Sendable (Int) async throws -> Void
+) async throws -> [Duration] where Values.Element == Summary {
+    var iterator = values.makeAsyncIterator()
     _ = try await iterator.next()
     var latencies: [Duration] = []
-    for write in 1...latencyWrites {
+    for written in 1...latencyWrites {
         let start = ContinuousClock.now
-        try await queue.write { try $0.execute(sql: insertSQL, arguments: [write]) }
-        while let summary = try await iterator.next(), summary.count < write {}
+        try await write(written)
+        while let summary = try await iterator.next(), summary.count < written {}
         latencies.append(ContinuousClock.now - start)
     }
     return latencies
@@ -177,25 +157,31 @@ for round in 1...rounds {
     do {
         let db = try await promiseOpen("promise-observed")
         var count = 0
-        observed["PromiseSQLite", default: []].append(try await measure { count = try await promiseInsertsObserved(db) })
+        observed["PromiseSQLite", default: []].append(
+            try await measure { count = try await insertsObserved(promiseObservation().values(in: db)) { try await promiseInserts(db) } })
         taken["PromiseSQLite", default: []].append(count)
         try await db.close().get()
     }
     do {
         let queue = try grdbOpen("grdb-observed")
         var count = 0
-        observed["GRDB 7", default: []].append(try await measure { count = try await grdbInsertsObserved(queue) })
+        observed["GRDB 7", default: []].append(
+            try await measure { count = try await insertsObserved(grdbObservation().values(in: queue)) { try await grdbInserts(queue) } })
         taken["GRDB 7", default: []].append(count)
         try queue.close()
     }
     do {
         let db = try await promiseOpen("promise-latency")
-        latency["PromiseSQLite", default: []] += try await promiseLatencies(db)
+        latency["PromiseSQLite", default: []] += try await latencies(promiseObservation().values(in: db)) { written in
+            try await db.execute(insertSQL, [written]).get()
+        }
         try await db.close().get()
     }
     do {
         let queue = try grdbOpen("grdb-latency")
-        latency["GRDB 7", default: []] += try await grdbLatencies(queue)
+        latency["GRDB 7", default: []] += try await latencies(grdbObservation().values(in: queue)) { written in
+            try await queue.write { try $0.execute(sql: insertSQL, arguments: [written]) }
+        }
         try queue.close()
     }
 }
