@@ -16,7 +16,7 @@ public import PromiseCore
 /// reads other tables depending on what it found is followed correctly.
 ///
 /// - A read runs only when the consumer asks for the next value (the iterator's `next()`, or
-///   the callback of ``start(in:on:externalChangeInterval:_:)`` returned) and a commit touched
+///   the callback of ``start(in:on:externalChangeInterval:_:)-(SQLiteDatabase,_,_,_)`` returned) and a commit touched
 ///   its tables since the last one. A burst of commits costs one read per consumer turn.
 /// - A commit that changes the schema, or one by another connection, may change any table:
 ///   it always counts.
@@ -100,7 +100,7 @@ public struct SQLiteValueObservation<Value: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - db: The database.
-    ///   - context: Where `onChange` runs; `nil` means ``Promises/defaultContext``. One call at
+    ///   - context: Where `onChange` runs; `nil` means `Promises.defaultContext`. One call at
     ///     a time: the next read waits until the call returns.
     ///   - externalChangeInterval: How often to check for commits by other connections.
     ///   - onChange: Receives each value.
