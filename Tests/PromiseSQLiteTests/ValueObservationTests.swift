@@ -172,6 +172,22 @@ import Testing
         try await db.close().get()
     }
 
+    /// A commit made by another process: the `sqlite3` shell, writing to the same file.
+    @Test(.enabled(if: SQLiteShell.available, "needs the sqlite3 shell: scripts/bootstrap installs it"))
+    func anotherProcesssCommitIsSeenAtTheIntervalGiven() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir, "shared.sqlite")
+        let values = Self.countOfA.values(in: db, externalChangeInterval: .milliseconds(5))
+        var iterator = values.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        let status = try await SQLiteShell.run([dir("shared.sqlite"), "INSERT INTO a VALUES (1), (2)"], output: dir("shell.out"))
+        #expect(status == 0)
+        #expect(try await iterator.next() == 2)
+        values.cancel()
+        try await db.close().get()
+    }
+
     @Test func aZeroOrNegativeIntervalPollsAtTheShortestIntervalAndStillWorks() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
