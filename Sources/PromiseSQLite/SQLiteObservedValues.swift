@@ -7,7 +7,7 @@ public struct SQLiteObservedValues<Value: Sendable>: AsyncSequence, Sendable {
     /// What a read threw, or ``SQLiteError`` with ``SQLiteError/Code-swift.struct/closed``.
     public typealias Failure = any Error
 
-    let observer: ValueObserver<Value>
+    let observer: ValueObserver
 
     /// Ends the sequence and the observation: a waiting `next()` returns `nil`.
     public func cancel() { observer.cancel() }
@@ -22,7 +22,7 @@ public struct SQLiteObservedValues<Value: Sendable>: AsyncSequence, Sendable {
         /// What a read threw, or ``SQLiteError`` with ``SQLiteError/Code-swift.struct/closed``.
         public typealias Failure = any Error
 
-        let observer: ValueObserver<Value>
+        let observer: ValueObserver
 
         /// The next value: the first result at once, then the result of the next read after a
         /// commit that changed what the last one used. `nil` once the sequence was cancelled or
@@ -32,7 +32,7 @@ public struct SQLiteObservedValues<Value: Sendable>: AsyncSequence, Sendable {
         /// - Throws: What the read threw, or ``SQLiteError`` with
         ///   ``SQLiteError/Code-swift.struct/closed`` when the database closed; once.
         public mutating func next() async throws -> Value? {
-            try await observer.next()
+            try await observer.next().map(SQLiteValueObservation<Value>.unboxed)
         }
 
         /// ``next()``, from code isolated to `actor`.
@@ -41,7 +41,7 @@ public struct SQLiteObservedValues<Value: Sendable>: AsyncSequence, Sendable {
         /// - Returns: The value, or `nil` at the end.
         /// - Throws: What the read threw, or `closed`.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Value? {
-            try await observer.next()
+            try await observer.next().map(SQLiteValueObservation<Value>.unboxed)
         }
     }
 }

@@ -29,8 +29,10 @@ public import PromiseCore
 ///
 /// See <doc:ChangeNotifications>.
 public struct SQLiteValueObservation<Value: Sendable>: Sendable {
-    let read: @Sendable (SQLiteConnection) throws -> Value
-    let isDuplicate: (@Sendable (Value, Value) -> Bool)?
+    /// The read, its value boxed for ``ValueObserver``.
+    let read: @Sendable (SQLiteConnection) throws -> any Sendable
+    /// Whether two boxed values are the same, when duplicates are removed.
+    let isDuplicate: (@Sendable (any Sendable, any Sendable) -> Bool)?
 
     /// Creates an observation of what `read` returns.
     ///
@@ -38,13 +40,19 @@ public struct SQLiteValueObservation<Value: Sendable>: Sendable {
     ///   thread, inside a read transaction (one snapshot). It runs again after commits that
     ///   change the tables it read; keep it free of side effects.
     public init(tracking read: @escaping @Sendable (SQLiteConnection) throws -> Value) {
-        self.read = read
+        self.read = { try read($0) }
         self.isDuplicate = nil
     }
 
-    private init(read: @escaping @Sendable (SQLiteConnection) throws -> Value, isDuplicate: (@Sendable (Value, Value) -> Bool)?) {
+    private init(read: @escaping @Sendable (SQLiteConnection) throws -> any Sendable, isDuplicate: (@Sendable (any Sendable, any Sendable) -> Bool)?) {
         self.read = read
         self.isDuplicate = isDuplicate
+    }
+
+    /// `value`, boxed by this observation's read, as its type. The boxes ``ValueObserver``
+    /// hands out all come from ``read``, so the cast always succeeds.
+    static func unboxed(_ value: any Sendable) -> Value {
+        value as! Value
     }
 
     /// This observation, leaving out a result equal to the last one delivered.
@@ -60,7 +68,7 @@ public struct SQLiteValueObservation<Value: Sendable>: Sendable {
     /// - Parameter areDuplicates: Whether the last value delivered and a new one are the same.
     /// - Returns: The observation with duplicates removed.
     public func removingDuplicates(by areDuplicates: @escaping @Sendable (Value, Value) -> Bool) -> SQLiteValueObservation<Value> {
-        SQLiteValueObservation(read: read, isDuplicate: areDuplicates)
+        SQLiteValueObservation(read: read) { areDuplicates(Self.unboxed($0), Self.unboxed($1)) }
     }
 
     /// The values, as an `AsyncSequence`: the first result, then one after each commit that
@@ -111,7 +119,7 @@ public struct SQLiteValueObservation<Value: Sendable>: Sendable {
         in db: SQLiteDatabase, on context: (any ExecutionContext)? = nil, externalChangeInterval: Duration? = nil,
         _ onChange: @escaping @Sendable (Value) -> Void
     ) -> Promise<Void> {
-        Self.deliver(started(reader: db, writer: db, externalChangeInterval: externalChangeInterval), on: context, onChange)
+        started(reader: db, writer: db, externalChangeInterval: externalChangeInterval).deliver(on: context) { onChange(Self.unboxed($0)) }
     }
 
     /// ``start(in:on:externalChangeInterval:_:)-(SQLiteDatabase,_,_,_)``, read on the pool's readers.
@@ -126,35 +134,14 @@ public struct SQLiteValueObservation<Value: Sendable>: Sendable {
         in pool: SQLiteDatabasePool, on context: (any ExecutionContext)? = nil, externalChangeInterval: Duration? = nil,
         _ onChange: @escaping @Sendable (Value) -> Void
     ) -> Promise<Void> {
-        Self.deliver(started(reader: pool, writer: pool.writer, externalChangeInterval: externalChangeInterval), on: context, onChange)
+        started(reader: pool, writer: pool.writer, externalChangeInterval: externalChangeInterval).deliver(on: context) { onChange(Self.unboxed($0)) }
     }
 
-    private func started(reader: any SQLiteReader, writer: SQLiteDatabase, externalChangeInterval: Duration?) -> ValueObserver<Value> {
-        let observer = ValueObserver(self, reader: reader, writer: writer, externalChangeInterval: externalChangeInterval)
+    private func started(reader: any SQLiteReader, writer: SQLiteDatabase, externalChangeInterval: Duration?) -> ValueObserver {
+        let observer = ValueObserver(
+            read: read, isDuplicate: isDuplicate, reader: reader, writer: writer, externalChangeInterval: externalChangeInterval)
         observer.start()
         return observer
-    }
-
-    private static func deliver(
-        _ observer: ValueObserver<Value>, on context: (any ExecutionContext)?, _ onChange: @escaping @Sendable (Value) -> Void
-    ) -> Promise<Void> {
-        let context = context ?? Promises.defaultContext
-        let promise = Promise<Void>.pending()
-        let loop = Task {
-            do {
-                while let value = try await observer.next() {
-                    try await Promise<Void>(on: context) { onChange(value) }.get()
-                }
-                promise.reject(CancellationError())
-            } catch {
-                promise.reject(error)
-            }
-        }
-        promise.onCancel {
-            observer.cancel()
-            loop.cancel()
-        }
-        return promise
     }
 }
 

@@ -3,9 +3,17 @@ internal import Synchronization
 
 /// One running value observation: the ``ValueObservationStateMachine`` under a lock, and the
 /// work its actions start. A consumer (``SQLiteObservedValues``' iterator, or the callback
-/// loop of ``SQLiteValueObservation/start(in:on:externalChangeInterval:_:)``) pulls values
-/// with ``next()``.
-final class ValueObserver<Value: Sendable>: Sendable {
+/// loop of ``deliver(on:_:)``) pulls values with ``next()``.
+///
+/// Not generic: the values are `any Sendable`, which the typed wrappers
+/// (``SQLiteValueObservation``, ``SQLiteObservedValues``) put in and take out, and every job
+/// returns `Void` (``onConnectionThread(of:inTransaction:_:)``). Each value type a generic
+/// observer, or a promise, is specialized for brings its own copy of PromiseCore's code: this
+/// way the program of scripts/measure-product-bytes that uses the four adapters is 32 656 bytes
+/// smaller (2 705 672 added bytes instead of 2 738 328).
+final class ValueObserver: Sendable {
+    typealias Value = any Sendable
+
     private struct State {
         var machine = ValueObservationStateMachine()
         var waiter: CheckedContinuation<Value?, any Error>?
@@ -15,20 +23,27 @@ final class ValueObserver<Value: Sendable>: Sendable {
         var last: Value?
         /// Why it ended, handed to the consumer once.
         var failure: (any Error)?
-        var read: Promise<(value: Value, tables: Set<String>)>?
+        var read: Promise<Void>?
         var poll: ScheduledWork?
         var dataVersion: Int64?
         var unregister: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
-    private let observation: SQLiteValueObservation<Value>
+    /// The read, its value boxed.
+    private let read: @Sendable (SQLiteConnection) throws -> Value
+    /// Whether two values are the same, when duplicates are removed.
+    private let isDuplicate: (@Sendable (Value, Value) -> Bool)?
     private let reader: any SQLiteReader
     private let writer: SQLiteDatabase
     let externalChangeInterval: Duration?
 
-    init(_ observation: SQLiteValueObservation<Value>, reader: any SQLiteReader, writer: SQLiteDatabase, externalChangeInterval: Duration?) {
-        self.observation = observation
+    init(
+        read: @escaping @Sendable (SQLiteConnection) throws -> Value, isDuplicate: (@Sendable (Value, Value) -> Bool)?,
+        reader: any SQLiteReader, writer: SQLiteDatabase, externalChangeInterval: Duration?
+    ) {
+        self.read = read
+        self.isDuplicate = isDuplicate
         self.reader = reader
         self.writer = writer
         // A zero or negative interval would poll the writer without pause.
@@ -51,9 +66,31 @@ final class ValueObserver<Value: Sendable>: Sendable {
             }
             if alreadyEnded { unregister() }
         }
-        _ = writer.readWithoutTransaction { try $0.scalar(Int64.self, "PRAGMA data_version") ?? 0 }
-            .then(on: .inline) { [weak self] version in self?.registered(dataVersion: version) }
-            .catch(on: .inline, policy: .allErrors) { [weak self] error in self?.end(error) }
+        onConnectionThread(of: writer) { [weak self] connection in
+            let version = try Self.dataVersion(connection)
+            self?.registered(dataVersion: version)
+        }
+    }
+
+    /// Runs `body` as a job of `database` (outside a transaction), and ends the observation with
+    /// what it throws, or with why the job could not run. Every job of an observation returns
+    /// nothing and reports through `self`, so they all share one promise type: each promise
+    /// type an operator is specialized for adds its own copy of PromiseCore's code.
+    @discardableResult
+    private func onConnectionThread(
+        of database: some SQLiteReader, inTransaction: Bool = false, _ body: @escaping @Sendable (SQLiteConnection) throws -> Void
+    ) -> Promise<Void> {
+        let job: @Sendable (SQLiteConnection) -> Void = { [weak self] connection in
+            do { try body(connection) } catch { self?.end(error) }
+        }
+        let promise = inTransaction ? database.read(job) : database.readWithoutTransaction(job)
+        _ = promise.catch(on: .inline, policy: .allErrors) { [weak self] error in self?.end(error) }
+        return promise
+    }
+
+    /// `PRAGMA data_version` of `connection`: it changes when another connection commits.
+    private static func dataVersion(_ connection: SQLiteConnection) throws -> Int64 {
+        try connection.scalar(Int64.self, "PRAGMA data_version") ?? 0
     }
 
     private func registered(dataVersion: Int64) {
@@ -140,20 +177,21 @@ final class ValueObserver<Value: Sendable>: Sendable {
     }
 
     private func startRead() {
-        let body = observation.read
-        let read = reader.read { connection in try ReadRegion.tracking(connection.connection) { try body(connection) } }
+        let body = read
+        let read = onConnectionThread(of: reader, inTransaction: true) { [weak self] connection in
+            let (value, tables) = try ReadRegion.tracking(connection.connection) { try body(connection) }
+            self?.readSucceeded(value, tables: tables)
+        }
         state.withLock { $0.read = read }
-        _ = read.then(on: .inline) { [weak self] result in self?.readSucceeded(result.0, tables: result.1) }
-            .catch(on: .inline, policy: .allErrors) { [weak self] error in self?.end(error) }
     }
 
     private func readSucceeded(_ value: Value, tables: Set<String>) {
         let (action, waiter): (ValueObservationStateMachine.Action, CheckedContinuation<Value?, any Error>?) = state.withLock { state in
             state.read = nil
-            let duplicate = state.last.map { observation.isDuplicate?($0, value) ?? false } ?? false
+            let duplicate = state.last.map { isDuplicate?($0, value) ?? false } ?? false
             let action = state.machine.readSucceeded(tables: tables, duplicate: duplicate)
             guard action == .deliver else { return (action, nil) }
-            if observation.isDuplicate != nil { state.last = value }
+            if isDuplicate != nil { state.last = value }
             let waiter = state.waiter
             state.waiter = nil
             if waiter == nil { state.ready = value }
@@ -177,17 +215,44 @@ final class ValueObserver<Value: Sendable>: Sendable {
     }
 
     private func poll() {
-        _ = writer.readWithoutTransaction { try $0.scalar(Int64.self, "PRAGMA data_version") ?? 0 }
-            .then(on: .inline) { [weak self] version in
-                guard let self else { return }
-                let changed: Bool = self.state.withLock { state in
-                    defer { state.dataVersion = version }
-                    return state.dataVersion != version
-                }
-                if changed { self.changed(tables: [], everything: true) }
-                self.schedulePoll()
+        onConnectionThread(of: writer) { [weak self] connection in
+            let version = try Self.dataVersion(connection)
+            guard let self else { return }
+            let changed: Bool = self.state.withLock { state in
+                let changed = state.dataVersion != version
+                state.dataVersion = version
+                return changed
             }
-            .catch(on: .inline, policy: .allErrors) { [weak self] error in self?.end(error) }
+            if changed { self.changed(tables: [], everything: true) }
+            self.schedulePoll()
+        }
+    }
+
+    /// Calls `onChange` on `context` with each value, one call at a time, until the returned
+    /// promise is cancelled; it is rejected with what ended the observation otherwise.
+    func deliver(on context: (any ExecutionContext)?, _ onChange: @escaping @Sendable (Value) -> Void) -> Promise<Void> {
+        let context = context ?? Promises.defaultContext
+        let promise = Promise<Void>.pending()
+        let loop = Task {
+            do {
+                while let value = try await next() {
+                    await withCheckedContinuation { (called: CheckedContinuation<Void, Never>) in
+                        AdapterSupport.submit(context) {
+                            onChange(value)
+                            called.resume()
+                        }
+                    }
+                }
+                promise.reject(CancellationError())
+            } catch {
+                promise.reject(error)
+            }
+        }
+        promise.onCancel {
+            self.cancel()
+            loop.cancel()
+        }
+        return promise
     }
 
     deinit {
