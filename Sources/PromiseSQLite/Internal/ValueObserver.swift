@@ -72,8 +72,8 @@ final class ValueObserver: Sendable {
         }
     }
 
-    /// Runs `body` as a job of `database` (outside a transaction), and ends the observation with
-    /// what it throws, or with why the job could not run. Every job of an observation returns
+    /// Runs `body` as a job of `database`, in a read transaction when `inTransaction`, and ends
+    /// the observation with what it throws, or with why the job could not run. Every job of an observation returns
     /// nothing and reports through `self`, so they all share one promise type: each promise
     /// type an operator is specialized for adds its own copy of PromiseCore's code.
     @discardableResult
