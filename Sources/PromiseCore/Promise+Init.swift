@@ -28,7 +28,7 @@ extension Promise {
         let context = context ?? Promises.defaultContext
         self.init(resolvingContextID: context.executionContextID)
         trackIfTesting()
-        let token = ResolverToken(self)
+        let token = PromiseResolver(self, holder: .closures)
         Scheduler.submit(context, owner: self) {
             do {
                 try work({ token.fulfill($0) }, { token.reject($0) })

@@ -3,7 +3,9 @@ public import Synchronization
 /// A value that will be available later, or the error that prevented it.
 ///
 /// A promise starts pending and is resolved exactly once: fulfilled with a value or rejected
-/// with an error. Later attempts to resolve it are ignored. Chain work onto it with
+/// with an error. Later attempts to resolve it are ignored. A promise is settled by the work
+/// that made it: an adapter's operation, a closure initializer (``init(on:work:)-(_,(_,_)->Void)``),
+/// or the ``PromiseResolver`` that ``pending()`` returns. Chain work onto it with
 /// ``then(on:_:)-(_,(Value)->NewValue)``, ``catch(on:policy:_:)``, ``recover(on:policy:_:)-(_,_,(Error)->Value)``
 /// and ``always(on:_:)``; every chaining method returns a new promise.
 ///
@@ -182,7 +184,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Give the value type explicitly (`Promise<Int>(error)`): it cannot be inferred from an error.
     /// When the value type can hold the error itself (`Promise<any Error>(error)`), the call is
     /// ambiguous with ``init(_:)-(Value)``: make such a promise with ``pending()`` and settle it
-    /// with ``reject(_:)`` or ``fulfill(_:)``.
+    /// with its resolver's ``PromiseResolver/reject(_:)`` or ``PromiseResolver/fulfill(_:)``.
     ///
     /// - Parameter error: The reason. A `CancellationError` makes a cancelled promise.
     @_disfavoredOverload  // inside a chain, `Promise(x)` must not leave the value type open
@@ -193,18 +195,31 @@ public final class Promise<Value: Sendable>: Sendable {
         state = State(result: .failure(error))
     }
 
-    /// Creates a pending promise for you to resolve with ``fulfill(_:)``, ``reject(_:)``
-    /// or ``resolve(_:)``.
+    /// Creates a pending promise and the resolver that settles it.
     ///
-    /// Keep the promise alive until you resolve it: if it is deallocated while pending, its
-    /// dependents are rejected with ``PromiseError/Code-swift.struct/brokenPromise``.
+    /// ```swift
+    /// let (promise, resolver) = Promise<Int>.pending()
+    /// startWork { result in resolver.resolve(result) }
+    /// return promise
+    /// ```
     ///
-    /// - Returns: A new pending promise.
+    /// Only the resolver can settle the promise (consumers can still ``cancel()`` it). Keep
+    /// it until the work is done: if the resolver is released while the promise is pending,
+    /// the promise is rejected with ``PromiseError/Code-swift.struct/brokenPromise``.
+    ///
+    /// - Returns: A new pending promise and its resolver.
     @_alwaysEmitIntoClient
-    public static func pending() -> Promise<Value> {
+    public static func pending() -> (promise: Promise<Value>, resolver: PromiseResolver<Value>) {
+        let resolver = pendingResolver(heldBy: .resolver)
+        return (resolver.promise, resolver)
+    }
+
+    /// The resolver of a new pending promise, for the report of its release (``ResolverHolder``).
+    @_alwaysEmitIntoClient
+    static func pendingResolver(heldBy holder: ResolverHolder) -> PromiseResolver<Value> {
         let promise = Promise(state: State())
         promise.trackIfTesting()
-        return promise
+        return PromiseResolver(promise, holder: holder)
     }
 
     /// While `PromiseTesting` tracks promise work, counts this pending promise as work in
@@ -327,29 +342,31 @@ public final class Promise<Value: Sendable>: Sendable {
 
     // MARK: Resolving
 
-    /// Fulfils the promise with `value`, unless it is already resolved.
-    ///
-    /// Callbacks are handed to their contexts after this returns (inline ones run first).
+    /// Fulfils the promise with `value`, unless it is already resolved: for this package's
+    /// adapters, which settle the promises they make. Everyone else settles a promise through
+    /// its ``PromiseResolver``.
     ///
     /// - Parameter value: The value.
     @_alwaysEmitIntoClient
-    public func fulfill(_ value: Value) {
+    package func fulfill(_ value: Value) {
         resolve(.success(value), by: .outside)
     }
 
-    /// Rejects the promise with `error`, unless it is already resolved.
+    /// Rejects the promise with `error`, unless it is already resolved (for adapters, as
+    /// ``fulfill(_:)``).
     ///
     /// - Parameter error: The reason. A `CancellationError` cancels the promise.
     @_alwaysEmitIntoClient
-    public func reject(_ error: any Error) {
+    package func reject(_ error: any Error) {
         resolve(.failure(error), by: .outside)
     }
 
-    /// Fulfils or rejects the promise with `result`, unless it is already resolved.
+    /// Fulfils or rejects the promise with `result`, unless it is already resolved (for
+    /// adapters, as ``fulfill(_:)``).
     ///
     /// - Parameter result: The outcome.
     @_alwaysEmitIntoClient
-    public func resolve(_ result: Result<Value, any Error>) {
+    package func resolve(_ result: Result<Value, any Error>) {
         resolve(result, by: .outside)
     }
 

@@ -8,7 +8,7 @@
 /// - Returns: A promise fulfilled when the handler is called.
 @_alwaysEmitIntoClient
 public func wrap(_ work: (@escaping @Sendable () -> Void) throws -> Void) -> Promise<Void> {
-    let promise = ResolverToken(Promise<Void>.pending())
+    let promise = Promise<Void>.pendingResolver(heldBy: .closures)
     do { try work { promise.fulfill(()) } } catch { promise.reject(error) }
     return promise.promise
 }
@@ -19,7 +19,7 @@ public func wrap(_ work: (@escaping @Sendable () -> Void) throws -> Void) -> Pro
 /// - Returns: A promise fulfilled with the value the handler receives.
 @_alwaysEmitIntoClient
 public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value) -> Void) throws -> Void) -> Promise<Value> {
-    let promise = ResolverToken(Promise<Value>.pending())
+    let promise = Promise<Value>.pendingResolver(heldBy: .closures)
     do { try work { promise.fulfill($0) } } catch { promise.reject(error) }
     return promise.promise
 }
@@ -30,7 +30,7 @@ public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value) -> Void) 
 /// - Returns: A promise fulfilled when the handler gets `nil`, rejected when it gets an error.
 @_alwaysEmitIntoClient
 public func wrap(_ work: (@escaping @Sendable ((any Error)?) -> Void) throws -> Void) -> Promise<Void> {
-    let promise = ResolverToken(Promise<Void>.pending())
+    let promise = Promise<Void>.pendingResolver(heldBy: .closures)
     do {
         try work { error in
             if let error { promise.reject(error) } else { promise.fulfill(()) }
@@ -51,7 +51,7 @@ public func wrap(_ work: (@escaping @Sendable ((any Error)?) -> Void) throws -> 
 /// - Returns: A promise for the value.
 @_alwaysEmitIntoClient
 public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value?, (any Error)?) -> Void) throws -> Void) -> Promise<Value> {
-    let promise = ResolverToken(Promise<Value>.pending())
+    let promise = Promise<Value>.pendingResolver(heldBy: .closures)
     do {
         try work { value, error in
             if let error {
@@ -76,7 +76,7 @@ public func wrap<Value: Sendable>(_ work: (@escaping @Sendable (Value?, (any Err
 public func wrap<Value: Sendable, Failure: Error>(
     _ work: (@escaping @Sendable (Result<Value, Failure>) -> Void) throws -> Void
 ) -> Promise<Value> {
-    let promise = ResolverToken(Promise<Value>.pending())
+    let promise = Promise<Value>.pendingResolver(heldBy: .closures)
     do {
         try work { result in promise.resolve(result.mapError { $0 as any Error }) }
     } catch {
@@ -122,7 +122,7 @@ public func wrap<Value: Sendable>(_ work: (@escaping @Sendable ((any Error)?, Va
 public func wrap<First: Sendable, Second: Sendable>(
     _ work: (@escaping @Sendable (First?, Second?, (any Error)?) -> Void) throws -> Void
 ) -> Promise<(First?, Second?)> {
-    let promise = ResolverToken(Promise<(First?, Second?)>.pending())
+    let promise = Promise<(First?, Second?)>.pendingResolver(heldBy: .closures)
     do {
         try work { first, second, error in
             if let error {

@@ -223,7 +223,7 @@ public final class ScriptedCurlClient: CurlExecuting {
                 CurlError(
                     .shutdown, message: "the client was shut down; make a new ScriptedCurlClient", method: request.method.rawValue, url: request.url))
         }
-        let promise = Promise<CurlResponse>.pending()
+        let promise = Promise<CurlResponse>.pending(resolvedOn: nil)
         guard let reply else {
             promise.reject(
                 CurlError(

@@ -151,7 +151,7 @@ public final class FSFile: Sendable {
     public func close() -> Promise<Void> {
         let (promise, isNew) = state.withLock { state -> (Promise<Void>, Bool) in
             if let closed = state.closed { return (closed, false) }
-            let closed = Promise<Void>.pending()
+            let closed = Promise<Void>.pending(resolvedOn: nil)
             state.closed = closed
             return (closed, true)
         }
@@ -236,7 +236,7 @@ public final class FSFile: Sendable {
         size: Int,
         _ body: @escaping @Sendable ([UInt8]) throws -> Void
     ) -> Promise<Int64> {
-        let result = Promise<Int64>.pending()
+        let result = Promise<Int64>.pending(resolvedOn: nil)
         let inFlight = Lock<Promise<[UInt8]>?>(nil)
         result.onCancel { inFlight.withLock { $0 }?.cancel() }
         let size = max(size, 1)
@@ -289,7 +289,7 @@ public final class FSFile: Sendable {
         _ operation: String,
         _ body: @escaping @Sendable (Int32, CancelFlag) throws -> T
     ) -> Promise<T> {
-        let promise = Promise<T>.pending()
+        let promise = Promise<T>.pending(resolvedOn: nil)
         let flag = CancelFlag()
         promise.onCancel { flag.set() }
         enqueue(operation, closing: false) { descriptor in

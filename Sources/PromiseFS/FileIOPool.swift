@@ -108,7 +108,7 @@ public final class FileIOPool: Sendable {
         otherPath: String? = nil,
         _ body: @escaping @Sendable (_ cancelled: CancelFlag) throws -> T
     ) -> Promise<T> {
-        let promise = Promise<T>.pending()
+        let promise = Promise<T>.pending(resolvedOn: nil)
         if let bad = AdapterPaths.containsNUL(path) ? path : otherPath.flatMap({ AdapterPaths.containsNUL($0) ? $0 : nil }) {
             promise.reject(
                 FSError(

@@ -223,7 +223,7 @@ extension FileIOPool {
         _ body: @escaping @Sendable (_ cancelled: CancelFlag) throws -> T
     ) -> Promise<T> {
         if let bad = path.containsNUL ? path : otherPath.flatMap({ $0.containsNUL ? $0 : nil }) {
-            let promise = Promise<T>.pending()
+            let promise = Promise<T>.pending(resolvedOn: nil)
             promise.reject(
                 FSError(
                     .invalidArgument, operation: operation, path: bad,

@@ -22,7 +22,7 @@ extension SQLiteDatabase {
     ///   with ``SQLiteError/Code-swift.struct/closed`` when the database closes first (or
     ///   was closed), and with the reason when it could not be opened.
     public func nextCommit(touching tables: [String] = []) -> Promise<SQLiteCommit> {
-        let promise = Promise<SQLiteCommit>.pending()
+        let promise = Promise<SQLiteCommit>.pending(resolvedOn: nil)
         let observer = CommitObserver(
             tables: tables, once: true,
             deliver: { commit in

@@ -62,8 +62,9 @@ func announce(pidFile path: String) {
 
 /// The example's long job: runs until cancelled, and tells the test it is running.
 func startBackup() -> Promise<Void> {
-    let backup = Promise<Void>.pending()
-    backup.onCancel { print("backup stopped") }
+    let (backup, backupResolver) = Promise<Void>.pending()
+    // The job keeps its resolver until it is cancelled.
+    backup.onCancel { withExtendedLifetime(backupResolver) { print("backup stopped") } }
     announce(pidFile: CommandLine.arguments[2])
     return backup
 }

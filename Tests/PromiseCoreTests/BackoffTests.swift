@@ -217,17 +217,17 @@ struct FixedGenerator: RandomNumberGenerator {
 
     @Test func cancellingStopsTheTimerAndTheAttemptInProgress() {
         let context = ManualContext()
-        let current = Recorder<Promise<Int>>()
+        let current = Recorder<(promise: Promise<Int>, resolver: PromiseResolver<Int>)>()
         let result = retry(on: context, attempts: 9, backoff: .exponential(initial: .seconds(1))) { _ -> Promise<Int> in
-            let attempt = Promise<Int>.pending()
-            current.append(attempt)
+            let (attempt, attemptResolver) = Promise<Int>.pending()
+            current.append((attempt, attemptResolver))
             return attempt
         }
         context.runUntilIdle()
-        current.events[0].reject(SampleError())
+        current.events[0].resolver.reject(SampleError())
         context.advance(by: .seconds(1))
         #expect(current.count == 2, "the first delay is at most one second")
-        current.events[1].reject(SampleError())
+        current.events[1].resolver.reject(SampleError())
         context.runUntilIdle()
         #expect(context.pendingTimerCount == 1)
         result.cancel()

@@ -58,7 +58,8 @@ private final class Log: Sendable {
     private func settleInOneBatchedTurn(
         _ count: Int, on context: any ExecutionContext, log: Log
     ) -> [Promise<Int>] {
-        let sources = (0..<count).map { _ in Promise<Int>.pending() }
+        let pending = (0..<count).map { _ in Promise<Int>.pending() }
+        let sources = pending.map(\.promise)
         let derived = sources.enumerated().map { index, source in
             source.then(on: context) { value in
                 log.append(index)
@@ -70,7 +71,7 @@ private final class Log: Sendable {
         let counting = context as? SerialContext
         counting?.queue.suspend()
         AdapterSupport.runBatchedTurn(nil) {
-            for (index, source) in sources.enumerated() { source.fulfill(index) }
+            for (index, source) in pending.enumerated() { source.resolver.fulfill(index) }
         }
         counting?.queue.resume()
         return derived
@@ -95,9 +96,9 @@ private final class Log: Sendable {
     @Test func anUnbatchedTurnHandsOverOneJobPerCallback() async throws {
         let context = SerialContext()
         let sources = (0..<20).map { _ in Promise<Int>.pending() }
-        let derived = sources.map { $0.then(on: context) { $0 } }
+        let derived = sources.map { $0.promise.then(on: context) { $0 } }
         AdapterSupport.runTurn(nil) {
-            for (index, source) in sources.enumerated() { source.fulfill(index) }
+            for (index, source) in sources.enumerated() { source.resolver.fulfill(index) }
         }
         _ = try await all(derived).get()
         #expect(context.handed.load(ordering: .relaxed) == 20)
@@ -138,8 +139,10 @@ private final class Log: Sendable {
     @Test func workSubmittedInTheTurnKeepsItsPlaceAmongTheCallbacks() async throws {
         let context = SerialContext()
         let log = Log()
-        let first = Promise<Int>.pending()
-        let second = Promise<Int>.pending()
+        let (first, firstResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(firstResolver) {} }
+        let (second, secondResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(secondResolver) {} }
         let a = first.then(on: context) { value in
             log.append(1); return value
         }
@@ -163,7 +166,8 @@ private final class Log: Sendable {
         // Nothing is held until the turn ends: a callback that joined the carrier runs while
         // the turn still blocks.
         let context = SerialContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let derived = source.then(on: context) { $0 * 2 }
         let waited = Mutex<Result<Int, any Error>?>(nil)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -183,14 +187,14 @@ private final class Log: Sendable {
     @Test func nestedBatchedTurnsShareTheOuterOnesCarriers() async throws {
         let context = SerialContext()
         let sources = (0..<6).map { _ in Promise<Int>.pending() }
-        let derived = sources.map { $0.then(on: context) { $0 } }
+        let derived = sources.map { $0.promise.then(on: context) { $0 } }
         context.queue.suspend()
         AdapterSupport.runBatchedTurn(nil) {
-            sources[0].fulfill(0)
+            sources[0].resolver.fulfill(0)
             AdapterSupport.runBatchedTurn(nil) {
-                for index in 1..<5 { sources[index].fulfill(index) }
+                for index in 1..<5 { sources[index].resolver.fulfill(index) }
             }
-            sources[5].fulfill(5)
+            sources[5].resolver.fulfill(5)
         }
         context.queue.resume()
         let values = try await all(derived).get()

@@ -5,12 +5,12 @@ import Testing
 
 @Suite struct CancellationTests {
     @Test func cancelRejectsWithCancellationErrorAndRunsHandlersOnce() {
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let handlerRuns = Counter()
         promise.onCancel { handlerRuns.increment() }
         promise.cancel()
         promise.cancel()
-        promise.fulfill(1)
+        resolver.fulfill(1)
         #expect(promise.isCancelled)
         #expect(promise.isRejected)
         #expect(promise.error is CancellationError)
@@ -18,16 +18,17 @@ import Testing
     }
 
     @Test func onCancelAfterCancellationRunsAtOnceAndIsDroppedAfterFulfilment() {
-        let cancelled = Promise<Int>.pending()
+        let (cancelled, cancelledResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(cancelledResolver) {} }
         cancelled.cancel()
         let late = Counter()
         cancelled.onCancel { late.increment() }
         #expect(late.value == 1)
 
-        let fulfilled = Promise<Int>.pending()
+        let (fulfilled, fulfilledResolver) = Promise<Int>.pending()
         let never = Counter()
         fulfilled.onCancel { never.increment() }
-        fulfilled.fulfill(1)
+        fulfilledResolver.fulfill(1)
         fulfilled.cancel()
         #expect(never.value == 0)
         #expect(!fulfilled.isCancelled)
@@ -35,7 +36,8 @@ import Testing
 
     @Test func onCancelHandlerCanRunOnAContext() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(resolver) {} }
         let runs = Counter()
         promise.onCancel(on: context) { runs.increment() }
         promise.cancel()
@@ -45,7 +47,8 @@ import Testing
     }
 
     @Test func cancellationReachesEveryDependent() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let first = source.then(on: .inline) { $0 + 1 }
         let second = first.then(on: .inline) { $0 + 1 }
         let sibling = source.then(on: .inline) { $0 * 2 }
@@ -54,7 +57,8 @@ import Testing
     }
 
     @Test func cancellingTheOnlyConsumerCancelsTheSourceAndStopsItsWork() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let stopped = Counter()
         source.onCancel { stopped.increment() }
         let parsed = source.then { $0 * 2 }.then { String($0) }
@@ -64,7 +68,8 @@ import Testing
     }
 
     @Test func aSourceWithAnotherInterestedConsumerIsNotCancelled() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let a = source.then(on: .inline) { $0 + 1 }
         let b = source.then(on: .inline) { $0 + 2 }
         a.cancel()
@@ -76,12 +81,12 @@ import Testing
     @Test func aCancelledDependentDoesNotRunItsWork() {
         let context = ManualContext()
         let runs = Counter()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let step = source.then(on: context) { value -> Int in
             runs.increment()
             return value
         }
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         step.cancel()
         context.runUntilIdle()
         #expect(runs.value == 0)
@@ -90,7 +95,8 @@ import Testing
 
     @Test func cancellingAFlattenedPromiseCancelsTheInnerWork() {
         let context = ManualContext()
-        let inner = Promise<Int>.pending()
+        let (inner, innerResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(innerResolver) {} }
         let innerStopped = Counter()
         inner.onCancel { innerStopped.increment() }
         let outer = Promise(1).then(on: context) { _ in inner }
@@ -102,7 +108,8 @@ import Testing
     }
 
     @Test func upwardCancellationOfALongChainDoesNotOverflowTheStack() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         var tail = source
         for _ in 0..<100_000 {
             tail = tail.then(on: .inline) { $0 + 1 }
@@ -112,38 +119,43 @@ import Testing
     }
 
     @Test func allWithdrawsFromTheOthersWhenOneRejects() {
-        let slow = Promise<Int>.pending()
-        let failing = Promise<Int>.pending()
+        let (slow, slowResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(slowResolver) {} }
+        let (failing, failingResolver) = Promise<Int>.pending()
         let combined = all([slow, failing])
-        failing.reject(SampleError(tag: 1))
+        failingResolver.reject(SampleError(tag: 1))
         #expect(combined.error as? SampleError == SampleError(tag: 1))
         #expect(slow.isCancelled)
     }
 
     @Test func cancellingAllCancelsItsInputs() {
-        let a = Promise<Int>.pending()
-        let b = Promise<String>.pending()
+        let (a, aResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(aResolver) {} }
+        let (b, bResolver) = Promise<String>.pending()
+        defer { withExtendedLifetime(bResolver) {} }
         let combined = all(a, b)
         combined.cancel()
         #expect(a.isCancelled && b.isCancelled)
     }
 
     @Test func raceWithdrawsFromTheLosers() {
-        let winner = Promise<Int>.pending()
-        let loser = Promise<Int>.pending()
-        let heldElsewhere = Promise<Int>.pending()
+        let (winner, winnerResolver) = Promise<Int>.pending()
+        let (loser, loserResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(loserResolver) {} }
+        let (heldElsewhere, heldElsewhereResolver) = Promise<Int>.pending()
         let watcher = heldElsewhere.then(on: .inline) { $0 }
         let result = race([winner, loser, heldElsewhere])
-        winner.fulfill(1)
+        winnerResolver.fulfill(1)
         #expect(result.value == 1)
         #expect(loser.isCancelled)
         #expect(heldElsewhere.isPending)
-        heldElsewhere.fulfill(2)
+        heldElsewhereResolver.fulfill(2)
         #expect(watcher.value == 2)
     }
 
     @Test func asyncGetThrowsCancellationAndCancelsThePromiseWhenTheTaskIsCancelled() async {
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(resolver) {} }
         let task = Task { try await promise.get() }
         while promise.isPending {
             task.cancel()
@@ -155,15 +167,15 @@ import Testing
     }
 
     @Test func cancellingTheAsyncInitializerCancelsItsTask() async throws {
-        let started = Promise<Void>.pending()
-        let sawCancellation = Promise<Bool>.pending()
+        let (started, startedResolver) = Promise<Void>.pending()
+        let (sawCancellation, sawCancellationResolver) = Promise<Bool>.pending()
         let promise = Promise<Int> {
-            started.fulfill(())
+            startedResolver.fulfill(())
             do {
                 try await Task.sleep(for: .seconds(30))
-                sawCancellation.fulfill(false)
+                sawCancellationResolver.fulfill(false)
             } catch {
-                sawCancellation.fulfill(error is CancellationError)
+                sawCancellationResolver.fulfill(error is CancellationError)
             }
             return 1
         }

@@ -22,7 +22,8 @@ import Testing
     @Test func catchSkipsCancellationUnlessThePolicySaysSo() {
         let defaultCalls = Counter()
         let allCalls = Counter()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let skipping = source.catch { _ in defaultCalls.increment() }
         let handling = source.catch(policy: .allErrors) { error in
             if error is CancellationError { allCalls.increment() }
@@ -50,7 +51,8 @@ import Testing
     }
 
     @Test func recoverLetsCancellationThroughByDefault() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let recovered = source.recover { _ in 1 }
         let recoveredAll = source.recover(policy: .allErrors) { _ in 2 }
         source.cancel()
@@ -62,7 +64,8 @@ import Testing
         let runs = Counter()
         let fulfilled = Promise(1).always { runs.increment() }
         let rejected = Promise<Int>(SampleError()).always { runs.increment() }
-        let cancelled = Promise<Int>.pending()
+        let (cancelled, cancelledResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(cancelledResolver) {} }
         let afterCancel = cancelled.always { runs.increment() }
         cancelled.cancel()
         #expect((try? outcome(of: fulfilled).get()) == 1)

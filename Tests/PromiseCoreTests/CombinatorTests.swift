@@ -6,26 +6,28 @@ import Testing
 @Suite struct CombinatorTests {
     @Test func allKeepsInputOrderWhateverOrderTheyResolveIn() throws {
         let inputs = (0..<5).map { _ in Promise<Int>.pending() }
-        let combined = all(inputs)
-        for index in [3, 1, 4, 0, 2] { inputs[index].fulfill(index * 10) }
+        let combined = all(inputs.map(\.promise))
+        for index in [3, 1, 4, 0, 2] { inputs[index].resolver.fulfill(index * 10) }
         #expect(try awaitPromise(combined) == [0, 10, 20, 30, 40])
     }
 
     @Test func allTakesTheSamePromiseTwice() throws {
-        let shared = Promise<Int>.pending()
-        let other = Promise<Int>.pending()
+        let (shared, sharedResolver) = Promise<Int>.pending()
+        let (other, otherResolver) = Promise<Int>.pending()
         let combined = all([shared, other, shared])
-        other.fulfill(2)
-        shared.fulfill(7)
+        otherResolver.fulfill(2)
+        sharedResolver.fulfill(7)
         #expect(try awaitPromise(combined) == [7, 2, 7])
     }
 
     @Test func allGathersValuesFulfilledFromManyThreadsAtOnce() throws {
         let count = 64
-        let inputs = (0..<count).map { _ in Promise<[Int]>.pending() }
+        let pending = (0..<count).map { _ in Promise<[Int]>.pending() }
+        let inputs = pending.map(\.promise)
+        let resolvers = pending.map(\.resolver)
         let combined = all(inputs)
         DispatchQueue.concurrentPerform(iterations: count) { index in
-            inputs[index].fulfill([index, index * index])
+            resolvers[index].fulfill([index, index * index])
         }
         #expect(try awaitPromise(combined) == (0..<count).map { [$0, $0 * $0] })
         let outcomes = allSettled(inputs)
@@ -36,13 +38,13 @@ import Testing
         let released = Counter()
         var combined: Promise<[Tracked]>? = nil
         do {
-            let first = Promise<Tracked>.pending()
-            let second = Promise<Tracked>.pending()
-            let third = Promise<Tracked>.pending()
+            let (first, firstResolver) = Promise<Tracked>.pending()
+            let (second, secondResolver) = Promise<Tracked>.pending()
+            let (third, thirdResolver) = Promise<Tracked>.pending()
             combined = all([first, second, third])
-            first.fulfill(Tracked(released))
-            second.reject(SampleError(tag: 1))
-            third.fulfill(Tracked(released))
+            firstResolver.fulfill(Tracked(released))
+            secondResolver.reject(SampleError(tag: 1))
+            thirdResolver.fulfill(Tracked(released))
         }
         #expect(combined?.error as? SampleError == SampleError(tag: 1))
         combined = nil
@@ -54,21 +56,21 @@ import Testing
     }
 
     @Test func allRejectsWithTheFirstRejection() {
-        let a = Promise<Int>.pending()
-        let b = Promise<Int>.pending()
+        let (a, aResolver) = Promise<Int>.pending()
+        let (b, bResolver) = Promise<Int>.pending()
         let combined = all([a, b])
-        b.reject(SampleError(tag: 2))
-        a.reject(SampleError(tag: 1))
+        bResolver.reject(SampleError(tag: 2))
+        aResolver.reject(SampleError(tag: 1))
         #expect(combined.error as? SampleError == SampleError(tag: 2))
     }
 
     @Test func heterogeneousAllReturnsATuple() throws {
-        let number = Promise<Int>.pending()
-        let text = Promise<String>.pending()
+        let (number, numberResolver) = Promise<Int>.pending()
+        let (text, textResolver) = Promise<String>.pending()
         let flag = Promise(true)
         let combined = all(number, text, flag)
-        text.fulfill("b")
-        number.fulfill(1)
+        textResolver.fulfill("b")
+        numberResolver.fulfill(1)
         let (n, t, f) = try awaitPromise(combined)
         #expect(n == 1 && t == "b" && f)
     }
@@ -92,11 +94,11 @@ import Testing
     }
 
     @Test func raceSettlesLikeTheFirstToSettle() {
-        let a = Promise<Int>.pending()
-        let b = Promise<Int>.pending()
+        let (a, aResolver) = Promise<Int>.pending()
+        let (b, bResolver) = Promise<Int>.pending()
         let winner = race([a, b])
-        b.reject(SampleError(tag: 9))
-        a.fulfill(1)
+        bResolver.reject(SampleError(tag: 9))
+        aResolver.fulfill(1)
         #expect(winner.error as? SampleError == SampleError(tag: 9))
     }
 
@@ -172,18 +174,18 @@ private final class Tracked: Sendable {
 
     @Test func cancellingStopsTheTimerAndTheAttemptInProgress() {
         let context = ManualContext()
-        let current = Recorder<Promise<Int>>()
+        let current = Recorder<(promise: Promise<Int>, resolver: PromiseResolver<Int>)>()
         let result = retry(on: context, attempts: 3, delay: .seconds(1)) { () -> Promise<Int> in
-            let attempt = Promise<Int>.pending()
-            current.append(attempt)
+            let (attempt, attemptResolver) = Promise<Int>.pending()
+            current.append((attempt, attemptResolver))
             return attempt
         }
         context.runUntilIdle()
-        current.events[0].reject(SampleError())
+        current.events[0].resolver.reject(SampleError())
         context.advance(by: .seconds(1))
         #expect(current.count == 2)
         result.cancel()
-        #expect(current.events[1].isCancelled)
+        #expect(current.events[1].promise.isCancelled)
         context.advance(by: .seconds(10))
         #expect(current.count == 2)
         #expect(result.isCancelled)
@@ -237,11 +239,11 @@ private final class Tracked: Sendable {
     @Test func runsAtMostTheLimitAtOnceAndKeepsInputOrder() throws {
         let context = ManualContext()
         let started = Recorder<Int>()
-        let gates = Recorder<(Int, Promise<Int>)>()
+        let gates = Recorder<(Int, PromiseResolver<Int>)>()
         let mapped = Promise.map(on: context, Array(0..<10), concurrency: 3) { item in
             started.append(item)
-            let gate = Promise<Int>.pending()
-            gates.append((item, gate))
+            let (gate, gateResolver) = Promise<Int>.pending()
+            gates.append((item, gateResolver))
             return gate
         }
         context.runUntilIdle()
@@ -260,33 +262,33 @@ private final class Tracked: Sendable {
 
     @Test func theFirstFailureCancelsTheRestAndStartsNothingMore() {
         let context = ManualContext()
-        let gates = Recorder<Promise<Int>>()
+        let gates = Recorder<(promise: Promise<Int>, resolver: PromiseResolver<Int>)>()
         let mapped = Promise.map(on: context, Array(0..<10), concurrency: 2) { _ in
-            let gate = Promise<Int>.pending()
-            gates.append(gate)
+            let (gate, gateResolver) = Promise<Int>.pending()
+            gates.append((gate, gateResolver))
             return gate
         }
         context.runUntilIdle()
-        gates.events[0].reject(SampleError(tag: 0))
+        gates.events[0].resolver.reject(SampleError(tag: 0))
         context.runUntilIdle()
         #expect(mapped.error as? SampleError == SampleError(tag: 0))
-        #expect(gates.events[1].isCancelled)
+        #expect(gates.events[1].promise.isCancelled)
         #expect(gates.count == 2)
     }
 
     @Test func cancellingTheResultCancelsRunningWork() {
         let context = ManualContext()
-        let gates = Recorder<Promise<Int>>()
+        let gates = Recorder<(promise: Promise<Int>, resolver: PromiseResolver<Int>)>()
         let mapped = Promise.map(on: context, [1, 2, 3], concurrency: 2) { _ in
-            let gate = Promise<Int>.pending()
-            gates.append(gate)
+            let (gate, gateResolver) = Promise<Int>.pending()
+            gates.append((gate, gateResolver))
             return gate
         }
         context.runUntilIdle()
         mapped.cancel()
         context.runUntilIdle()
         #expect(gates.count == 2)
-        #expect(gates.events.allSatisfy { $0.isCancelled })
+        #expect(gates.events.allSatisfy { $0.promise.isCancelled })
     }
 
     @Test func rejectsABadLimitAndHandlesNoItems() throws {

@@ -21,7 +21,8 @@ extension CommonPatternsTests {
         #expect(throws: Unavailable.self) { try results[1].get() }
         #expect((try? results[2].get())?.name == "User 3")
 
-        let cancelled = Promise<Int>.pending()
+        let (cancelled, cancelledResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(cancelledResolver) {} }
         cancelled.cancel()
         let withCancellation = try awaitPromise(allSettled([cancelled, Promise(1)]), timeout: .seconds(5))
         #expect(withCancellation[0].failureValue is CancellationError)

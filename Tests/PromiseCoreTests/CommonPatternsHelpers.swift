@@ -14,8 +14,8 @@ import Testing
 extension CommonPatternsTests {
     /// A backup that finishes after 30 ms.
     func startBackup() -> Promise<Void> {
-        let backup = Promise<Void>.pending()
-        _ = DispatchQueue.global().executeAfter(.milliseconds(30)) { backup.fulfill(()) }
+        let (backup, backupResolver) = Promise<Void>.pending()
+        _ = DispatchQueue.global().executeAfter(.milliseconds(30)) { backupResolver.fulfill(()) }
         return backup
     }
 
@@ -29,11 +29,11 @@ extension CommonPatternsTests {
     // DocC: begin
     /// Converts a file after 30 ms of work on another thread.
     func convert(_ file: String) -> Promise<String> {
-        let promise = Promise<String>.pending()
+        let (promise, resolver) = Promise<String>.pending()
         let job = DispatchQueue.global().executeAfter(.milliseconds(30)) {
             let pdf = file.replacing(".txt", with: ".pdf")   // the work: never runs once cancelled
             converted.append(pdf)
-            promise.fulfill(pdf)
+            resolver.fulfill(pdf)
         }
         promise.onCancel { job.cancel() }                   // how to stop it
         return promise
@@ -49,7 +49,7 @@ extension CommonPatternsTests {
     // DocC: begin
     /// Turns the first report of a scan into a promise.
     final class ScanProxy: ScannerDelegate {
-        let promise = Promise<String>.pending()
+        let (promise, resolver) = Promise<String>.pending()
 
         func start(_ scanner: DeviceScanner) -> Promise<String> {
             scanner.delegate = self      // a weak reference: something else must keep self alive,
@@ -58,12 +58,12 @@ extension CommonPatternsTests {
         }
 
         func scanner(_ scanner: DeviceScanner, didFind device: String) {
-            promise.fulfill(device)      // only the first report counts
+            resolver.fulfill(device)      // only the first report counts
             scanner.stop()
         }
 
         func scanner(_ scanner: DeviceScanner, didFailWith error: any Error) {
-            promise.reject(error)
+            resolver.reject(error)
         }
     }
     // DocC: end
@@ -155,8 +155,8 @@ extension CommonPatternsTests {
 
     /// Takes 5 s unless cancelled; counts the cancellations in `searchesStopped`.
     func search(_ query: String) -> Promise<[String]> {
-        let promise = Promise<[String]>.pending()
-        let work = DispatchQueue.global().executeAfter(.seconds(5)) { promise.fulfill(["\(query): 1 result"]) }
+        let (promise, resolver) = Promise<[String]>.pending()
+        let work = DispatchQueue.global().executeAfter(.seconds(5)) { resolver.fulfill(["\(query): 1 result"]) }
         let stopped = searchesStopped
         promise.onCancel {
             work.cancel()
@@ -331,13 +331,13 @@ extension CommonPatternsTests {
                 state.started += 1
                 state.max = Swift.max(state.max, state.inFlight)
             }
-            let promise = Promise<Value>.pending()
+            let (promise, resolver) = Promise<Value>.pending()
             let timer = DispatchQueue.global().executeAfter(duration) { [self] in
                 state.withLock { state in
                     state.inFlight -= 1
                     state.finished.append(name)
                 }
-                promise.fulfill(value())
+                resolver.fulfill(value())
             }
             promise.onCancel { [self] in
                 timer.cancel()

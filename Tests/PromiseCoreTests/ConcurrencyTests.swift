@@ -8,15 +8,15 @@ import Testing
 
     @Test func exactlyOneOutcomeWhenThreadsRaceToResolve() throws {
         for _ in 0..<Self.rounds / 4 {
-            let promise = Promise<Int>.pending()
+            let (promise, resolver) = Promise<Int>.pending()
             let callbackRuns = Counter()
             let done = promise.always(on: .inline) { callbackRuns.increment() }
             DispatchQueue.concurrentPerform(iterations: 8) { index in
                 switch index % 4 {
-                case 0: promise.fulfill(index)
-                case 1: promise.reject(SampleError(tag: index))
+                case 0: resolver.fulfill(index)
+                case 1: resolver.reject(SampleError(tag: index))
                 case 2: promise.cancel()
-                default: promise.resolve(.success(-index))
+                default: resolver.resolve(.success(-index))
                 }
             }
             _ = outcome(of: done)
@@ -36,13 +36,13 @@ import Testing
     @Test func everyCallbackRunsOnceWhenChainingRacesWithResolution() {
         let queue = DispatchQueue(label: "chaining", attributes: .concurrent)
         for _ in 0..<Self.rounds / 10 {
-            let promise = Promise<Int>.pending()
+            let (promise, resolver) = Promise<Int>.pending()
             let runs = Counter()
             let group = DispatchGroup()
             let tails = Recorder<Promise<Int>>()
             for index in 0..<40 {
                 queue.async(group: group) {
-                    if index == 20 { promise.fulfill(7) }
+                    if index == 20 { resolver.fulfill(7) }
                     let context: any ExecutionContext = index.isMultiple(of: 2) ? InlineContext() : queue
                     tails.append(
                         promise.then(on: context) { value -> Int in
@@ -61,12 +61,12 @@ import Testing
 
     @Test func cancelRacingFulfilLeavesConsistentState() {
         for _ in 0..<Self.rounds {
-            let source = Promise<Int>.pending()
+            let (source, sourceResolver) = Promise<Int>.pending()
             let handlerRuns = Counter()
             source.onCancel { handlerRuns.increment() }
             let child = source.then(on: .inline) { $0 + 1 }
             DispatchQueue.concurrentPerform(iterations: 2) { index in
-                if index == 0 { child.cancel() } else { source.fulfill(1) }
+                if index == 0 { child.cancel() } else { sourceResolver.fulfill(1) }
             }
             if source.isCancelled {
                 #expect(handlerRuns.value == 1)
@@ -82,12 +82,12 @@ import Testing
 
     @Test func longChainOnASerialQueueResolvesWithoutOverflow() throws {
         let queue = DispatchQueue(label: "long-chain")
-        let head = Promise<Int>.pending()
+        let (head, headResolver) = Promise<Int>.pending()
         var tail = head
         for _ in 0..<100_000 {
             tail = tail.then(on: queue) { $0 + 1 }
         }
-        head.fulfill(0)
+        headResolver.fulfill(0)
         #expect(try awaitPromise(tail, timeout: .seconds(30)) == 100_000)
     }
 

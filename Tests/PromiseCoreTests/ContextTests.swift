@@ -57,9 +57,9 @@ import Testing
 
     @Test func threeLinksOnOneSerialQueueShareOneTurn() throws {
         let context = ManualContext()
-        let head = Promise<Int>.pending()
+        let (head, headResolver) = Promise<Int>.pending()
         let tail = head.then(on: context) { $0 + 1 }.then(on: context) { $0 + 1 }.then(on: context) { $0 + 1 }
-        head.fulfill(0)
+        headResolver.fulfill(0)
         #expect(context.pendingCount == 1)
         #expect(context.runNext())
         #expect(tail.value == 3)
@@ -87,9 +87,9 @@ import Testing
         _ = try awaitPromise(before)
         context.invalidate()
         #expect(!context.isValid)
-        let gate = Promise<Int>.pending()
+        let (gate, gateResolver) = Promise<Int>.pending()
         let after = gate.then(on: context) { _ in ran.increment() }
-        gate.fulfill(1)
+        gateResolver.fulfill(1)
         let error = try #require(outcome(of: after.then(on: .inline) { $0 }).failureValue as? PromiseError)
         #expect(error.code == .contextInvalidated)
         #expect(ran.value == 1)
@@ -110,11 +110,11 @@ import Testing
     }
 
     @Test func inlineContextRunsOnTheResolvingThread() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let tagged = TaggedQueue("resolver")
         let onResolver = Recorder<Bool>()
         let step = source.then(on: .inline) { _ in onResolver.append(tagged.isCurrent) }
-        tagged.queue.sync { source.fulfill(1) }
+        tagged.queue.sync { sourceResolver.fulfill(1) }
         #expect(step.value == 1)
         #expect(onResolver.events == [true])
     }

@@ -119,7 +119,7 @@ enum DeadlockTable {
     /// Promise-returning declarations that no context resolves, so no wait for them can be
     /// told from a safe one: the reason for each.
     static let exempt: [String: String] = [
-        "pending()": "resolved by whoever holds it, from any thread",
+        "pending()": "settled by its resolver, from any thread",
         "init(_:)": "settled when made",
         "init(work:)": "resolved by a Swift concurrency task rather than a context",
         "onCancel(on:_:)": "returns the promise it is called on",
@@ -140,7 +140,7 @@ private enum WaitOutcome: Sendable, Equatable {
     @Test(arguments: DeadlockTable.cases)
     func awaitingAPromiseOnTheContextItNeedsThrowsDeadlockAtOnce(_ entry: DeadlockCase) async throws {
         let queue = DispatchQueue(label: "deadlock-table")
-        let never = Promise<Int>.pending()
+        let (never, neverResolver) = Promise<Int>.pending()
         let outcome = Promise(0).then(on: queue) { _ -> WaitOutcome in
             let wait = entry.make(queue, never)
             let start = ContinuousClock.now
@@ -155,7 +155,7 @@ private enum WaitOutcome: Sendable, Equatable {
             }
         }
         let result = try await outcome.timeout(.seconds(30)).get()
-        never.fulfill(0)
+        neverResolver.fulfill(0)
         guard case .deadlock(let milliseconds) = result else {
             Issue.record("\(entry.testDescription): expected deadlock, got \(result)")
             return
@@ -207,7 +207,8 @@ private func declarations(in text: String, initializersCount: Bool) -> [String] 
         // The signature runs to the body's opening brace.
         let signature = Array(lines[number...].joined(separator: "\n").prefix { $0 != "{" })
         guard let (name, tail) = parse(signature, isInit: isInit) else { continue }
-        if isInit || tail.contains("-> Promise<") { names.append(name) }
+        // A promise alone, or first in a tuple with its resolver (`pending()`).
+        if isInit || tail.contains("-> Promise<") || tail.contains("-> (promise: Promise<") { names.append(name) }
     }
     return names
 }

@@ -14,7 +14,7 @@ private struct DroppedClosuresMarker: Sendable {}
     init() { DiagnosticsProbe.install }
 
     @Test func aDroppedPendingPromiseBreaksItsDependents() throws {
-        var source: Promise<BrokenMarker>? = Promise<BrokenMarker>.pending()
+        var source: Promise<BrokenMarker>? = Promise<BrokenMarker>.pending(resolvedOn: nil)
         let dependent = source!.then(on: .inline) { _ in 1 }
         source = nil
         let error = try #require(outcome(of: dependent).failureValue as? PromiseError)
@@ -27,7 +27,7 @@ private struct DroppedClosuresMarker: Sendable {}
     /// it is deallocated without a report, since nothing waited for it.
     @Test func aDroppedPendingPromiseWithNothingChainedIsNotReported() {
         do {
-            let unused = Promise<UnchainedMarker>.pending()
+            let unused = Promise<UnchainedMarker>.pending(resolvedOn: nil)
             #expect(unused.isPending)
         }
         #expect(DiagnosticsProbe.reports(about: UnchainedMarker.self).isEmpty)
@@ -72,7 +72,8 @@ private struct DroppedClosuresMarker: Sendable {}
         do {
             let handled = Promise<HandledMarker>(SampleError())
             _ = outcome(of: handled.catch(on: .inline) { _ in })
-            let cancelled = Promise<QuietMarker>.pending()
+            let (cancelled, cancelledResolver) = Promise<QuietMarker>.pending()
+            defer { withExtendedLifetime(cancelledResolver) {} }
             cancelled.cancel()
         }
         #expect(DiagnosticsProbe.reports(about: HandledMarker.self).isEmpty)
@@ -80,11 +81,11 @@ private struct DroppedClosuresMarker: Sendable {}
     }
 
     @Test func aPromiseResolvedWithItselfRejects() throws {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let box = Recorder<Promise<Int>>()
         let looped = source.then(on: .inline) { _ in box.events[0] }
         box.append(looped)
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         let error = try #require(looped.error as? PromiseError)
         #expect(error.code == .chainingCycle)
     }
@@ -93,7 +94,7 @@ private struct DroppedClosuresMarker: Sendable {}
 @Suite struct AwaitPromiseTests {
     @Test func waitingOnTheContextThatMustResolveThrowsDeadlock() throws {
         let queue = DispatchQueue(label: "deadlock")
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let step = source.then(on: queue) { $0 + 1 }
         let attempt = Promise(0).then(on: queue) { _ -> String in
             do {
@@ -104,24 +105,24 @@ private struct DroppedClosuresMarker: Sendable {}
             }
         }
         #expect(try awaitPromise(attempt, timeout: .seconds(5)) == "deadlock")
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         #expect(try awaitPromise(step, timeout: .seconds(5)) == 2)
     }
 
     @Test func waitingFromAPlainBlockOnTheDefaultQueueIsCaughtToo() throws {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let step = source.then { $0 + 1 }
-        let answer = Promise<String>.pending()
+        let (answer, answerResolver) = Promise<String>.pending()
         Promises.defaultQueue.async {
             do {
                 _ = try awaitPromise(step)
-                answer.fulfill("returned")
+                answerResolver.fulfill("returned")
             } catch {
-                answer.fulfill("\(error)")
+                answerResolver.fulfill("\(error)")
             }
         }
         #expect(try awaitPromise(answer, timeout: .seconds(5)).contains("deadlock"))
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         #expect(try awaitPromise(step, timeout: .seconds(5)) == 2)
     }
 
@@ -133,7 +134,8 @@ private struct DroppedClosuresMarker: Sendable {}
     }
 
     @Test func aTimeoutGivesUp() throws {
-        let pending = Promise<Int>.pending()
+        let (pending, pendingResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(pendingResolver) {} }
         #expect(throws: PromiseError.self) { try awaitPromise(pending, timeout: .milliseconds(10)) }
         withExtendedLifetime(pending) {}
     }

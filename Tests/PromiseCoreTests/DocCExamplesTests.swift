@@ -17,7 +17,7 @@ import Testing
 @Suite struct DocCExamplesTests {
     let api = API()
     let logged = Recorder<String>()
-    let downloads = Recorder<Promise<[UInt8]>>()
+    let downloads = Recorder<(promise: Promise<[UInt8]>, resolver: PromiseResolver<[UInt8]>)>()
 
     // MARK: - The landing page
 
@@ -40,8 +40,8 @@ import Testing
         let failed = Promise<Int>(LookupError.notFound)  // rejected already
         let computed = Promise { try parsePort("8080") } // the closure runs on the default context
 
-        let later = Promise<String>.pending()            // resolved by you, when the work is done
-        later.fulfill("done")
+        let (later, resolver) = Promise<String>.pending() // settled by you, when the work is done
+        resolver.fulfill("done")
         // DocC: end
 
         #expect(ready.value == 42)
@@ -94,9 +94,9 @@ import Testing
     @Test func cancellationTravelsUp() throws {
         // DocC: begin
         func slowQuery() -> Promise<[String]> {
-            let promise = Promise<[String]>.pending()
+            let (promise, resolver) = Promise<[String]>.pending()
             let timer = DispatchQueue.global().executeAfter(.seconds(5)) {
-                promise.fulfill(["row 1", "row 2"])
+                resolver.fulfill(["row 1", "row 2"])
             }
             promise.onCancel { timer.cancel() }   // stop the work when nobody wants the rows
             return promise
@@ -143,7 +143,7 @@ import Testing
         // DocC: end
 
         try #require(downloads.count == 1)
-        downloads.events[0].cancel()   // the download is stopped: the chain sees a cancellation
+        downloads.events[0].promise.cancel()   // the download is stopped: the chain sees a cancellation
         #expect(throws: CancellationError.self) { try awaitPromise(saved, timeout: .seconds(5)) }
         #expect(messages.events == ["stopped: CancellationError()", "done, one way or another"])
     }
@@ -333,8 +333,8 @@ import Testing
 extension DocCExamplesTests {
     /// A download that stays pending until the test cancels or fulfils it (`downloads`).
     func download() -> Promise<[UInt8]> {
-        let promise = Promise<[UInt8]>.pending()
-        downloads.append(promise)
+        let (promise, resolver) = Promise<[UInt8]>.pending()
+        downloads.append((promise, resolver))
         return promise
     }
 

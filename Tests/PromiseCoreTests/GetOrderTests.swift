@@ -9,21 +9,21 @@ import Testing
 @Suite struct GetOrderTests {
     @Test func getWaitsForTheInlineCallbacksRegisteredBeforeIt() async throws {
         for _ in 0..<5 {
-            let promise = Promise<Int>.pending()
+            let (promise, resolver) = Promise<Int>.pending()
             let recorded = Flag()
             promise.always(on: .inline) {
                 // Long enough that a get() called meanwhile would return first without the wait.
                 usleep(50_000)
                 recorded.set()
             }
-            let resolver = Thread(promise)
-            resolver.start()
+            let fulfiller = Thread(resolver)
+            fulfiller.start()
             // The result is set as soon as fulfil begins; the callback still sleeps.
             while !promise.isFulfilled { usleep(100) }
             #expect(try await promise.get() == 7)
             let ranFirst = recorded.isSet
             #expect(ranFirst, "get() returned before the earlier inline callback ran")
-            resolver.join()
+            fulfiller.join()
         }
     }
 
@@ -35,12 +35,12 @@ import Testing
 
     /// Fulfils the promise with 7 on a thread of its own.
     private final class Thread: Sendable {
-        let promise: Promise<Int>
+        let resolver: PromiseResolver<Int>
         let done = DispatchSemaphore(value: 0)
-        init(_ promise: Promise<Int>) { self.promise = promise }
+        init(_ resolver: PromiseResolver<Int>) { self.resolver = resolver }
         func start() {
             DispatchQueue.global().async { [self] in
-                promise.fulfill(7)
+                resolver.fulfill(7)
                 done.signal()
             }
         }

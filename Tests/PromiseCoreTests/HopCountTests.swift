@@ -47,14 +47,14 @@ private final class CountingQueue: ExecutionContext {
 
     @Test func aChainOnAPendingPromiseTakesOneHopOnceFulfilled() async throws {
         let context = CountingQueue()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let end =
             source
             .then(on: context) { $0 + 1 }
             .then(on: context) { $0 * 2 }
             .then(on: context) { $0 - 3 }
         #expect(context.hops == 0)
-        source.fulfill(4)
+        sourceResolver.fulfill(4)
         #expect(try await end.get() == 7)
         #expect(context.hops == 1)
     }

@@ -69,7 +69,8 @@ import Testing
     @Test func flatMapErrorContinuesWithAnotherAttemptAndSkipsCancellation() async throws {
         let recovered = Promise<Int>(SampleError()).flatMapError { _ in Promise(9) }
         #expect(try await recovered.get() == 9)
-        let cancelled = Promise<Int>.pending()
+        let (cancelled, cancelledResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(cancelledResolver) {} }
         let guarded = cancelled.flatMapError { _ in Promise(1) }
         cancelled.cancel()
         #expect(throws: CancellationError.self) { try awaitPromise(guarded, timeout: .seconds(5)) }
@@ -84,8 +85,8 @@ import Testing
         #expect(try await computed.get() == 42)
         let thrown = Promise<Int> { throw SampleError(tag: 3) }
         #expect(throws: SampleError(tag: 3)) { try awaitPromise(thrown, timeout: .seconds(5)) }
-        let ofError = Promise<any Error>.pending()
-        ofError.reject(SampleError(tag: 4))
+        let (ofError, ofErrorResolver) = Promise<any Error>.pending()
+        ofErrorResolver.reject(SampleError(tag: 4))
         #expect(ofError.isRejected)
         let rejected = Promise<Int>(SampleError(tag: 4))
         #expect(rejected.isRejected)
@@ -93,8 +94,8 @@ import Testing
         #expect(Promise(anyError).value != nil)
         let lifted = Promise(1).map { $0 + 1 }.flatMap { Promise($0 * 2) }.map { $0 - 3 }
         #expect(try await lifted.get() == 1)
-        let fulfilledWithError = Promise<any Error>.pending()
-        fulfilledWithError.fulfill(SampleError(tag: 5))
+        let (fulfilledWithError, fulfilledWithErrorResolver) = Promise<any Error>.pending()
+        fulfilledWithErrorResolver.fulfill(SampleError(tag: 5))
         #expect((fulfilledWithError.value as? SampleError) == SampleError(tag: 5))
         let untyped = Promise(SampleError(tag: 6))
         #expect(untyped.value == SampleError(tag: 6))

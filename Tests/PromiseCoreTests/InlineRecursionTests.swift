@@ -30,9 +30,9 @@ private struct Miss: Error {}
     }
 
     @Test func shallowInlineCallbacksOnASettledPromiseStillRunBeforeThenReturns() {
-        let ran = Promise<Int>.pending()
+        let (ran, ranResolver) = Promise<Int>.pending()
         _ = Promise(1).then(on: .inline) { value in
-            _ = Promise(value + 1).then(on: .inline) { ran.fulfill($0) }
+            _ = Promise(value + 1).then(on: .inline) { ranResolver.fulfill($0) }
             #expect(ran.value == 2, "a nested inline callback on a settled promise runs before then returns")
         }
         #expect(ran.value == 2)

@@ -26,8 +26,8 @@ import Testing
         }
         let ready = Promise(42)
         let failed = Promise<Int>(Missing())
-        let later = Promise<Int>.pending()
-        later.fulfill(7)
+        let (later, resolver) = Promise<Int>.pending()
+        resolver.fulfill(7)
         // DocC: end
 
         #expect(try await answer.get() == 42)
@@ -268,10 +268,10 @@ import Testing
         // DocC: begin
         // PromiseCore
         let screen = InvalidatableQueue(queue: DispatchQueue(label: "screen"))
-        let user = Promise<User>.pending()
+        let (user, resolver) = Promise<User>.pending()
         let title = user.then(on: screen) { $0.name }
         screen.invalidate()    // the screen went away: its callbacks are dropped
-        user.fulfill(User(id: 7, name: "Ada"))
+        resolver.fulfill(User(id: 7, name: "Ada"))
         // DocC: end
 
         let error = #expect(throws: PromiseError.self) { try awaitPromise(title, timeout: .seconds(5)) }
@@ -285,8 +285,8 @@ import Testing
         // PromiseCore
         let ready = Promise(42)
         let failed = Promise<Int>(Missing())
-        let later = Promise<Int>.pending()
-        later.fulfill(7)
+        let (later, resolver) = Promise<Int>.pending()
+        resolver.fulfill(7)
         let port = readSetting("port").map { text in
             guard let port = Int(text) else { throw NotANumber(text: text) }
             return port
@@ -302,7 +302,7 @@ import Testing
     @Test func nioCombiningAndDelivering() throws {
         let log = Recorder<String>()
         let uiQueue = TaggedQueue("ui")
-        let relay = Promise<User>.pending()
+        let (relayedUser, relay) = Promise<User>.pending()
         let onUIQueue = Counter()
         @Sendable func check() { if uiQueue.isCurrent { onUIQueue.increment() } }
 
@@ -325,7 +325,7 @@ import Testing
             #expect(try awaitPromise(total, timeout: .seconds(5)) == 600)
             #expect(try awaitPromise(shown, timeout: .seconds(5)).name == "Ada")
             #expect(try awaitPromise(relayed, timeout: .seconds(5)).name == "Ada")
-            #expect(try awaitPromise(relay, timeout: .seconds(5)).name == "Ada")
+            #expect(try awaitPromise(relayedUser, timeout: .seconds(5)).name == "Ada")
             #expect(log.events == ["fulfilled: Ada"])
             // The `done` ran on the queue it was given.
             let ran = fetchUser(id: 7).done(on: uiQueue) { _ in check() }
@@ -458,8 +458,8 @@ extension MigrationGuideTests {
 
     /// Takes 5 s unless cancelled; counts cancellations in `slowQueriesStopped`.
     func slowQuery() -> Promise<[String]> {
-        let promise = Promise<[String]>.pending()
-        let timer = DispatchQueue.global().executeAfter(.seconds(5)) { promise.fulfill(["row 1", "row 2"]) }
+        let (promise, resolver) = Promise<[String]>.pending()
+        let timer = DispatchQueue.global().executeAfter(.seconds(5)) { resolver.fulfill(["row 1", "row 2"]) }
         let stopped = slowQueriesStopped
         promise.onCancel {
             timer.cancel()

@@ -93,9 +93,9 @@ final class FlakyServer: Sendable {
 // The producer from "Cancellation", used by several snippets.
 
 func slowQuery() -> Promise<[String]> {
-    let promise = Promise<[String]>.pending()
+    let (promise, resolver) = Promise<[String]>.pending()
     let timer = DispatchQueue.global().executeAfter(.seconds(5)) {
-        promise.fulfill(["row 1", "row 2"])
+        resolver.fulfill(["row 1", "row 2"])
     }
     promise.onCancel { timer.cancel() }   // stop the work when nobody wants the rows
     return promise
@@ -120,8 +120,8 @@ func slowQuery() -> Promise<[String]> {
         let failed = Promise<Int>(LookupError.notFound)  // already rejected
         let computed = Promise { try parsePort("8080") } // runs on the default context
 
-        let later = Promise<String>.pending()            // you resolve it, later
-        later.fulfill("done")
+        let (later, resolver) = Promise<String>.pending() // you settle it, later
+        resolver.fulfill("done")
 
         let bridged = Promise<Int> { fulfill, reject in  // adapts a callback API
             legacyLookup("answer") { value, error in

@@ -5,12 +5,12 @@ import Testing
 @Suite struct AllSettledTests {
     @Test func fulfilsWithEveryOutcomeInInputOrderAndNeverRejects() throws {
         let inputs = (0..<4).map { _ in Promise<Int>.pending() }
-        let settled = allSettled(inputs)
-        inputs[2].reject(SampleError(tag: 2))
-        inputs[0].fulfill(0)
-        inputs[3].cancel()
+        let settled = allSettled(inputs.map(\.promise))
+        inputs[2].resolver.reject(SampleError(tag: 2))
+        inputs[0].resolver.fulfill(0)
+        inputs[3].promise.cancel()
         #expect(settled.isPending)
-        inputs[1].fulfill(10)
+        inputs[1].resolver.fulfill(10)
         let outcomes = try awaitPromise(settled, timeout: .seconds(5))
         #expect(outcomes.count == 4)
         #expect(try outcomes[0].get() == 0)
@@ -26,10 +26,10 @@ import Testing
     }
 
     @Test func theVariadicFormGivesATupleOfOutcomes() throws {
-        let number = Promise<Int>.pending()
+        let (number, numberResolver) = Promise<Int>.pending()
         let text = Promise<String>(SampleError(tag: 7))
         let settled = allSettled(number, text, Promise(true))
-        number.fulfill(3)
+        numberResolver.fulfill(3)
         let (n, t, flag) = try awaitPromise(settled, timeout: .seconds(5))
         #expect(try n.get() == 3)
         #expect(t.failureValue as? SampleError == SampleError(tag: 7))
@@ -37,10 +37,14 @@ import Testing
     }
 
     @Test func cancellingWithdrawsFromThePendingInputs() {
-        let a = Promise<Int>.pending()
-        let b = Promise<String>.pending()
+        let (a, aResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(aResolver) {} }
+        let (b, bResolver) = Promise<String>.pending()
+        defer { withExtendedLifetime(bResolver) {} }
         let settled = allSettled(a, b)
-        let array = allSettled([Promise<Int>.pending(), a])
+        let (other, otherResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(otherResolver) {} }
+        let array = allSettled([other, a])
         array.cancel()
         #expect(!a.isCancelled, "a is still wanted by the variadic allSettled")
         settled.cancel()
@@ -58,10 +62,11 @@ import Testing
     }
 
     @Test func cancellingWithdrawsFromThePendingInputs() {
-        let a = Promise<Int>.pending()
-        let b = Promise<Double>.pending()
+        let (a, aResolver) = Promise<Int>.pending()
+        let (b, bResolver) = Promise<Double>.pending()
+        defer { withExtendedLifetime(bResolver) {} }
         let combined = any(a, b)
-        a.fulfill(1)
+        aResolver.fulfill(1)
         combined.cancel()
         #expect(b.isCancelled)
         #expect(a.value == 1)
@@ -70,30 +75,32 @@ import Testing
 
 @Suite struct RaceFulfilledTests {
     @Test func aRejectionDoesNotEndTheRace() {
-        let fastFailure = Promise<Int>.pending()
-        let slowSuccess = Promise<Int>.pending()
-        let loser = Promise<Int>.pending()
+        let (fastFailure, fastFailureResolver) = Promise<Int>.pending()
+        let (slowSuccess, slowSuccessResolver) = Promise<Int>.pending()
+        let (loser, loserResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(loserResolver) {} }
         let winner = race(fulfilled: [fastFailure, slowSuccess, loser])
-        fastFailure.reject(SampleError(tag: 1))
+        fastFailureResolver.reject(SampleError(tag: 1))
         #expect(winner.isPending)
-        slowSuccess.fulfill(2)
+        slowSuccessResolver.fulfill(2)
         #expect(winner.value == 2)
         #expect(loser.isCancelled, "the race withdraws from the inputs still running")
     }
 
     @Test func rejectsWithTheFirstInputsErrorWhenAllReject() {
-        let a = Promise<Int>.pending()
-        let b = Promise<Int>.pending()
+        let (a, aResolver) = Promise<Int>.pending()
+        let (b, bResolver) = Promise<Int>.pending()
         let result = race(fulfilled: [a, b])
-        b.reject(SampleError(tag: 2))
-        a.reject(SampleError(tag: 1))
+        bResolver.reject(SampleError(tag: 2))
+        aResolver.reject(SampleError(tag: 1))
         #expect(result.error as? SampleError == SampleError(tag: 1))
     }
 
     @Test func anEmptyRaceRejectsAndCancellingWithdraws() {
         let empty = race(fulfilled: [Promise<Int>]())
         #expect((empty.error as? PromiseError)?.code == .invalidArgument)
-        let a = Promise<Int>.pending()
+        let (a, aResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(aResolver) {} }
         let result = race(fulfilled: [a])
         result.cancel()
         #expect(a.isCancelled)
@@ -111,7 +118,8 @@ import Testing
         #expect(try awaitPromise(Promise.allSettled([Promise<Int>(SampleError())])).count == 1)
         let (settled, _) = try awaitPromise(Promise.allSettled(Promise(1), Promise(2.5)))
         #expect(try settled.get() == 1)
-        let pending = Promise<Int>.pending()
+        let (pending, pendingResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(pendingResolver) {} }
         #expect(try awaitPromise(Promise.race([pending, Promise(3)])) == 3)
         #expect(try awaitPromise(Promise.race(fulfilled: [Promise<Int>(SampleError()), Promise(4)])) == 4)
     }
@@ -122,7 +130,8 @@ import Testing
         let context = ManualContext()
         let running = Counter()
         let most = Recorder<Int>()
-        let work = (0..<6).map { _ in Promise<Int>.pending() }
+        let pending = (0..<6).map { _ in Promise<Int>.pending() }
+        let work = pending.map(\.promise)
         let started = Recorder<Int>()
         let result = Promise<Int>.mapSettled(on: context, 0..<6, concurrency: 2) { item -> Promise<Int> in
             started.append(item)
@@ -132,11 +141,11 @@ import Testing
         }
         context.runUntilIdle()
         #expect(started.events == [0, 1])
-        work[0].reject(SampleError(tag: 0))
+        pending[0].resolver.reject(SampleError(tag: 0))
         context.runUntilIdle()
         #expect(started.events == [0, 1, 2], "a failure starts the next item")
         for index in [1, 2, 3, 5] {
-            work[index].fulfill(index * 10)
+            pending[index].resolver.fulfill(index * 10)
             context.runUntilIdle()
         }
         let outcomes = try awaitPromise(result, timeout: .seconds(5))
@@ -149,7 +158,8 @@ import Testing
 
     @Test func cancellingStopsStartingAndWithdrawsFromRunningWork() {
         let context = ManualContext()
-        let work = (0..<4).map { _ in Promise<Int>.pending() }
+        let pending = (0..<4).map { _ in Promise<Int>.pending() }
+        let work = pending.map(\.promise)
         let started = Counter()
         let result = Promise<Int>.mapSettled(on: context, 0..<4, concurrency: 2) { item in
             started.increment()

@@ -5,7 +5,8 @@ import Testing
 @Suite struct TimeoutDelayTests {
     @Test func timeoutRejectsAPendingPromiseAndCancelsIt() throws {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let stopped = Counter()
         source.onCancel { stopped.increment() }
         let limited = source.timeout(on: context, .seconds(2))
@@ -21,8 +22,8 @@ import Testing
     @Test func aTimeoutsLabelNamesWhatTimedOut() throws {
         let context = ManualContext()
         let sources = (Promise<Int>.pending(), Promise<Int>.pending())
-        let labelled = sources.0.timeout(on: context, .seconds(2), label: "GET /users/7")
-        let plain = sources.1.timeout(on: context, .seconds(2))
+        let labelled = sources.0.promise.timeout(on: context, .seconds(2), label: "GET /users/7")
+        let plain = sources.1.promise.timeout(on: context, .seconds(2))
         context.advance(by: .seconds(2))
         let error = try #require(labelled.error as? PromiseError)
         #expect(error.code == .timedOut)
@@ -35,28 +36,29 @@ import Testing
 
     @Test func timeoutPassesAValueThatArrivesInTimeAndStopsItsTimer() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let limited = source.timeout(on: context, .seconds(2))
-        source.fulfill(9)
+        sourceResolver.fulfill(9)
         #expect(limited.value == 9)
         #expect(context.pendingTimerCount == 0)
     }
 
     @Test func timeoutDoesNotCancelASourceOthersStillWaitFor() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let other = source.then(on: .inline) { $0 }
         let limited = source.timeout(on: context, .seconds(1))
         context.advance(by: .seconds(1))
         #expect((limited.error as? PromiseError)?.code == .timedOut)
         #expect(source.isPending)
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         #expect(other.value == 1)
     }
 
     @Test func aTimeoutThatCancelsItsSourceSaysTheWorkWasToldToStop() throws {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let stopped = Counter()
         source.onCancel { stopped.increment() }
         let limited = source.timeout(on: context, .seconds(1), label: "backup")
@@ -69,7 +71,7 @@ import Testing
 
     @Test func aTimeoutWhoseSourceOthersWaitForSaysTheWorkGoesOn() throws {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let stopped = Counter()
         source.onCancel { stopped.increment() }
         let first = source.then(on: .inline) { $0 }
@@ -81,7 +83,7 @@ import Testing
             error.message == "still pending after 1.0 seconds; the work behind it goes on, because 2 other consumers still wait for it")
         #expect(source.isPending)
         #expect(stopped.value == 0)
-        source.fulfill(4)
+        sourceResolver.fulfill(4)
         #expect(first.value == 4)
         #expect(second.value == 8)
         #expect(limited.error as? PromiseError == error, "the value that came late does not replace the time-out")
@@ -89,7 +91,8 @@ import Testing
 
     @Test func aTimedOutConsumerStillCountsAsWithdrawnWhenTheOthersGo() throws {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let stopped = Counter()
         source.onCancel { stopped.increment() }
         let other = source.then(on: .inline) { $0 }
@@ -105,7 +108,8 @@ import Testing
 
     @Test func twoTimeoutsOnOneSourceTellEachWhatTheirWithdrawalDid() throws {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let short = source.timeout(on: context, .seconds(1))
         let long = source.timeout(on: context, .seconds(2))
         context.advance(by: .seconds(1))
@@ -127,7 +131,8 @@ import Testing
 
     @Test func cancellingATimeoutStopsTheTimer() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let limited = source.timeout(on: context, .seconds(1))
         limited.cancel()
         #expect(context.pendingTimerCount == 0)
@@ -136,7 +141,8 @@ import Testing
     }
 
     @Test func timeoutOnARealQueueFires() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let limited = source.timeout(.milliseconds(20))
         #expect((outcome(of: limited).failureValue as? PromiseError)?.code == .timedOut)
         #expect(source.isCancelled)

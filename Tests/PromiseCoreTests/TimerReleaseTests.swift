@@ -29,9 +29,9 @@ private struct Refused: Error {}
 
     private func settledTimeout() async throws -> Watch {
         let payload = Payload()
-        let source = Promise<Payload>.pending()
+        let (source, sourceResolver) = Promise<Payload>.pending()
         let limited = source.timeout(on: queue, .seconds(30))
-        source.fulfill(payload)
+        sourceResolver.fulfill(payload)
         let delivered = try await limited.get()
         #expect(delivered === payload)
         return Watch(payload)
@@ -56,10 +56,10 @@ private struct Refused: Error {}
 
     private func stoppedRetry() async throws -> Watch {
         let payload = Payload()
-        let attempted = Promise<Int>.pending()
+        let (attempted, attemptedResolver) = Promise<Int>.pending()
         let retrying = retry(on: queue, attempts: 3, delay: .seconds(30)) { () -> Promise<Int> in
             withExtendedLifetime(payload) {}
-            attempted.fulfill(1)
+            attemptedResolver.fulfill(1)
             return Promise<Int>(Refused())
         }
         _ = try await attempted.get()

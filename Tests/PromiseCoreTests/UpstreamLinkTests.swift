@@ -14,7 +14,7 @@ private struct LinkMarker: Sendable {}
 
     @Test func aLinkDoesNotKeepItsPendingSourceAlive() throws {
         let queue = DispatchQueue(label: "upstream-link")
-        var source: Promise<LinkMarker>? = Promise<LinkMarker>.pending()
+        var source: Promise<LinkMarker>? = Promise<LinkMarker>.pending(resolvedOn: nil)
         weak let watched = source
         let child = source!.then(on: queue) { _ in 1 }
         source = nil
@@ -26,7 +26,7 @@ private struct LinkMarker: Sendable {}
     @Test func cancellingAfterTheSourceHandedOverItsCallbackAndWasFreed() {
         let queue = DispatchQueue(label: "upstream-link-suspended")
         queue.suspend()
-        var source: Promise<Int>? = Promise<Int>.pending()
+        var source: Promise<Int>? = Promise<Int>.pending(resolvedOn: nil)
         weak let watched = source
         let child = source!.then(on: queue) { $0 + 1 }
         source!.fulfill(1)  // the callback waits in the suspended queue
@@ -39,7 +39,7 @@ private struct LinkMarker: Sendable {}
 
     @Test func cancellingADelayAfterItsSourceWasFreed() {
         let queue = DispatchQueue(label: "upstream-link-delay")
-        var source: Promise<Int>? = Promise<Int>.pending()
+        var source: Promise<Int>? = Promise<Int>.pending(resolvedOn: nil)
         weak let watched = source
         let delayed = source!.delay(on: queue, .seconds(30))
         source!.fulfill(7)  // the delay's callback has run: its 30 s timer holds the value
@@ -51,7 +51,8 @@ private struct LinkMarker: Sendable {}
 
     @Test func aTimeoutThatFiresWithdrawsFromItsSource() throws {
         let queue = DispatchQueue(label: "upstream-link-timeout")
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let limited = source.timeout(on: queue, .milliseconds(1))
         let error = try #require(outcome(of: limited).failureValue as? PromiseError)
         #expect(error.code == .timedOut)
@@ -61,7 +62,8 @@ private struct LinkMarker: Sendable {}
     }
 
     @Test func aTimeoutThatFiresBeforeItSubscribesStillWithdraws() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let limited = source.timeout(on: ImmediateTimers(), .seconds(1))
         #expect((limited.error as? PromiseError)?.code == .timedOut)
         #expect(source.isCancelled, "a timer that fired before the subscription left its source running")
@@ -70,7 +72,7 @@ private struct LinkMarker: Sendable {}
     @Test func cancellingWhileTheSourceSettlesAndGoes() {
         let queue = DispatchQueue(label: "upstream-link-race", attributes: .concurrent)
         for round in 0..<500 {
-            let box = SourceBox(Promise<Int>.pending())
+            let box = SourceBox(Promise<Int>.pending(resolvedOn: nil))
             let child = box.source!.then(on: queue) { $0 + 1 }
             DispatchQueue.concurrentPerform(iterations: 2) { side in
                 if side == 0 {
@@ -91,7 +93,7 @@ private struct LinkMarker: Sendable {}
     @Test func cancellingWhileTheSourceBreaks() {
         let queue = DispatchQueue(label: "upstream-link-break", attributes: .concurrent)
         for _ in 0..<20 {
-            let box = SourceBox(Promise<LinkMarker>.pending())
+            let box = SourceBox(Promise<LinkMarker>.pending(resolvedOn: nil))
             let child = box.source!.then(on: queue) { _ in 1 }
             DispatchQueue.concurrentPerform(iterations: 2) { side in
                 if side == 0 {
@@ -108,7 +110,8 @@ private struct LinkMarker: Sendable {}
 
     @Test func cancellingTheChildStillCancelsAPendingSource() {
         let queue = DispatchQueue(label: "upstream-link-upward")
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let stopped = Counter()
         source.onCancel(on: .inline) { stopped.increment() }
         let child = source.then(on: queue) { $0 }.then(on: queue) { $0 }

@@ -68,17 +68,17 @@ case "await-inside":
         }
     }
 case "unreferenced":
-    let background = Promise<Int>.pending()
+    let (background, backgroundResolver) = Promise<Int>.pending()
     background.then(on: loop.unreferenced) { _ in say("background callback ran") }
     loop.run()
     say("run returned with a background callback waiting")
-    let foreground = Promise<Int>.pending()
+    let (foreground, foregroundResolver) = Promise<Int>.pending()
     foreground.then { say("foreground", $0) }
-    let resolver = Thread { foreground.fulfill(7) }
+    let resolver = Thread { foregroundResolver.fulfill(7) }
     resolver.start(after: 0.1)
     loop.run()
     // Still pending after both runs; resolved now, its callback runs on the next run().
-    background.fulfill(0)
+    backgroundResolver.fulfill(0)
 default:
     say("unknown mode \(arguments)")
     exit(2)

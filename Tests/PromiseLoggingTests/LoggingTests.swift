@@ -56,7 +56,7 @@
                 let handler = InMemoryLogHandler()
                 Promises.logDiagnostics(to: Logger(label: "test") { _ in handler })
                 do {
-                    let orphan = Promise<Int>.pending()
+                    let orphan = Promise<Int>.pending().promise  // its resolver is released at once
                     _ = orphan.then(on: .inline) { $0 + 1 }
                 }
                 let broken = try #require(await firstEntry(handler))

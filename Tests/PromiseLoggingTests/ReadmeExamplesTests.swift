@@ -21,7 +21,7 @@ import Testing
             // DocC: end
             do {
                 // A pending promise nothing can resolve, with a dependent: a broken promise.
-                let orphan = Promise<Int>.pending()
+                let orphan = Promise<Int>.pending().promise  // its resolver is released at once
                 _ = orphan.then(on: .inline) { $0 + 1 }
             }
             fflush(nil)

@@ -132,9 +132,9 @@ private func insertBlocking(_ db: SQLiteDatabase, _ value: Int) throws {
                     try await Task.detached { try insertBlocking(db, value) }.value
                 default:
                     // Nobody waits: the connection thread has to find it by itself.
-                    let done = Promise<Void>.pending()
-                    db.execute("INSERT INTO t VALUES (?)", [expected]).then(on: .inline) { _ in done.fulfill(()) }
-                        .catch(on: .inline) { done.reject($0) }
+                    let (done, doneResolver) = Promise<Void>.pending()
+                    db.execute("INSERT INTO t VALUES (?)", [expected]).then(on: .inline) { _ in doneResolver.fulfill(()) }
+                        .catch(on: .inline) { doneResolver.reject($0) }
                     try await done.timeout(.seconds(10)).get()
                 }
             }

@@ -34,13 +34,14 @@ import Testing
             let made = Promise<Int> { fulfill, _ in
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(150)) { fulfill(1) }
             }
-            let pending = Promise<Int>.pending()
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { pending.fulfill(2) }
+            let (pending, pendingResolver) = Promise<Int>.pending()
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { pendingResolver.fulfill(2) }
             #expect(waitForPromises(timeout: .seconds(5)))
             #expect(made.value == 1)
             #expect(pending.value == 2)
-            // A promise nobody resolves keeps it waiting until the timeout; dropping it ends that.
-            var forgotten: Promise<Int>? = Promise<Int>.pending()
+            // A promise nobody resolves keeps it waiting until the timeout; dropping its resolver
+            // ends that.
+            var forgotten: PromiseResolver<Int>? = Promise<Int>.pending().resolver
             #expect(!waitForPromises(timeout: .milliseconds(50)))
             #expect(forgotten?.isPending == true)
             forgotten = nil
@@ -78,9 +79,9 @@ import Testing
     }
 
     @Test func returnsFalseWhenWorkOutlastsTheTimeout() {
-        let gate = Promise<Int>.pending()
+        let (gate, gateResolver) = Promise<Int>.pending()
         let slow = gate.delay(.seconds(2))
-        gate.fulfill(1)
+        gateResolver.fulfill(1)
         #expect(!waitForPromises(timeout: .milliseconds(50)))
         slow.cancel()
     }
@@ -96,9 +97,9 @@ import Testing
             var early = 0
             var timedOut = 0
             for _ in 0..<100_000 {
-                let source = Promise<Int>.pending()
+                let (source, sourceResolver) = Promise<Int>.pending()
                 let next = source.then(on: queue) { $0 + 1 }
-                DispatchQueue.global().async { source.fulfill(1) }
+                DispatchQueue.global().async { sourceResolver.fulfill(1) }
                 if !waitForPromises(timeout: .seconds(5)) { timedOut += 1 }
                 if next.isPending { early += 1 }
             }

@@ -90,17 +90,17 @@ func idle() throws -> Int32 {
 func lateJob() throws -> Int32 {
     let loop = try UVLoop()
     try loop.startThread(named: "late-job")
-    let gate = Promise<Int>.pending()
-    let started = Promise<Void>.pending()
+    let (gate, gateResolver) = Promise<Int>.pending()
+    let (started, startedResolver) = Promise<Void>.pending()
     let finished = Atomic<Bool>(false)
     Task(executorPreference: loop) {
-        started.fulfill(())
+        startedResolver.fulfill(())
         _ = try? await gate.get()  // resumes after the loop has closed
         finished.store(true, ordering: .relaxed)
     }
     try awaitPromise(started)
     try awaitPromise(loop.shutdown())
-    gate.fulfill(1)
+    gateResolver.fulfill(1)
     usleep(100_000)
     print("finished=\(finished.load(ordering: .relaxed))")
     return finished.load(ordering: .relaxed) ? 0 : 1

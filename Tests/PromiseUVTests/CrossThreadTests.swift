@@ -14,7 +14,7 @@ import Testing
         let errors = LoopConfined(0)
         let offLoop = Atomic<Int>(0)
         let ran = LoopConfined(0)
-        let done = Promise<Void>.pending()
+        let (done, doneResolver) = Promise<Void>.pending()
         for producer in 0..<producers {
             DispatchQueue.global().async {
                 for sequence in 0..<perProducer {
@@ -23,7 +23,7 @@ import Testing
                         if next.value[producer] != sequence { errors.value += 1 }
                         next.value[producer] = sequence + 1
                         ran.value += 1
-                        if ran.value == total { done.fulfill(()) }
+                        if ran.value == total { doneResolver.fulfill(()) }
                     }
                 }
             }

@@ -46,8 +46,8 @@ final class ChangeLog: Sendable {
 /// Runs `body` on the loop thread and returns what it returns. Work from one thread runs in
 /// submission order, so everything this thread submitted before (a watch's start) has run.
 func onLoopThread<T: Sendable>(_ loop: UVLoop, _ body: @escaping @Sendable () -> T) async throws -> T {
-    let result = Promise<T>.pending()
-    loop.execute { result.fulfill(body()) }
+    let (result, resultResolver) = Promise<T>.pending()
+    loop.execute { resultResolver.fulfill(body()) }
     return try await result.get()
 }
 

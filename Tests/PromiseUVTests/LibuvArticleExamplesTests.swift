@@ -73,8 +73,8 @@ import Testing
                 /// A stand-in for an HTTP client whose answer comes from another thread.
                 struct Client: Sendable {
                     func get(_ url: String) -> Promise<String> {
-                        let reply = Promise<String>.pending()
-                        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { reply.fulfill("reply from \(url)") }
+                        let (reply, replyResolver) = Promise<String>.pending()
+                        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { replyResolver.fulfill("reply from \(url)") }
                         return reply
                     }
                 }

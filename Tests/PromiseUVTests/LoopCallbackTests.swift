@@ -93,11 +93,11 @@ import Testing
         case .childExit:
             chained = onLoop(loop.spawn(UVCommand("/bin/true")))
         case .pipeRead:
-            let line = Promise<Void>.pending()
+            let (line, lineResolver) = Promise<Void>.pending()
             let child = loop.spawn(
                 UVCommand(
                     "/bin/sh", arguments: ["-c", "echo line; exec sleep 3600"],
-                    standardOutput: .lines(on: loop) { _ in line.fulfill(()) }, terminationGrace: .zero))
+                    standardOutput: .lines(on: loop) { _ in lineResolver.fulfill(()) }, terminationGrace: .zero))
             chained = onLoop(line)
             chained.always { child.cancel() }
         case .closeCallback:

@@ -19,7 +19,7 @@ import Testing
     /// Collects ticks on the loop thread and fulfils `done` at `count`.
     private final class Ticks: Sendable {
         let seen = Lock<[(tick: Int, at: Double, onLoop: Bool)]>([])
-        let done = Promise<Void>.pending()
+        let (done, doneResolver) = Promise<Void>.pending()
     }
 
     @Test func ticksArriveInOrderOnTheLoopNeverEarlyAndStopWhenCancelled() async throws {
@@ -136,12 +136,12 @@ import Testing
 
     @Test func theSequenceEndsWhenTheLoopShutsDownOrTheTaskIsCancelled() async throws {
         let loop = try startedLoop()
-        let firstTick = Promise<Void>.pending()
+        let (firstTick, firstTickResolver) = Promise<Void>.pending()
         let consumer = Task {
             var count = 0
             for await _ in loop.every(.milliseconds(5)) {
                 count += 1
-                firstTick.fulfill(())
+                firstTickResolver.fulfill(())
             }
             return count
         }

@@ -20,7 +20,8 @@ extension PoolTests {
             let timers = (0..<1_000).map { index in
                 loop.after(.seconds(600 + index % 3)).then(on: loop) { noteCallback() }
             }
-            let never = Promise<Int>.pending()
+            let (never, neverResolver) = Promise<Int>.pending()
+            defer { withExtendedLifetime(neverResolver) {} }
             let coreTimeout = never.timeout(on: loop, .seconds(3_600))
             // Another thread keeps submitting callbacks until the loop refuses them.
             let flooding = onNewThread { () -> Int in

@@ -104,12 +104,12 @@ extension PoolTests {
             // Core timeouts on the loop's timers, over promises nobody resolves (kept alive, so
             // they are not broken promises).
             let neverResolved = (0..<1_000).map { _ in Promise<Int>.pending() }
-            let timeouts = neverResolved.map { $0.timeout(on: loop, .seconds(3_600)) }
+            let timeouts = neverResolved.map { $0.promise.timeout(on: loop, .seconds(3_600)) }
             timeouts.forEach { counter.track($0) }
 
             // Another thread cancels every seventh timer while the shutdown runs.
             let cancelling = Array(timers.enumerated().filter { $0.offset % 7 == 3 }.map(\.element))
-            let cancelStart = Promise<Void>.pending()
+            let (cancelStart, cancelStartResolver) = Promise<Void>.pending()
             let canceller = onNewThread { () -> Void in
                 _ = try? awaitPromise(cancelStart)
                 for timer in cancelling { timer.cancel() }
@@ -117,7 +117,7 @@ extension PoolTests {
 
             let expected = timers.count + tracked.count + blocker.promises.count + jobs.count + jobCallbacks.count + timeouts.count
             let shutdown = loop.shutdown()
-            cancelStart.fulfill(())
+            cancelStartResolver.fulfill(())
             // Read where the shutdown completes: this test's task may resume much later when
             // the other tests keep the cooperative pool busy.
             let closedAt = Lock<Double?>(nil)
@@ -157,7 +157,7 @@ extension PoolTests {
             #expect(try await all(blocker.promises).get() == [0, 1, 2, 3], "running work finishes and delivers")
             #expect(jobsRan.load(ordering: .relaxed) == 0, "queued pool work ran")
             #expect(jobs.allSatisfy { $0.error.map { UVError.Code.loopClosed ~= $0 } == true })
-            #expect(neverResolved.allSatisfy { $0.isCancelled }, "each timeout withdrew its interest when it was rejected")
+            #expect(neverResolved.allSatisfy { $0.promise.isCancelled }, "each timeout withdrew its interest when it was rejected")
         }
     }
 }

@@ -23,8 +23,8 @@ func startedLoop(_ name: String = "uv-test") throws -> UVLoop {
 /// Runs `body` on a new thread (never on Swift's cooperative pool) and returns a promise
 /// fulfilled with its result when it returns.
 func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> Promise<T> {
-    let done = Promise<T>.pending()
-    Thread.detachNewThread { done.fulfill(body()) }
+    let (done, doneResolver) = Promise<T>.pending()
+    Thread.detachNewThread { doneResolver.fulfill(body()) }
     return done
 }
 

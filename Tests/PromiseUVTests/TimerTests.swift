@@ -105,7 +105,7 @@ import Testing
         let fired = LoopConfined(0)
         let lastExpiry = LoopConfined(0.0)
         let outOfOrder = LoopConfined(0)
-        let done = Promise<Void>.pending()
+        let (done, doneResolver) = Promise<Void>.pending()
         let cancelled = Atomic<Int>(0)
         let pendingAfterStart = LoopConfined(0)
         try await Promise<Void>(on: loop) { () -> Void in
@@ -126,7 +126,7 @@ import Testing
                     if latest < lastExpiry.value - 1.5 { outOfOrder.value += 1 }
                     lastExpiry.value = max(lastExpiry.value, earliest)
                     fired.value += 1
-                    if fired.value == count - count / 10 { done.fulfill(()) }
+                    if fired.value == count - count / 10 { doneResolver.fulfill(()) }
                 }
             }
             // The cancelled ones left the loop's timer queue at once.
@@ -151,7 +151,8 @@ import Testing
         let loop = try startedLoop()
         // The uv path: the core's timers land in the loop's own timer queue.
         let slowDelay = Promise(1).delay(on: loop, .seconds(30))
-        let never = Promise<Int>.pending()
+        let (never, neverResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(neverResolver) {} }
         let slowTimeout = never.timeout(on: loop, .seconds(30))
         var queued = 0
         for _ in 0..<500 where queued < 2 {

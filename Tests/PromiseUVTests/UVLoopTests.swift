@@ -18,12 +18,12 @@ import Testing
     @Test func workSubmittedOnTheLoopThreadRunsAfterTheCurrentCallbackInTheSameIteration() async throws {
         let loop = try startedLoop()
         let order = LoopConfined<[String]>([])
-        let done = Promise<Void>.pending()
+        let (done, doneResolver) = Promise<Void>.pending()
         loop.execute {
             // A zero timer is due at the next iteration's timer phase; local work runs before it.
             loop.after(.zero).then(on: loop) {
                 order.value.append("timer")
-                done.fulfill(())
+                doneResolver.fulfill(())
             }
             loop.execute { order.value.append("local") }
             order.value.append("callback")
@@ -38,13 +38,13 @@ import Testing
         let total = 200_000
         let count = LoopConfined(0)
         let seenByTimer = LoopConfined(-1)
-        let done = Promise<Void>.pending()
+        let (done, doneResolver) = Promise<Void>.pending()
         loop.execute {
             _ = loop.after(.zero).then(on: loop) { seenByTimer.value = count.value }
             for _ in 0..<total {
                 loop.execute {
                     count.value += 1
-                    if count.value == total { done.fulfill(()) }
+                    if count.value == total { doneResolver.fulfill(()) }
                 }
             }
         }
@@ -84,13 +84,13 @@ import Testing
 
     @Test func keepAliveHoldsTheLoopUntilAPromiseFromElsewhereSettles() async throws {
         let loop = try UVLoop()
-        let external = Promise<Int>.pending()
+        let (external, externalResolver) = Promise<Int>.pending()
         let seen = LoopConfined<Int?>(nil)
         loop.keepAlive(until: external.then(on: loop) { value in seen.value = value })
         let ran = onNewThread { loop.run() }
         try await Task.sleep(for: .milliseconds(50))
         #expect(ran.isPending, "run() must wait for the kept-alive promise")
-        external.fulfill(42)
+        externalResolver.fulfill(42)
         try await ran.get()
         #expect(seen.value == 42)
         try await loop.shutdown().get()
@@ -98,7 +98,8 @@ import Testing
 
     @Test func keepAliveNeitherConsumesThePromiseNorHandlesItsRejection() async throws {
         let loop = try UVLoop()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         loop.keepAlive(until: source)
         let consumer = source.then(on: loop) { $0 + 1 }
         consumer.cancel()
@@ -113,9 +114,9 @@ import Testing
         DiagnosticsRecorder.install
         let loop = try UVLoop()
         do {
-            let source = Promise<KeepAliveMarker>.pending()
+            let (source, sourceResolver) = Promise<KeepAliveMarker>.pending()
             loop.keepAlive(until: source)
-            source.reject(TestFailure("nobody handles this"))
+            sourceResolver.reject(TestFailure("nobody handles this"))
         }
         // keepAlive did not mark the rejection handled: dropping the promise reports it.
         #expect(

@@ -16,20 +16,20 @@ let concurrentCount = 10_000
 @inline(never)
 func concurrentPromise(_ queue: DispatchQueue) {
     let group = DispatchGroup()
-    var promises: [Promise<Int>] = []
-    promises.reserveCapacity(concurrentCount)
+    var resolvers: [PromiseResolver<Int>] = []
+    resolvers.reserveCapacity(concurrentCount)
     for _ in 0..<concurrentCount {
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         group.enter()
         _ = promise.then(on: queue) { value in
             let next = value + 1
             group.leave()
             return next
         }
-        promises.append(promise)
+        resolvers.append(resolver)
     }
-    for promise in promises {
-        promise.fulfill(1)
+    for resolver in resolvers {
+        resolver.fulfill(1)
     }
     group.wait()
 }

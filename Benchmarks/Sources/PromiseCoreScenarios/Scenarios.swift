@@ -84,13 +84,13 @@ public func nioResolvedMap<Loop: EventLoop>(_ loop: Loop) {
 /// A pending promise, three inline `then`s, then `fulfill`.
 @inline(never)
 public func promisePendingChain(_ context: InlineContext) {
-    let source = Promise<Int>.pending()
+    let (source, resolver) = Promise<Int>.pending()
     let last =
         source
         .then(on: context) { value in value + 1 }
         .then(on: context) { value in value + 1 }
         .then(on: context) { value in value + 1 }
-    source.fulfill(1)
+    resolver.fulfill(1)
     opaqueUse(last)
 }
 

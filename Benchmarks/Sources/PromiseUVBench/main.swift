@@ -153,8 +153,8 @@ func dispatchChains() {
 /// a pending promise that a 1 ms uv timer's callback fulfils (the way an adapter's C
 /// completion callback fulfils its promise).
 func fakeIO<T: Sendable>(_ loop: UVLoop, _ value: T) -> Promise<T> {
-    let promise = Promise<T>.pending()
-    _ = loop.executeAfter(.milliseconds(1)) { promise.fulfill(value) }
+    let (promise, resolver) = Promise<T>.pending()
+    _ = loop.executeAfter(.milliseconds(1)) { resolver.fulfill(value) }
     return promise
 }
 

@@ -25,13 +25,13 @@ func resolvedThen(_ context: InlineContext) {
 
 @inline(never)
 func pendingChain(_ context: InlineContext) {
-    let source = Promise<Int>.pending()
+    let (source, resolver) = Promise<Int>.pending()
     let last =
         source
         .then(on: context) { value in value + 1 }
         .then(on: context) { value in value + 1 }
         .then(on: context) { value in value + 1 }
-    source.fulfill(1)
+    resolver.fulfill(1)
     opaqueUse(last)
 }
 
@@ -39,16 +39,16 @@ func pendingChain(_ context: InlineContext) {
 /// they keep.
 final class Kept {
     static let capacity = 1 << 15
-    var items: [(Promise<Int>, Promise<Int>)] = []
+    var items: [(PromiseResolver<Int>, Promise<Int>)] = []
     init() { items.reserveCapacity(Self.capacity) }
 }
 
 @inline(never)
 func keptCallback(_ context: InlineContext, _ kept: Kept) {
-    let source = Promise<Int>.pending()
+    let (source, resolver) = Promise<Int>.pending()
     let child = source.then(on: context) { value in value + 1 }
     precondition(kept.items.count < Kept.capacity, "more than \(Kept.capacity) iterations")
-    kept.items.append((source, child))
+    kept.items.append((resolver, child))
 }
 
 let arguments = CommandLine.arguments

@@ -83,7 +83,7 @@ public final class Mirror: Sendable {
         var index: MirrorIndex?
         var pendingRows: [IndexRow] = []
         var saving = Promise<Void>(())
-        var finished = Promise<MirrorReport>.pending()
+        let finished = Promise<MirrorReport>.pending()
         var finishing = false
         var ticker: Promise<Void>?
         var started: ContinuousClock.Instant
@@ -152,9 +152,9 @@ public final class Mirror: Sendable {
                 self.pump()
             }
             .catch(on: loop) { error in
-                self.state.finished.reject(error)
+                self.state.finished.resolver.reject(error)
             }
-        return state.finished
+        return state.finished.promise
     }
 
     /// Stops the run: no new URL starts, transfers in flight are cancelled, bodies already
@@ -382,8 +382,8 @@ public final class Mirror: Sendable {
                 return index.close()
             }
             .then(on: loop) { self.client.shutdown() }
-            .then(on: loop) { self.state.finished.fulfill(self.state.report) }
-            .catch(on: loop) { error in self.state.finished.reject(error) }
+            .then(on: loop) { self.state.finished.resolver.fulfill(self.state.report) }
+            .catch(on: loop) { error in self.state.finished.resolver.reject(error) }
     }
 }
 

@@ -120,7 +120,7 @@ final class Driver: Sendable {
     /// Refuses new requests, fails the ones in flight with ``CurlError/Code/shutdown``, and
     /// cleans libcurl up on the driver thread.
     func shutdown() -> Promise<Void> {
-        let waiter = Promise<Void>.pending()
+        let waiter = Promise<Void>.pending(resolvedOn: nil)
         let step = state.withLock { state in
             let step = state.lifecycle.shutdown(waiter)
             if case .begin = step { post(.stop, &state) }

@@ -63,7 +63,7 @@ final class PoolThreads: Sendable {
     ///
     /// - Returns: A promise fulfilled once every thread has ended.
     func shutdown() -> Promise<Void> {
-        let waiter = Promise<Void>.pending()
+        let waiter = Promise<Void>.pending(resolvedOn: nil)
         let (step, wake) = state.withLock { state in (state.lifecycle.shutdown(waiter), state.running) }
         switch step {
         case .begin:

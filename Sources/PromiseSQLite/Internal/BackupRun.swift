@@ -30,7 +30,7 @@ final class BackupRun: @unchecked Sendable {
     private let flag = CancelFlag()
     private let context: any ExecutionContext
     private let progress: (@Sendable (SQLiteBackupProgress) -> Void)?
-    private let ended = Promise<Void>.pending()
+    private let ended = Promise<Void>.pending(resolvedOn: nil)
     private var target: Target
     private var backup: OpaquePointer?
     private var destinationKey: ObjectIdentifier?

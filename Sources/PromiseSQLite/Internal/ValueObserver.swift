@@ -232,7 +232,7 @@ final class ValueObserver: Sendable {
     /// promise is cancelled; it is rejected with what ended the observation otherwise.
     func deliver(on context: (any ExecutionContext)?, _ onChange: @escaping @Sendable (Value) -> Void) -> Promise<Void> {
         let context = context ?? Promises.defaultContext
-        let promise = Promise<Void>.pending()
+        let promise = Promise<Void>.pending(resolvedOn: nil)
         let loop = Task {
             do {
                 while let value = try await next() {

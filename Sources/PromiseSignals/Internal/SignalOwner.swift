@@ -170,7 +170,7 @@ package enum SignalOwner {
 extension Promises {
     /// Starts one watch for ``nextSignal(_:)``, fulfilled from the owner's private queue.
     static func watchSignals(_ signals: [Int32]) -> Promise<Int32> {
-        let promise = Promise<Int32>.pending()
+        let promise = Promise<Int32>.pending(resolvedOn: nil)
         switch SignalOwner.watch(signals, promise, delivery: FulfilledAtOnce.self, context: ()) {
         case .success: return promise
         case .failure(let error): return Promise<Int32>(error)

@@ -11,7 +11,8 @@ struct APlus2_1_StatesTests {
 
     @Test("2.1.1 a pending promise is neither fulfilled nor rejected")
     func pendingHasNoOutcome() {
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(resolver) {} }
         #expect(promise.isPending)
         #expect(!promise.isFulfilled)
         #expect(!promise.isRejected)
@@ -22,8 +23,8 @@ struct APlus2_1_StatesTests {
 
     @Test("2.1.1.1 a pending promise may become fulfilled")
     func pendingMayBecomeFulfilled() {
-        let promise = Promise<Int>.pending()
-        promise.fulfill(7)
+        let (promise, resolver) = Promise<Int>.pending()
+        resolver.fulfill(7)
         #expect(!promise.isPending)
         #expect(promise.isFulfilled)
         #expect(!promise.isRejected)
@@ -33,8 +34,8 @@ struct APlus2_1_StatesTests {
 
     @Test("2.1.1.1 a pending promise may become rejected")
     func pendingMayBecomeRejected() {
-        let promise = Promise<Int>.pending()
-        promise.reject(APlusError(1))
+        let (promise, resolver) = Promise<Int>.pending()
+        resolver.reject(APlusError(1))
         #expect(!promise.isPending)
         #expect(!promise.isFulfilled)
         #expect(promise.isRejected)
@@ -45,7 +46,8 @@ struct APlus2_1_StatesTests {
 
     @Test("2.1.1.1 cancelling a pending promise rejects it with CancellationError")
     func pendingMayBeCancelled() {
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(resolver) {} }
         promise.cancel()
         #expect(promise.isRejected)
         #expect(promise.isCancelled)
@@ -54,11 +56,11 @@ struct APlus2_1_StatesTests {
 
     @Test("2.1.1.1 resolve(_:) with a Result moves to the matching state")
     func resolveWithResult() {
-        let fulfilled = Promise<Int>.pending()
-        fulfilled.resolve(.success(3))
+        let (fulfilled, fulfilledResolver) = Promise<Int>.pending()
+        fulfilledResolver.resolve(.success(3))
         #expect(fulfilled.value == 3)
-        let rejected = Promise<Int>.pending()
-        rejected.resolve(.failure(APlusError(4)))
+        let (rejected, rejectedResolver) = Promise<Int>.pending()
+        rejectedResolver.resolve(.failure(APlusError(4)))
         #expect(rejected.aplusError == APlusError(4))
     }
 
@@ -75,14 +77,14 @@ struct APlus2_1_StatesTests {
     @Test("2.1.2 once fulfilled, later fulfill, reject, resolve and cancel are ignored")
     func fulfilledIgnoresLaterResolutions() {
         let first = APlusToken(1)
-        let promise = Promise<APlusToken>.pending()
+        let (promise, resolver) = Promise<APlusToken>.pending()
         let cancelHandlerRuns = APlusRecorder<Int>()
         promise.onCancel { cancelHandlerRuns.record(1) }
-        promise.fulfill(first)
-        promise.fulfill(APlusToken(2))
-        promise.reject(APlusError(3))
-        promise.resolve(.success(APlusToken(4)))
-        promise.resolve(.failure(APlusError(5)))
+        resolver.fulfill(first)
+        resolver.fulfill(APlusToken(2))
+        resolver.reject(APlusError(3))
+        resolver.resolve(.success(APlusToken(4)))
+        resolver.resolve(.failure(APlusError(5)))
         promise.cancel()
         #expect(promise.isFulfilled)
         #expect(!promise.isRejected)
@@ -95,15 +97,15 @@ struct APlus2_1_StatesTests {
     @Test("2.1.2.2 callbacks added after later resolution attempts still see the first value")
     func fulfilledValueNeverChangesForCallbacks() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         promise.then(on: context) { seen.record($0) }
-        promise.fulfill(1)
-        promise.fulfill(2)
-        promise.reject(APlusError(3))
+        resolver.fulfill(1)
+        resolver.fulfill(2)
+        resolver.reject(APlusError(3))
         context.runUntilIdle()
         promise.then(on: context) { seen.record($0) }
-        promise.fulfill(4)
+        resolver.fulfill(4)
         context.runUntilIdle()
         #expect(seen.events == [1, 1])
         #expect(promise.value == 1)
@@ -127,13 +129,13 @@ struct APlus2_1_StatesTests {
 
     @Test("2.1.3 once rejected, later fulfill, reject, resolve and cancel are ignored")
     func rejectedIgnoresLaterResolutions() {
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let cancelHandlerRuns = APlusRecorder<Int>()
         promise.onCancel { cancelHandlerRuns.record(1) }
-        promise.reject(APlusError(1))
-        promise.fulfill(2)
-        promise.reject(APlusError(3))
-        promise.resolve(.success(4))
+        resolver.reject(APlusError(1))
+        resolver.fulfill(2)
+        resolver.reject(APlusError(3))
+        resolver.resolve(.success(4))
         promise.cancel()
         #expect(promise.isRejected)
         #expect(!promise.isFulfilled)
@@ -146,27 +148,27 @@ struct APlus2_1_StatesTests {
     @Test("2.1.3.2 callbacks see the first reason, however often rejection is attempted")
     func rejectedReasonNeverChangesForCallbacks() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         promise.catch(on: context) { seen.record(($0 as? APlusError)?.id ?? -1) }
-        promise.reject(APlusError(1))
-        promise.reject(APlusError(2))
-        promise.fulfill(3)
+        resolver.reject(APlusError(1))
+        resolver.reject(APlusError(2))
+        resolver.fulfill(3)
         context.runUntilIdle()
         promise.catch(on: context) { seen.record(($0 as? APlusError)?.id ?? -1) }
-        promise.reject(APlusError(4))
+        resolver.reject(APlusError(4))
         context.runUntilIdle()
         #expect(seen.events == [1, 1])
     }
 
     @Test("2.1.3 a cancelled promise stays cancelled: later fulfill and reject are ignored")
     func cancelledIgnoresLaterResolutions() {
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let cancelHandlerRuns = APlusRecorder<Int>()
         promise.onCancel { cancelHandlerRuns.record(1) }
         promise.cancel()
-        promise.fulfill(1)
-        promise.reject(APlusError(2))
+        resolver.fulfill(1)
+        resolver.reject(APlusError(2))
         promise.cancel()
         #expect(promise.isCancelled)
         #expect(promise.value == nil)
@@ -177,7 +179,8 @@ struct APlus2_1_StatesTests {
     @Test("2.1.3 cancelling a pending promise rejects its dependents with CancellationError")
     func cancellationReachesDependents() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(sourceResolver) {} }
         let ran = APlusRecorder<Int>()
         let child = source.then(on: context) { value -> Int in
             ran.record(value)
@@ -195,14 +198,14 @@ struct APlus2_1_StatesTests {
     func racingResolutionsSettleOnce() throws {
         for _ in 0..<20 {
             let queue = DispatchQueue(label: "aplus.2.1.race")
-            let promise = Promise<Int>.pending()
+            let (promise, resolver) = Promise<Int>.pending()
             let seen = APlusRecorder<Int>()
             let observer = promise.then(on: queue) { seen.record($0) }
             DispatchQueue.concurrentPerform(iterations: 8) { index in
                 if index % 4 == 3 {
-                    promise.reject(APlusError(index))
+                    resolver.reject(APlusError(index))
                 } else {
-                    promise.fulfill(index)
+                    resolver.fulfill(index)
                 }
             }
             let winner = promise.value
@@ -218,8 +221,8 @@ struct APlus2_1_StatesTests {
                 #expect(observer.aplusError == reason)
             }
             // Still the same afterwards.
-            promise.fulfill(100)
-            promise.reject(APlusError(100))
+            resolver.fulfill(100)
+            resolver.reject(APlusError(100))
             #expect(promise.value == winner)
             #expect(promise.aplusError == reason)
         }

@@ -10,7 +10,7 @@ struct APlus2_2_6_OrderTests {
     @Test("2.2.6.1 fulfilled: every then callback runs once, in registration order")
     func fulfilledCallbacksRunInOrder() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let log = APlusRecorder<Int>()
         var children: [Promise<Int>] = []
         for index in 0..<6 {
@@ -20,7 +20,7 @@ struct APlus2_2_6_OrderTests {
                     return value + index
                 })
         }
-        promise.fulfill(10)
+        resolver.fulfill(10)
         context.runUntilIdle()
         #expect(log.events == [0, 1, 2, 3, 4, 5])
         #expect(children.map(\.value) == [10, 11, 12, 13, 14, 15])
@@ -29,7 +29,7 @@ struct APlus2_2_6_OrderTests {
     @Test("2.2.6.2 rejected: every catch/recover callback runs once, in registration order")
     func rejectedCallbacksRunInOrder() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let log = APlusRecorder<String>()
         promise.catch(on: context) { _ in log.record("catch 0") }
         _ = promise.recover(on: context) { _ in
@@ -40,7 +40,7 @@ struct APlus2_2_6_OrderTests {
         promise.catch(on: context) { _ in log.record("catch 2") }
         let always = promise.always(on: context) { log.record("always 3") }
         promise.catch(on: context) { _ in log.record("catch 4") }
-        promise.reject(APlusError(1))
+        resolver.reject(APlusError(1))
         context.runUntilIdle()
         #expect(log.events == ["catch 0", "recover 1", "catch 2", "always 3", "catch 4"])
         #expect(skipped.aplusError == APlusError(1))
@@ -50,7 +50,7 @@ struct APlus2_2_6_OrderTests {
     @Test("2.2.6.1 fulfilled: a then added while the callbacks run goes after the ones already there")
     func fulfilledCallbackAddedWhileRunningGoesLast() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let log = APlusRecorder<String>()
         promise.then(on: context) { _ in
             log.record("0")
@@ -58,7 +58,7 @@ struct APlus2_2_6_OrderTests {
         }
         promise.then(on: context) { _ in log.record("1") }
         promise.then(on: context) { _ in log.record("2") }
-        promise.fulfill(1)
+        resolver.fulfill(1)
         context.runUntilIdle()
         #expect(log.events == ["0", "1", "2", "added by 0"])
     }
@@ -66,7 +66,7 @@ struct APlus2_2_6_OrderTests {
     @Test("2.2.6.2 rejected: a catch added while the callbacks run goes after the ones already there")
     func rejectedCallbackAddedWhileRunningGoesLast() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let log = APlusRecorder<String>()
         promise.catch(on: context) { _ in
             log.record("0")
@@ -74,7 +74,7 @@ struct APlus2_2_6_OrderTests {
         }
         promise.catch(on: context) { _ in log.record("1") }
         promise.catch(on: context) { _ in log.record("2") }
-        promise.reject(APlusError(1))
+        resolver.reject(APlusError(1))
         context.runUntilIdle()
         #expect(log.events == ["0", "1", "2", "added by 0"])
     }
@@ -83,7 +83,7 @@ struct APlus2_2_6_OrderTests {
     func orderKeptOnTheSameTurnFastPath() {
         for rejecting in [false, true] {
             let context = ManualContext()
-            let promise = Promise<Int>.pending()
+            let (promise, resolver) = Promise<Int>.pending()
             let log = APlusRecorder<String>()
             let derived = APlusRecorder<Promise<Int>>()
             for index in 0..<3 {
@@ -96,7 +96,7 @@ struct APlus2_2_6_OrderTests {
                     })
             }
             Promise(0).then(on: context) { _ in
-                if rejecting { promise.reject(APlusError(1)) } else { promise.fulfill(1) }
+                if rejecting { resolver.reject(APlusError(1)) } else { resolver.fulfill(1) }
                 log.record("resolver returned")
             }
             context.runUntilIdle()
@@ -112,7 +112,7 @@ struct APlus2_2_6_OrderTests {
     func realSerialQueueKeepsOrder() throws {
         for rejecting in [false, true] {
             let queue = DispatchQueue(label: "aplus.2.2.6")
-            let promise = Promise<Int>.pending()
+            let (promise, resolver) = Promise<Int>.pending()
             let log = APlusRecorder<Int>()
             let lateAdded = APlusRecorder<Promise<Int>>()
             var children: [Promise<Int>] = []
@@ -125,7 +125,7 @@ struct APlus2_2_6_OrderTests {
                         }
                     })
             }
-            if rejecting { promise.reject(APlusError(1)) } else { promise.fulfill(1) }
+            if rejecting { resolver.reject(APlusError(1)) } else { resolver.fulfill(1) }
             for child in children {
                 _ = try? awaitPromise(child, timeout: .seconds(5))
             }

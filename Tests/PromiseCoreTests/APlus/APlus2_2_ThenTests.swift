@@ -16,7 +16,7 @@ struct APlus2_2_ThenTests {
     @Test("2.2.1.1 without a rejection handler, a rejection passes through then unchanged")
     func rejectionPassesThroughThen() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let ran = APlusRecorder<String>()
         let end =
             source
@@ -30,7 +30,7 @@ struct APlus2_2_ThenTests {
             }
         let caught = APlusRecorder<Int>()
         end.catch(on: context) { caught.record(($0 as? APlusError)?.id ?? -1) }
-        source.reject(APlusError(11))
+        sourceResolver.reject(APlusError(11))
         context.runUntilIdle()
         #expect(ran.events.isEmpty)
         #expect(caught.events == [11])
@@ -41,7 +41,7 @@ struct APlus2_2_ThenTests {
     func valuePassesThroughCatchAndRecover() {
         let context = ManualContext()
         let token = APlusToken(1)
-        let source = Promise<APlusToken>.pending()
+        let (source, sourceResolver) = Promise<APlusToken>.pending()
         let ran = APlusRecorder<String>()
         let end =
             source
@@ -56,7 +56,7 @@ struct APlus2_2_ThenTests {
             }
         let seen = APlusRecorder<Int>()
         end.then(on: context) { seen.record($0.id) }
-        source.fulfill(token)
+        sourceResolver.fulfill(token)
         context.runUntilIdle()
         #expect(ran.events.isEmpty)
         #expect(seen.events == [1])
@@ -68,16 +68,16 @@ struct APlus2_2_ThenTests {
     @Test("2.2.2 then's callback runs once, after fulfilment, with the value")
     func thenCallbackRunsOnceAfterFulfilment() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         promise.then(on: context) { seen.record($0) }
         context.runUntilIdle()
         #expect(seen.events.isEmpty)  // 2.2.2.2 not before fulfilment
-        promise.fulfill(42)
+        resolver.fulfill(42)
         context.runUntilIdle()
         #expect(seen.events == [42])  // 2.2.2.1 with the value
-        promise.fulfill(43)
-        promise.reject(APlusError(1))
+        resolver.fulfill(43)
+        resolver.reject(APlusError(1))
         promise.cancel()
         context.runUntilIdle()
         #expect(seen.events == [42])  // 2.2.2.3 not more than once
@@ -86,15 +86,15 @@ struct APlus2_2_ThenTests {
     @Test("2.2.2 then's callback never runs for a rejected or cancelled promise")
     func thenCallbackSkipsRejection() {
         let context = ManualContext()
-        let rejected = Promise<Int>.pending()
-        let cancelled = Promise<Int>.pending()
+        let (rejected, rejectedResolver) = Promise<Int>.pending()
+        let (cancelled, cancelledResolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         let a = rejected.then(on: context) { seen.record($0) }
         let b = cancelled.then(on: context) { seen.record($0) }
-        rejected.reject(APlusError(1))
+        rejectedResolver.reject(APlusError(1))
         cancelled.cancel()
-        rejected.fulfill(1)
-        cancelled.fulfill(2)
+        rejectedResolver.fulfill(1)
+        cancelledResolver.fulfill(2)
         context.runUntilIdle()
         #expect(seen.events.isEmpty)
         #expect(a.aplusError == APlusError(1))
@@ -104,11 +104,12 @@ struct APlus2_2_ThenTests {
     @Test("2.2.2 a then registered on an already fulfilled promise runs once with its value")
     func thenOnFulfilledRunsOnce() {
         let context = ManualContext()
-        let promise = Promise(9)
+        let (promise, resolver) = Promise<Int>.pending()
+        resolver.fulfill(9)
         let seen = APlusRecorder<Int>()
         promise.then(on: context) { seen.record($0) }
         context.runUntilIdle()
-        promise.fulfill(10)
+        resolver.fulfill(10)
         context.runUntilIdle()
         #expect(seen.events == [9])
     }
@@ -116,7 +117,7 @@ struct APlus2_2_ThenTests {
     @Test("2.2.2 fulfilment racing with registration from another thread: each callback runs exactly once")
     func fulfilmentRacingRegistration() throws {
         let queue = DispatchQueue(label: "aplus.2.2.2.race")
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         let children = APlusRecorder<Promise<Int>>()
         DispatchQueue.concurrentPerform(iterations: 2) { index in
@@ -129,7 +130,7 @@ struct APlus2_2_ThenTests {
                         })
                 }
             } else {
-                promise.fulfill(5)
+                resolver.fulfill(5)
             }
         }
         for child in children.events {
@@ -144,16 +145,16 @@ struct APlus2_2_ThenTests {
     @Test("2.2.3 catch's callback runs once, after rejection, with the reason")
     func catchCallbackRunsOnceAfterRejection() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         promise.catch(on: context) { seen.record(($0 as? APlusError)?.id ?? -1) }
         context.runUntilIdle()
         #expect(seen.events.isEmpty)  // 2.2.3.2 not before rejection
-        promise.reject(APlusError(7))
+        resolver.reject(APlusError(7))
         context.runUntilIdle()
         #expect(seen.events == [7])  // 2.2.3.1 with the reason
-        promise.reject(APlusError(8))
-        promise.fulfill(1)
+        resolver.reject(APlusError(8))
+        resolver.fulfill(1)
         context.runUntilIdle()
         #expect(seen.events == [7])  // 2.2.3.3 not more than once
     }
@@ -161,7 +162,7 @@ struct APlus2_2_ThenTests {
     @Test("2.2.3 recover's callback runs once, after rejection, with the reason")
     func recoverCallbackRunsOnceAfterRejection() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         let recovered = promise.recover(on: context) { error -> Int in
             let id = (error as? APlusError)?.id ?? -1
@@ -170,8 +171,8 @@ struct APlus2_2_ThenTests {
         }
         context.runUntilIdle()
         #expect(seen.events.isEmpty)
-        promise.reject(APlusError(3))
-        promise.reject(APlusError(4))
+        resolver.reject(APlusError(3))
+        resolver.reject(APlusError(4))
         context.runUntilIdle()
         #expect(seen.events == [3])
         #expect(recovered.value == 30)
@@ -185,9 +186,9 @@ struct APlus2_2_ThenTests {
         do {
             // Control: nobody handles this one, so it must be reported (the probe works).
             _ = Promise<Int>(APlusError(9_223_001))
-            let promise = Promise<Int>.pending()
+            let (promise, resolver) = Promise<Int>.pending()
             promise.catch(on: context) { caught.record(($0 as? APlusError)?.id ?? -1) }
-            promise.reject(APlusError(9_223_002))
+            resolver.reject(APlusError(9_223_002))
             context.runUntilIdle()
         }
         #expect(caught.events == [9_223_002])
@@ -198,11 +199,11 @@ struct APlus2_2_ThenTests {
     @Test("2.2.3 catch's callback never runs for a fulfilled promise")
     func catchCallbackSkipsFulfilment() {
         let context = ManualContext()
-        let promise = Promise<Int>.pending()
+        let (promise, resolver) = Promise<Int>.pending()
         let seen = APlusRecorder<Int>()
         let child = promise.catch(on: context) { _ in seen.record(0) }
-        promise.fulfill(1)
-        promise.reject(APlusError(2))
+        resolver.fulfill(1)
+        resolver.reject(APlusError(2))
         context.runUntilIdle()
         #expect(seen.events.isEmpty)
         #expect(child.value == 1)
@@ -244,13 +245,13 @@ struct APlus2_2_ThenTests {
     @Test("2.2.4 fulfill and reject return before any callback runs")
     func callbacksDoNotRunInsideFulfillOrReject() {
         let context = ManualContext()
-        let fulfilled = Promise<Int>.pending()
-        let rejected = Promise<Int>.pending()
+        let (fulfilled, fulfilledResolver) = Promise<Int>.pending()
+        let (rejected, rejectedResolver) = Promise<Int>.pending()
         let log = APlusRecorder<String>()
         fulfilled.then(on: context) { _ in log.record("then") }
         rejected.catch(on: context) { _ in log.record("catch") }
-        fulfilled.fulfill(1)
-        rejected.reject(APlusError(1))
+        fulfilledResolver.fulfill(1)
+        rejectedResolver.reject(APlusError(1))
         log.record("returned")
         #expect(log.events == ["returned"])
         context.runUntilIdle()
@@ -274,12 +275,12 @@ struct APlus2_2_ThenTests {
     @Test("2.2.4 inside a callback, fulfilling a promise of the same context runs its callbacks after the callback returns")
     func fulfillInsideCallbackOnSameContextWaits() {
         let context = ManualContext()
-        let inner = Promise<Int>.pending()
+        let (inner, innerResolver) = Promise<Int>.pending()
         let log = APlusRecorder<String>()
         inner.then(on: context) { log.record("inner \($0)") }
         Promise(0).then(on: context) { _ in
             log.record("callback start")
-            inner.fulfill(3)
+            innerResolver.fulfill(3)
             log.record("fulfill returned")
         }
         context.runUntilIdle()
@@ -290,13 +291,13 @@ struct APlus2_2_ThenTests {
     func realQueueDoesNotRunCallbacksEarly() throws {
         let queue = DispatchQueue(label: "aplus.2.2.4")
         let resolved = Promise(1)
-        let pending = Promise<Int>.pending()
+        let (pending, pendingResolver) = Promise<Int>.pending()
         let log = APlusRecorder<String>()
         let fromPending = pending.then(on: queue) { log.record("pending \($0)") }
         let outer = Promise<Promise<Int>>(on: queue) {
             let fromResolved = resolved.then(on: queue) { log.record("resolved \($0)") }
             log.record("then returned")
-            pending.fulfill(2)
+            pendingResolver.fulfill(2)
             log.record("fulfill returned")
             return fromResolved
         }
@@ -324,15 +325,15 @@ struct APlus2_2_ThenTests {
 
     @Test("2.2.4 exception: the inline context runs callbacks inside fulfill and reject")
     func inlineContextRunsInsideFulfillAndReject() {
-        let fulfilled = Promise<Int>.pending()
-        let rejected = Promise<Int>.pending()
+        let (fulfilled, fulfilledResolver) = Promise<Int>.pending()
+        let (rejected, rejectedResolver) = Promise<Int>.pending()
         let log = APlusRecorder<String>()
         fulfilled.then(on: .inline) { log.record("then \($0)") }
         rejected.catch(on: .inline) { log.record("catch \(($0 as? APlusError)?.id ?? -1)") }
         #expect(log.events.isEmpty)
-        fulfilled.fulfill(1)
+        fulfilledResolver.fulfill(1)
         log.record("fulfill returned")
-        rejected.reject(APlusError(2))
+        rejectedResolver.reject(APlusError(2))
         log.record("reject returned")
         #expect(log.events == ["then 1", "fulfill returned", "catch 2", "reject returned"])
     }

@@ -12,11 +12,11 @@ struct APlus2_3_ResolutionTests {
     @Test("2.3.1 then's callback returning the promise then returned: rejects with chainingCycle")
     func thenReturningItselfRejects() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let box = APlusPromiseBox<Int>()
         let promise = source.then(on: context) { (_: Int) -> Promise<Int> in box.promise! }
         box.promise = promise
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         context.runUntilIdle()
         #expect(promise.isRejected)
         #expect(promise.promiseErrorCode == .chainingCycle)
@@ -25,11 +25,11 @@ struct APlus2_3_ResolutionTests {
     @Test("2.3.1 recover's callback returning the promise recover returned: rejects with chainingCycle")
     func recoverReturningItselfRejects() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let box = APlusPromiseBox<Int>()
         let promise = source.recover(on: context) { (_: any Error) -> Promise<Int> in box.promise! }
         box.promise = promise
-        source.reject(APlusError(1))
+        sourceResolver.reject(APlusError(1))
         context.runUntilIdle()
         #expect(promise.promiseErrorCode == .chainingCycle)
     }
@@ -46,22 +46,22 @@ struct APlus2_3_ResolutionTests {
 
     @Test("2.3.1 on the inline context: resolving with itself rejects with chainingCycle")
     func inlineSelfResolutionRejects() {
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let box = APlusPromiseBox<Int>()
         let promise = source.then(on: .inline) { (_: Int) -> Promise<Int> in box.promise! }
         box.promise = promise
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         #expect(promise.promiseErrorCode == .chainingCycle)
     }
 
     @Test("2.3.1 on a real queue: a self-resolved promise fails awaitPromise with chainingCycle, not a timeout")
     func selfResolutionDoesNotHangOnARealQueue() {
         let queue = DispatchQueue(label: "aplus.2.3.1")
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let box = APlusPromiseBox<Int>()
         let promise = source.then(on: queue) { (_: Int) -> Promise<Int> in box.promise! }
         box.promise = promise
-        source.fulfill(1)
+        sourceResolver.fulfill(1)
         let error = #expect(throws: PromiseError.self) { try awaitPromise(promise, timeout: .seconds(5)) }
         #expect(error?.code == .chainingCycle)
     }
@@ -72,11 +72,11 @@ struct APlus2_3_ResolutionTests {
     func adoptingPendingThenFulfilled() {
         let context = ManualContext()
         let token = APlusToken(1)
-        let inner = Promise<APlusToken>.pending()
+        let (inner, innerResolver) = Promise<APlusToken>.pending()
         let promise = Promise(0).then(on: context) { (_: Int) in inner }
         context.runUntilIdle()
         #expect(promise.isPending)
-        inner.fulfill(token)
+        innerResolver.fulfill(token)
         context.runUntilIdle()
         #expect(promise.value === token)
     }
@@ -84,11 +84,11 @@ struct APlus2_3_ResolutionTests {
     @Test("2.3.2.1 adopting a pending promise: rejects with its reason when it rejects")
     func adoptingPendingThenRejected() {
         let context = ManualContext()
-        let inner = Promise<Int>.pending()
+        let (inner, innerResolver) = Promise<Int>.pending()
         let promise = Promise(0).then(on: context) { (_: Int) in inner }
         context.runUntilIdle()
         #expect(promise.isPending)
-        inner.reject(APlusError(2))
+        innerResolver.reject(APlusError(2))
         context.runUntilIdle()
         #expect(promise.aplusError == APlusError(2))
     }
@@ -96,7 +96,8 @@ struct APlus2_3_ResolutionTests {
     @Test("2.3.2.1 adopting a pending promise that is then cancelled: cancelled too")
     func adoptingPendingThenCancelled() {
         let context = ManualContext()
-        let inner = Promise<Int>.pending()
+        let (inner, innerResolver) = Promise<Int>.pending()
+        defer { withExtendedLifetime(innerResolver) {} }
         let promise = Promise(0).then(on: context) { (_: Int) in inner }
         context.runUntilIdle()
         inner.cancel()
@@ -126,9 +127,9 @@ struct APlus2_3_ResolutionTests {
     @Test("2.3.2 adopting the source promise itself (not a cycle): fulfils with its value")
     func adoptingTheSourceIsNotACycle() {
         let context = ManualContext()
-        let source = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
         let promise = source.then(on: context) { (_: Int) in source }
-        source.fulfill(5)
+        sourceResolver.fulfill(5)
         context.runUntilIdle()
         #expect(promise.value == 5)
     }
@@ -137,9 +138,9 @@ struct APlus2_3_ResolutionTests {
     func adoptingAcrossThreads() throws {
         let queue = DispatchQueue(label: "aplus.2.3.2")
         let other = DispatchQueue(label: "aplus.2.3.2.other")
-        let inner = Promise<Int>.pending()
+        let (inner, innerResolver) = Promise<Int>.pending()
         let promise = Promise(0).then(on: queue) { (_: Int) in inner }
-        other.async { inner.fulfill(6) }
+        other.async { innerResolver.fulfill(6) }
         #expect(try awaitPromise(promise, timeout: .seconds(5)) == 6)
     }
 
@@ -176,13 +177,13 @@ struct APlus2_3_ResolutionTests {
 
     /// `top` adopts a promise that adopts a promise … that adopts `leaf` (inline, so settling
     /// `leaf` settles `top` before it returns).
-    private static func adoptionChain(length: Int) -> (leaf: Promise<Int>, top: Promise<Int>) {
-        let leaf = Promise<Int>.pending()
+    private static func adoptionChain(length: Int) -> (leaf: PromiseResolver<Int>, top: Promise<Int>) {
+        let (leaf, leafResolver) = Promise<Int>.pending()
         var current = leaf
         for _ in 0..<length {
             let inner = current
             current = Promise(0).then(on: .inline) { (_: Int) in inner }
         }
-        return (leaf, current)
+        return (leafResolver, current)
     }
 }

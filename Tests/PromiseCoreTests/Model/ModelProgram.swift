@@ -201,7 +201,7 @@ enum ModelStep: Hashable, Sendable {
     func code(name: String) -> String {
         switch self {
         case .pending:
-            return "let \(name) = Promise<Int>.pending()"
+            return "let \(name) = Promise<Int>.pending(resolvedOn: nil)"
         case .resolved(let value):
             return "let \(name) = Promise(\(value))"
         case .rejected(let tag):

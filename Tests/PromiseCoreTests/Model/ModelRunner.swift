@@ -138,7 +138,7 @@ final class ModelRun {
         let index = nodes.count
         switch step {
         case .pending:
-            add(ModelNodeBox(promise: Promise<Int>.pending()))
+            add(ModelNodeBox(promise: Promise<Int>.pending(resolvedOn: nil)))
         case .resolved(let value):
             add(ModelNodeBox(promise: Promise(value)))
         case .rejected(let tag):

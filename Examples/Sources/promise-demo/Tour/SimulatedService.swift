@@ -25,7 +25,7 @@ struct SimulatedService: Sendable {
         latency: Duration,
         _ answer: @escaping @Sendable () -> Result<Value, any Error>
     ) -> Promise<Value> {
-        let promise = Promise<Value>.pending()
+        let (promise, resolver) = Promise<Value>.pending()
         narrator.say(name, "\(what)… (answers in \(latency.milliseconds) ms)")
         let timer = Self.network.executeAfter(latency) {
             let result = answer()
@@ -33,7 +33,7 @@ struct SimulatedService: Sendable {
             case .success(let value): narrator.say(name, "answered \(value)")
             case .failure(let error): narrator.say(name, "failed: \(error)")
             }
-            promise.resolve(result)
+            resolver.resolve(result)
         }
         promise.onCancel {
             timer.cancel()
