@@ -160,6 +160,12 @@ extension Promise: PromiseNode {
     }
 
     @usableFromInline
+    func resolverReleased(heldBy holder: ResolverHolder) {
+        guard isPending else { return }
+        resolve(.failure(reportReleasedResolver(Value.self, holder: holder)), by: .outside)
+    }
+
+    @usableFromInline
     func withdrawConsumer() -> (any PromiseNode)? {
         withdraw(detaching: nil).next
     }

@@ -1,3 +1,5 @@
+public import Synchronization
+
 /// The one way to settle a promise made with ``Promise/pending()``: fulfil it, reject it, or
 /// resolve it with a `Result`.
 ///
@@ -10,28 +12,25 @@
 /// ```
 ///
 /// Hand the promise to consumers and keep the resolver with the work. Only the first call
-/// counts; later ones are ignored. The resolver keeps its promise alive. When the last
-/// reference to a resolver is released while its promise is still pending, nobody can settle
-/// the promise any more: it is rejected with ``PromiseError/Code-swift.struct/brokenPromise``
-/// at once, even while consumers still hold it, and the release is reported to
-/// ``Promises/diagnosticsHandler``.
+/// counts; later ones are ignored. The resolver keeps its promise alive, and its copies are
+/// one resolver. When the last copy is released while the promise is still pending, nobody
+/// can settle the promise any more: it is rejected with
+/// ``PromiseError/Code-swift.struct/brokenPromise`` at once, even while consumers still hold
+/// it, and the release is reported to ``Promises/diagnosticsHandler``.
 ///
 /// A resolver is `Sendable`: settle it from any thread.
-public final class PromiseResolver<Value: Sendable>: Sendable {
-    /// The promise this resolver settles.
-    @usableFromInline let promise: Promise<Value>
-    @usableFromInline let holder: ResolverHolder
+public struct PromiseResolver<Value: Sendable>: Sendable {
+    /// The one object every copy of this resolver shares: its release is the resolver's.
+    @usableFromInline let lifetime: ResolverLifetime
 
-    @usableFromInline
+    @_alwaysEmitIntoClient
     init(_ promise: Promise<Value>, holder: ResolverHolder) {
-        self.promise = promise
-        self.holder = holder
+        lifetime = ResolverLifetime(promise, holder: holder)
     }
 
-    deinit {
-        guard promise.isPending else { return }
-        promise.resolve(.failure(reportReleasedResolver(Value.self, holder: holder)), by: .outside)
-    }
+    /// The promise this resolver settles.
+    @_alwaysEmitIntoClient
+    var promise: Promise<Value> { unsafeDowncast(lifetime.promise, to: Promise<Value>.self) }
 
     /// Fulfils the promise with `value`, unless it is already settled.
     ///
@@ -40,6 +39,7 @@ public final class PromiseResolver<Value: Sendable>: Sendable {
     /// - Parameter value: The value.
     @_alwaysEmitIntoClient
     public func fulfill(_ value: Value) {
+        lifetime.settled()
         promise.resolve(.success(value), by: .outside)
     }
 
@@ -48,6 +48,7 @@ public final class PromiseResolver<Value: Sendable>: Sendable {
     /// - Parameter error: The reason. A `CancellationError` cancels the promise.
     @_alwaysEmitIntoClient
     public func reject(_ error: any Error) {
+        lifetime.settled()
         promise.resolve(.failure(error), by: .outside)
     }
 
@@ -56,6 +57,7 @@ public final class PromiseResolver<Value: Sendable>: Sendable {
     /// - Parameter result: The outcome.
     @_alwaysEmitIntoClient
     public func resolve(_ result: Result<Value, any Error>) {
+        lifetime.settled()
         promise.resolve(result, by: .outside)
     }
 
@@ -63,6 +65,43 @@ public final class PromiseResolver<Value: Sendable>: Sendable {
     /// rejected or cancelled (a consumer may cancel it before the work settles it).
     @_alwaysEmitIntoClient
     public var isPending: Bool { promise.isPending }
+}
+
+/// What a ``PromiseResolver`` and all its copies share: the promise, and the check, when the
+/// last copy goes, that the promise was settled.
+///
+/// Not generic, so creating and releasing one costs no generic metadata lookup: its
+/// deinitializer, which always runs unspecialized, returns at once when the resolver settled
+/// the promise, and reaches the promise's own (generic) check only when it did not.
+@usableFromInline
+final class ResolverLifetime: Sendable {
+    /// The promise, a `Promise<Value>` of the resolver's `Value`. Held as a plain reference:
+    /// an existential would look up `Promise<Value>`'s conformance on every resolver made,
+    /// where only a resolver released unsettled needs it.
+    @usableFromInline let promise: any AnyObject & Sendable
+    let holder: ResolverHolder
+    /// Whether a settling method was called; relaxed, since only the deinitializer reads it,
+    /// after the last release.
+    @usableFromInline let settledByResolver: Atomic<Bool>
+
+    @usableFromInline
+    init(_ promise: any AnyObject & Sendable, holder: ResolverHolder) {
+        self.promise = promise
+        self.holder = holder
+        settledByResolver = Atomic(false)
+    }
+
+    /// Records that a settling method was called (the promise is settled now, by this call or
+    /// an earlier settlement).
+    @_alwaysEmitIntoClient
+    func settled() {
+        settledByResolver.store(true, ordering: .relaxed)
+    }
+
+    deinit {
+        guard !settledByResolver.load(ordering: .relaxed) else { return }
+        (promise as? any PromiseNode)?.resolverReleased(heldBy: holder)
+    }
 }
 
 extension PromiseResolver where Value == Void {

@@ -3,7 +3,8 @@
 import PromiseFS
 import Testing
 
-/// The README's PromiseFS tour, as written there (with `dir` a fresh temporary directory).
+/// The README's PromiseFS example (its first part, as written there) and the rest of the tour,
+/// with `dir` a fresh temporary directory.
 @Suite struct ReadmeExamplesTests {
     @Test func promiseFSTour() async throws {
         let temporary = try TemporaryDirectory()

@@ -4,7 +4,8 @@ import PromiseSQLite
 import Synchronization
 import Testing
 
-/// The README's PromiseSQLite tour, as written there (with `dir` a fresh temporary directory).
+/// The README's PromiseSQLite example (its first half, as written there) and the rest of the
+/// tour, with `dir` a fresh temporary directory.
 @Suite struct ReadmeExamplesTests {
     @Test func promiseSQLiteTour() async throws {
         let temporary = TemporaryDirectory()
@@ -98,7 +99,7 @@ final class Flag: Sendable {
     var isSet: Bool { value.load(ordering: .acquiring) }
 }
 
-/// The README's Swift functions and change notifications example, as written there.
+/// Swift functions and change notifications, as a reader writes them.
 @Suite struct ReadmeFunctionsAndCommitsTests {
     @Test func functionsAndCommits() async throws {
         let temporary = TemporaryDirectory()
@@ -136,7 +137,7 @@ final class Flag: Sendable {
 }
 
 extension ReadmeExamplesTests {
-    /// The README's migrations, savepoint and backup example, as written there.
+    /// Migrations, a savepoint and a backup, as a reader writes them.
     @Test func migrationsSavepointsAndBackups() async throws {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanUp() }

@@ -31,7 +31,7 @@ func promiseUVTour() throws -> String {
     }
 }
 
-/// The README's file-watching block, exactly as written there, returning the change it saw.
+/// A file-watching example, returning the change it saw.
 func promiseUVFileWatchTour(dir: String) throws -> UVFileChange {
     let loop = try UVLoop()
     let settings = "\(dir)/settings.json"
@@ -56,10 +56,9 @@ extension InotifyTests {
     }
 }
 
-// The README's child-process block, exactly as written there, with assertions on what it
-// produces. Like the tour, it runs the loop on a thread of its own.
+// A child-process example, with assertions on what it produces. Like the tour, it runs the loop on a thread of its own.
 
-/// The README's child-process example, returning what it computed.
+/// A child-process example, returning what it computed.
 func promiseUVChildProcesses() throws -> [String] {
 let loop = try UVLoop()
 var count = UVCommand("wc", arguments: ["-l"])             // looked up on PATH

@@ -20,9 +20,16 @@ protocol PromiseNode: AnyObject, Sendable {
     /// Clears this promise's upstream link if it points at `source`, which is handing over
     /// or breaking the callback this promise owns (see `Internal/UpstreamLink.swift`).
     func unlinkUpstream(from source: ObjectIdentifier)
+    /// The last copy of this promise's resolver was released, without settling it through a
+    /// resolver method: if the promise is still pending, it is broken.
+    func resolverReleased(heldBy holder: ResolverHolder)
 }
 
 extension PromiseNode {
+    /// Only promises have a resolver.
+    @usableFromInline
+    func resolverReleased(heldBy holder: ResolverHolder) {}
+
     /// Nodes other than promises have no upstream link.
     @usableFromInline
     func unlinkUpstream(from source: ObjectIdentifier) {}
