@@ -44,6 +44,16 @@ public struct CurlRequest: Sendable {
     /// and `https` only; `["http", "https", "file"]` opts in to `file` as well. Redirects are
     /// always limited to `http` and `https`.
     public var allowedSchemes: Set<String>?
+    /// The Unix-domain socket to send the request over, instead of a TCP connection to the
+    /// URL's host: a daemon's HTTP API such as Docker's (`/var/run/docker.sock`). The URL still
+    /// gives the scheme, the path and the `Host` field (`http://localhost/v1.43/info`); its
+    /// port is not used. Redirects are followed over the same socket, as the curl CLI's
+    /// `--unix-socket` does. `nil`, the default, connects over TCP.
+    ///
+    /// The path must fit a socket address (at most 107 bytes) and hold no NUL byte; a path
+    /// where no server listens fails with ``CurlError/Code/couldNotConnect`` saying whether
+    /// nothing is there, it is not a socket, or nothing accepts on it.
+    public var unixSocketPath: String?
     /// Called with transfer progress, at most about ten times a second and once at the end
     /// (before the response's promise settles), on the context given to
     /// ``onProgress(on:_:)`` (the default context when none). It never runs inside a libcurl
@@ -191,6 +201,7 @@ public struct CurlRequest: Sendable {
                         "the URL scheme '\(parts.scheme)' is not allowed; only \(schemes.sorted().joined(separator: ", ")) are, unless the request lists it in allowedSchemes"
                 ))
         }
+        if let socket = unixSocketPath, let refusal = Self.unixSocketRefusal(socket) { return .failure(refusal) }
         if case .file(let path) = body?.storage, AdapterPaths.containsNUL(path) {
             return .failure(
                 CurlError(.invalidArgument, message: AdapterPaths.nulRefusal("body file", path)))
@@ -204,6 +215,26 @@ public struct CurlRequest: Sendable {
             }
         }
         return .success(parts)
+    }
+}
+
+extension CurlRequest {
+    /// The longest Unix socket path, in bytes: `sockaddr_un`'s 108-byte `sun_path` with its
+    /// terminating NUL.
+    static let maxUnixSocketPathBytes = 107
+
+    /// Why `path` cannot be a ``unixSocketPath``, or `nil` when it can.
+    static func unixSocketRefusal(_ path: String) -> CurlError? {
+        if path.isEmpty { return CurlError(.invalidRequest, message: "the Unix socket path is empty") }
+        if AdapterPaths.containsNUL(path) { return CurlError(.invalidArgument, message: AdapterPaths.nulRefusal("Unix socket path", path)) }
+        let bytes = path.utf8.count
+        guard bytes <= maxUnixSocketPathBytes else {
+            return CurlError(
+                .invalidRequest,
+                message: "the Unix socket path '\(path)' is \(bytes) bytes; a socket address holds at most \(maxUnixSocketPathBytes)"
+                    + " (connect through a shorter path, such as a symbolic link)")
+        }
+        return nil
     }
 }
 

@@ -72,6 +72,26 @@ import Testing
     }
 }
 
+extension CurlDocCExamplesTests {
+    @Test func aRequestOverAUnixSocket() async throws {
+        let client = try CurlClient()
+        let dockerSocket = try #require(TestServer.httpbin.unixSocket)  // httpbin stands in for Docker
+
+        // DocC: begin
+        var request = CurlRequest(.get, "http://localhost/v1.43/info")
+        request.unixSocketPath = dockerSocket    // "/var/run/docker.sock", say
+        let info = client.execute(request).validate().then { response in response.text }
+        // DocC: end
+
+        // httpbin answers an unknown path with 404, which validate() rejects: a real answer
+        // from the server on the socket.
+        let error = await #expect(throws: CurlError.self) { try await info.get() }
+        #expect(error?.code == .badStatus)
+        #expect(error?.response?.status.code == 404)
+        try await client.shutdown().get()
+    }
+}
+
 /// Lines printed from callbacks, for a test to wait for.
 final class Recorded: Sendable {
     private let lines = Lock<[String]>([])

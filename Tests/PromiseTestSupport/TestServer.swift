@@ -6,6 +6,8 @@ package struct TestServer: Sendable {
     package let ports: [String: Int]
     package let caFile: String?
     package let root: String?
+    /// The Unix-domain socket the server also listens on (httpbin's), if any.
+    package let unixSocket: String?
 
     /// `http://127.0.0.1:PORT` + path, on the server's plain HTTP port.
     package func url(_ path: String) -> String { "http://127.0.0.1:\(ports["http"]!)\(path)" }
@@ -44,6 +46,6 @@ package struct TestServer: Sendable {
         }
         var ports = [String: Int]()
         for (key, value) in object { if let port = value as? Int { ports[key] = port } }
-        return TestServer(ports: ports, caFile: object["ca"] as? String, root: object["root"] as? String)
+        return TestServer(ports: ports, caFile: object["ca"] as? String, root: object["root"] as? String, unixSocket: object["unix"] as? String)
     }
 }

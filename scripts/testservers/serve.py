@@ -3,12 +3,13 @@
 describing it on stdout, and stops it when the process that started it exits.
 
 Kinds:
-  httpbin  httpbin (PyPI) under gunicorn on 127.0.0.1
+  httpbin  httpbin (PyPI) under gunicorn on 127.0.0.1, and on a Unix-domain socket in a
+           temporary directory ("unix" in the JSON line)
   nginx    nginx (Debian) on 127.0.0.1: HTTP/1.1, HTTPS + HTTP/2 with a certificate made by a
            CA generated here with openssl, and h2c; static files incl. a large one on request
   faults   a small socket server of ours that misbehaves on purpose (see FaultHandler)
 
-Only 127.0.0.1 is ever bound or contacted.
+Only 127.0.0.1 and Unix-domain sockets are ever bound or contacted.
 
 Usage: serve.py KIND --parent PID [--dir DIR] [--big-mib N] [--workers N]
 """
@@ -87,13 +88,15 @@ def watch_parent(parent, cleanup):
 
 def start_httpbin(args):
     port = free_port()
+    directory = tempfile.mkdtemp(prefix="promise-httpbin-")
+    unix = os.path.join(directory, "httpbin.sock")
     child = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", "--workers", str(args.workers),
+        [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", "--bind", f"unix:{unix}", "--workers", str(args.workers),
          "--worker-class", "gthread", "--threads", "16", "--log-level", "warning", "--timeout", "120",
          "--preload", "httpbin:app"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     wait_for_answer(port, child, "/get")
-    return {"http": port}, [child], None
+    return {"http": port, "unix": unix}, [child], directory
 
 
 def openssl(*arguments, cwd):

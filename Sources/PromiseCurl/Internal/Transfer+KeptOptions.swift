@@ -21,6 +21,8 @@ struct KeptOptions: Equatable {
     var hasDeadline: Bool
     /// `CURLOPT_PIPEWAIT`.
     var waitsForMultiplexing: Bool
+    /// `CURLOPT_UNIX_SOCKET_PATH`, or `nil` for TCP.
+    var unixSocketPath: String?
 }
 
 extension Transfer {
@@ -40,7 +42,8 @@ extension Transfer {
             stallSeconds: stallSeconds,
             maxBody: max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize),
             hasDeadline: deadline != nil,
-            waitsForMultiplexing: configuration.waitForMultiplexing && Self.canMultiplex(scheme: parts.scheme, configuration.httpVersion))
+            waitsForMultiplexing: configuration.waitForMultiplexing && Self.canMultiplex(scheme: parts.scheme, configuration.httpVersion),
+            unixSocketPath: request.unixSocketPath)
     }
 
     /// Whether the current hop is a plain request, whose options a handle may keep: not when

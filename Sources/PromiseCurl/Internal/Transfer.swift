@@ -157,6 +157,7 @@ final class Transfer: @unchecked Sendable {
         try setLong(easy, CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
         try setLong(easy, CURLOPT_UNRESTRICTED_AUTH, 0, "CURLOPT_UNRESTRICTED_AUTH")
         try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, values.connectTimeout, "CURLOPT_CONNECTTIMEOUT_MS")
+        if let socket = values.unixSocketPath { try setString(easy, CURLOPT_UNIX_SOCKET_PATH, socket, "CURLOPT_UNIX_SOCKET_PATH") }
         if stallSeconds > 0 {
             // Below 1 byte per second for that many seconds.
             try setLong(easy, CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
@@ -329,7 +330,9 @@ final class Transfer: @unchecked Sendable {
         if code == CURLE_COULDNT_CONNECT {
             var osErrno = 0
             _ = ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
-            if osErrno == 111 {  // ECONNREFUSED
+            if let socket = request.unixSocketPath {
+                message = "\(UnixSocketProbe.describeFailedConnect(to: socket, errno: Int32(osErrno))) (\(message))"
+            } else if osErrno == 111 {  // ECONNREFUSED
                 message = "connection refused by \(parts.hostAndPort) (\(message))"
             }
         } else if code == CURLE_FILESIZE_EXCEEDED {
