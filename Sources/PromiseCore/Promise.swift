@@ -4,7 +4,7 @@ public import Synchronization
 ///
 /// A promise starts pending and is resolved exactly once: fulfilled with a value or rejected
 /// with an error. Later attempts to resolve it are ignored. A promise is settled by the work
-/// that made it: an adapter's operation, a closure initializer (``init(on:work:)-(_,(_,_)->Void)``),
+/// that made it: an adapter's operation, a closure initializer (``init(on:work:)-(_,((Value)->Void,(Error)->Void)->Void)``),
 /// or the ``PromiseResolver`` that ``pending()`` returns. Chain work onto it with
 /// ``then(on:_:)-(_,(Value)->NewValue)``, ``catch(on:policy:_:)``, ``recover(on:policy:_:)-(_,_,(Error)->Value)``
 /// and ``always(on:_:)``; every chaining method returns a new promise.

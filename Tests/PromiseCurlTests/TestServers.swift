@@ -1,4 +1,5 @@
 import Foundation
+import PromiseTestSupport
 import Testing
 
 @testable import PromiseCurl
@@ -44,4 +45,21 @@ struct Echo: Decodable, Sendable {
 func currentThreadName() -> String {
     let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
     return name.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Runs the curl CLI (`/usr/bin/curl -s --max-time 20` and `arguments`) off the cooperative
+/// pool, for tests that compare PromiseCurl with it: its exit status and standard output.
+func runCurlCLI(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    try await offCooperativePool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--max-time", "20"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
 }

@@ -75,7 +75,7 @@ import Testing
             #expect(error?.code == .couldNotConnect, "\(path)")
             #expect(error?.message.hasPrefix(says) == true, "\(String(describing: error))")
             // The curl CLI fails the same way: exit status 7, couldNotConnect's libcurl code.
-            let cli = try await curlCLI(["--unix-socket", path, "http://localhost/get"])
+            let cli = try await runCurlCLI(["--unix-socket", path, "http://localhost/get"])
             #expect(cli.status == 7, "curl --unix-socket \(path): \(cli.status)")
         }
     }
@@ -124,7 +124,7 @@ import Testing
 
     /// The same request through the curl CLI and through PromiseCurl gets the same answer.
     @Test func answersMatchTheCurlCLI() async throws {
-        let cli = try await curlCLI(["--unix-socket", socket, "-X", "PUT", "-H", "X-Check: 7", "-d", "a=1&b=two", "http://localhost/anything/path?x=y"])
+        let cli = try await runCurlCLI(["--unix-socket", socket, "-X", "PUT", "-H", "X-Check: 7", "-d", "a=1&b=two", "http://localhost/anything/path?x=y"])
         #expect(cli.status == 0)
         let expected = try JSONDecoder().decode(Echo.self, from: Data(cli.output.utf8))
 
@@ -141,22 +141,6 @@ import Testing
     }
 
     // MARK: Helpers
-
-    /// Runs `/usr/bin/curl -s` with `arguments` off the cooperative pool.
-    private func curlCLI(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offCooperativePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["-s", "--max-time", "20"] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
-    }
 
     /// A socket file nothing listens on: bound, then closed.
     private func makeStaleSocket(at path: String) throws {
