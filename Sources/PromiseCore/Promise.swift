@@ -38,8 +38,11 @@ public import Synchronization
 ///
 /// ## Nothing hangs silently
 ///
-/// A pending promise that is deallocated (nobody can resolve it any more) rejects its
-/// dependents with ``PromiseError/Code-swift.struct/brokenPromise``. A rejected promise
+/// A promise that nothing can settle any more is rejected with
+/// ``PromiseError/Code-swift.struct/brokenPromise``, and so are its dependents: one from
+/// ``pending()`` as soon as its ``PromiseResolver`` is released unsettled, one made with the
+/// fulfil and reject closures when both are released uncalled, and any other pending promise
+/// when it is deallocated. A rejected promise
 /// that nobody observed is reported when it is deallocated. Both go to
 /// ``Promises/diagnosticsHandler``.
 public final class Promise<Value: Sendable>: Sendable {

@@ -107,12 +107,19 @@ import Testing
         early.cancel()
         await #expect(throws: CancellationError.self) { try await early.get() }
 
-        let waiting = client.execute(request("/delay/10"))
-        let started = ContinuousClock.now
+        // A socket that takes connections into its backlog and never answers: the request
+        // is sent and then waits for good, so only the cancellation can end it, however late
+        // this test's task gets to run.
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let silent = try boundUnixSocket(at: directory + "/silent.sock", listening: true)
+        defer { close(silent) }
+        var never = request("/get", socket: directory + "/silent.sock")
+        never.stallTimeout = .seconds(3_600)
+        let waiting = client.execute(never)
         try await Task.sleep(for: .milliseconds(200))
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.get() }
-        expectTimeLimit(started.duration(to: .now), under: .seconds(8), "a cancelled 10 s request over the socket settling")
 
         let done = client.execute(request("/get"))
         _ = try await done.get()
@@ -144,9 +151,14 @@ import Testing
 
     /// A socket file nothing listens on: bound, then closed.
     private func makeStaleSocket(at path: String) throws {
+        close(try boundUnixSocket(at: path, listening: false))
+    }
+
+    /// A Unix socket bound at `path`, listening (but never accepting) if asked; the caller
+    /// closes the returned descriptor.
+    private func boundUnixSocket(at path: String, listening: Bool) throws -> Int32 {
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(descriptor >= 0)
-        defer { close(descriptor) }
+        try #require(descriptor >= 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
@@ -155,6 +167,8 @@ import Testing
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        #expect(bound == 0, "bind \(path): errno \(errno)")
+        try #require(bound == 0, "bind \(path): errno \(errno)")
+        if listening { try #require(listen(descriptor, 8) == 0, "listen \(path): errno \(errno)") }
+        return descriptor
     }
 }
