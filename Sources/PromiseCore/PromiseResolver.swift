@@ -108,6 +108,7 @@ extension PromiseResolver where Value == Void {
     /// Fulfils a `Promise<Void>`, unless it is already settled.
     @_alwaysEmitIntoClient
     public func fulfill() {
+        lifetime.settled()
         promise.resolve(.success(()), by: .outside)
     }
 }
