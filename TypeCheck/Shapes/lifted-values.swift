@@ -19,8 +19,8 @@ let named = Promise(i).map { $0 + 1 }.flatMap { x in Promise(x) }.map { $0 - 3 }
     .map { $0 + 1 }
 let pending = Promise(i).map { $0 + 1 }
     .flatMap { x in
-        let promise = Promise<Int>.pending()
-        promise.fulfill(x * 2)
+        let (promise, resolver) = Promise<Int>.pending()
+        resolver.fulfill(x * 2)
         return promise
     }
     .map { $0 - 3 }.map { $0 + 1 }.map { $0 - 3 }.map { $0 + 1 }

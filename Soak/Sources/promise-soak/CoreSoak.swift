@@ -143,10 +143,10 @@ final class TotalEnds: Sendable {
 
 /// What a resolver queue does to one chain.
 enum RootAction: Sendable {
-    case fulfill(Promise<Int>, Int)
-    case reject(Promise<Int>, Int)
+    case fulfill(PromiseResolver<Int>, Int)
+    case reject(PromiseResolver<Int>, Int)
     /// Cancels the chain's tail, then fulfils its root (which must be ignored by then).
-    case cancelThenFulfill(tail: Promise<Int>, root: Promise<Int>, Int)
+    case cancelThenFulfill(tail: Promise<Int>, root: PromiseResolver<Int>, Int)
     /// Cancels the tail of a chain whose root another queue fulfils at about the same time.
     case raceCancel(Promise<Int>)
 
@@ -242,7 +242,7 @@ final class ChainSoak {
 
     private func build(_ n: Int, _ index: Int, _ batch: ChainBatch, _ actions: inout [RootAction], _ races: inout [RootAction]) {
         let c = contexts[(n / 8) % contexts.count]
-        let root = Promise<Int>.pending()
+        let (root, resolver) = Promise<Int>.pending()
         let tail: Promise<Int>
         switch ChainKind(n) {
         case .mapped:
@@ -252,7 +252,7 @@ final class ChainSoak {
                     batch.unexpected(n, "recover ran on a fulfilled chain: \(error)")
                     return -1
                 }
-            actions.append(.fulfill(root, n))
+            actions.append(.fulfill(resolver, n))
         case .rejectedAndRecovered:
             tail = root.then(on: c) { (value: Int) -> Int in
                 batch.unexpected(n, "then ran on a rejected promise")
@@ -264,7 +264,7 @@ final class ChainSoak {
             }
             .recover(on: c) { (error: any Error) -> Int in (error as? Boom)?.id ?? 0 }
             .then(on: c) { -$0 }
-            actions.append(.reject(root, n))
+            actions.append(.reject(resolver, n))
         case .thrownAndRecovered:
             tail = root.then(on: c) { (value: Int) throws -> Int in throw Boom(id: value) }
                 .then(on: c) { (value: Int) -> Int in
@@ -275,10 +275,10 @@ final class ChainSoak {
                     guard let boom = error as? Boom else { throw error }
                     return boom.id * 3
                 }
-            actions.append(.fulfill(root, n))
+            actions.append(.fulfill(resolver, n))
         case .validated:
             tail = root.validate(on: c) { $0 % 16 != 3 }.then(on: c) { $0 + 1 }
-            actions.append(.fulfill(root, n))
+            actions.append(.fulfill(resolver, n))
         case .cancelledFirst:
             root.onCancel { batch.cancelHandlerRuns.add(1, ordering: .relaxed) }
             tail = root.then(on: c) { (value: Int) -> Int in
@@ -289,15 +289,15 @@ final class ChainSoak {
                 batch.unexpected(n, "then ran after its chain was cancelled")
                 return value
             }
-            actions.append(.cancelThenFulfill(tail: tail, root: root, n))
+            actions.append(.cancelThenFulfill(tail: tail, root: resolver, n))
         case .cancelRace:
             tail = root.then(on: c) { $0 + 5 }.always(on: c) {}
-            actions.append(.fulfill(root, n))
+            actions.append(.fulfill(resolver, n))
             races.append(.raceCancel(tail))
         case .always:
             tail = root.always(on: c) { batch.alwaysRuns.add(1, ordering: .relaxed) }
                 .then(on: DispatchQueue.global()) { $0 &* 7 }
-            actions.append(.fulfill(root, n))
+            actions.append(.fulfill(resolver, n))
         case .rejectedToTheEnd:
             tail = root.then(on: c) { (value: Int) -> Int in
                 batch.unexpected(n, "then ran on a rejected promise")
@@ -305,7 +305,7 @@ final class ChainSoak {
             }
             .recover(on: c) { (error: any Error) throws -> Int in throw error }
             .catch(on: c, policy: .allErrors) { _ in }
-            actions.append(.reject(root, n))
+            actions.append(.reject(resolver, n))
         }
         tail.then(on: inline) { (value: Int) -> Void in batch.end(index, .success(value)) }
             .catch(on: inline, policy: .allErrors) { error in batch.end(index, .failure(error)) }
