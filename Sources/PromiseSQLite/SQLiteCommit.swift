@@ -1,9 +1,9 @@
 /// A committed transaction that changed tables, as ``SQLiteDatabase/nextCommit(touching:)`` and
 /// ``SQLiteDatabase/commits(touching:)`` report it.
 ///
-/// It names tables, not rows, and it is a reason to read again, not a record of what changed:
-/// SQLite's update hook, which this is built on, reports changes to rowid tables only. See
-/// <doc:ChangeNotifications> for what is and is not seen.
+/// It names tables, not rows, and it is a reason to read again, not a record of what changed.
+/// Where SQLite has no pre-update hook, the update hook it falls back on reports changes to
+/// rowid tables only. See <doc:ChangeNotifications> for what is and is not seen.
 public struct SQLiteCommit: Sendable, Hashable {
     /// The tables the transaction changed, spelled as in their `CREATE TABLE`.
     public let tables: Set<String>

@@ -53,6 +53,11 @@ public struct SQLiteConfiguration: Sendable {
     /// Default `promise-sqlite` (a pool's readers add `-r`).
     public var threadName = "promise-sqlite"
 
+    /// Observations learn of row changes through SQLite's update hook even where its
+    /// pre-update hook exists: what an SQLite built without the pre-update hook does, for the
+    /// tests of that path.
+    var rowChangesThroughUpdateHookOnly = false
+
     /// The safe defaults: read-write, created if missing, `synchronous` FULL, foreign keys on,
     /// a 5-second busy timeout.
     public init() {}

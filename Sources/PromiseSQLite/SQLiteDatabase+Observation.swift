@@ -14,7 +14,8 @@ extension SQLiteDatabase {
     /// operation queued after it is seen. Rolled-back transactions, and the rows of a savepoint
     /// rolled back to, are not reported. The promise is fulfilled on the default context once
     /// the commit is complete; SQLite's hooks only record what changed. See
-    /// <doc:ChangeNotifications> for what the hooks cannot see (`WITHOUT ROWID` tables).
+    /// <doc:ChangeNotifications> for which hook sees the rows (`WITHOUT ROWID` tables are seen
+    /// only where SQLite has its pre-update hook).
     ///
     /// - Parameter tables: Table names, compared without regard to ASCII case; empty (the
     ///   default) for a commit that changes any table.
@@ -78,7 +79,7 @@ extension SQLiteDatabase {
     /// for await event in events {
     ///     switch event {
     ///     case .committed(let commit):
-    ///         for change in commit.changes { print(change.operation, change.table, change.rowID) }
+    ///         for change in commit.changes { print(change.operation, change.table, change.key) }
     ///     case .rolledBack(let tables):
     ///         print("rolled back: \(tables.sorted())")
     ///     case .missed(let missed):
@@ -105,8 +106,9 @@ extension SQLiteDatabase {
     /// `bufferLimit` changes, however slow it is or however large a transaction. The sequence
     /// ends when the database closes, when the task iterating it is cancelled, or with
     /// ``SQLiteTransactionEvents/cancel()``; the observation is removed then, or once the
-    /// sequence and its iterator are released. See <doc:ChangeNotifications> for what SQLite's
-    /// hooks cannot see (`WITHOUT ROWID` tables, rows deleted by `REPLACE`).
+    /// sequence and its iterator are released. See <doc:ChangeNotifications> for which hook sees
+    /// the rows: `WITHOUT ROWID` tables and the rows `REPLACE` deletes are reported only where
+    /// SQLite has its pre-update hook.
     ///
     /// - Parameters:
     ///   - tables: Table names, compared without regard to ASCII case; empty (the default) for
@@ -157,7 +159,7 @@ extension SQLiteDatabase {
             }
             let hub =
                 connection.observationHub
-                ?? ObservationHub(db: connection.db, authorizer: connection.authorizer) { [weak owner] in
+                ?? ObservationHub(db: connection.db, authorizer: connection.authorizer, rowHook: connection.rowChangeHook) { [weak owner] in
                     guard let owner else { return false }
                     let settle = owner.enqueue(settling: nil) { connection, _ in connection?.observationHub?.settleAfterJob() }
                     if case .success = settle { return true }

@@ -20,23 +20,92 @@ public struct SQLiteRowChange: Sendable, Hashable {
         }
     }
 
+    /// How a changed row is found again: by its rowid, or, in a `WITHOUT ROWID` table, by its
+    /// primary key.
+    public enum Key: Sendable, Hashable, CustomStringConvertible {
+        /// The rowid of a row of an ordinary table.
+        case rowID(Int64)
+        /// The primary key of a row of a `WITHOUT ROWID` table.
+        case primaryKey(PrimaryKey)
+
+        /// `rowid 7`, or the primary key's columns and values: `(a, b) = ('x', 2)`.
+        public var description: String {
+            switch self {
+            case .rowID(let rowID): "rowid \(rowID)"
+            case .primaryKey(let key): key.description
+            }
+        }
+    }
+
+    /// The primary key of a row of a `WITHOUT ROWID` table: its columns, in the order of the
+    /// table's `PRIMARY KEY` clause, and the row's values in them.
+    ///
+    /// ```swift
+    /// // CREATE TABLE stock(shop TEXT, item TEXT, count INTEGER, PRIMARY KEY(item, shop)) WITHOUT ROWID
+    /// if case .primaryKey(let key) = change.key {
+    ///     let match = key.columns.map { "\"\($0)\" = ?" }.joined(separator: " AND ")
+    ///     let count = try await db.scalar(Int.self, "SELECT count FROM stock WHERE " + match, SQLiteBindings(key.values)).get()
+    ///     print(change.operation, key, count ?? 0)   // update (item, shop) = ('tea', 'north') 2
+    /// }
+    /// ```
+    public struct PrimaryKey: Sendable, Hashable, CustomStringConvertible {
+        /// The key's columns, spelled as in the table's `CREATE TABLE`, in the order of its
+        /// `PRIMARY KEY` clause.
+        public let columns: [String]
+        /// The row's value in each of ``columns``, in the same order.
+        public let values: [SQLiteValue]
+
+        /// Creates a primary key.
+        ///
+        /// - Parameters:
+        ///   - columns: The key's columns, in key order.
+        ///   - values: The row's values in them, in the same order.
+        public init(columns: [String], values: [SQLiteValue]) {
+            self.columns = columns
+            self.values = values
+        }
+
+        /// The columns and values, as `(shop, item) = ('north', 'tea')`.
+        public var description: String {
+            "(" + columns.joined(separator: ", ") + ") = (" + values.map { "\($0)" }.joined(separator: ", ") + ")"
+        }
+    }
+
     /// The table, spelled as in its `CREATE TABLE`.
     public let table: String
     /// What happened to the row.
     public let operation: Operation
-    /// The row's rowid: for an update that changed the rowid, the new one.
-    public let rowID: Int64
+    /// How the row is found again: for an update that changed its rowid or primary key, the
+    /// new one; for a delete, the deleted row's.
+    public let key: Key
+
+    /// The row's rowid, for a row of an ordinary table; `nil` for a `WITHOUT ROWID` table,
+    /// whose rows ``key`` names by their primary key.
+    public var rowID: Int64? {
+        if case .rowID(let rowID) = key { return rowID }
+        return nil
+    }
 
     /// Creates a row change.
     ///
     /// - Parameters:
     ///   - table: The table.
     ///   - operation: What happened to the row.
-    ///   - rowID: The row's rowid.
-    public init(table: String, operation: Operation, rowID: Int64) {
+    ///   - key: How the row is found again.
+    public init(table: String, operation: Operation, key: Key) {
         self.table = table
         self.operation = operation
-        self.rowID = rowID
+        self.key = key
+    }
+
+    /// Creates a row change of an ordinary table.
+    ///
+    /// - Parameters:
+    ///   - table: The table.
+    ///   - operation: What happened to the row.
+    ///   - rowID: The row's rowid.
+    public init(table: String, operation: Operation, rowID: Int64) {
+        self.init(table: table, operation: operation, key: .rowID(rowID))
     }
 }
 

@@ -124,7 +124,7 @@ import Testing
                 switch event {
                 case .committed(let commit):
                     for change in commit.changes {
-                        print(change.operation, change.table, change.rowID)   // insert orders 2
+                        print(change.operation, change.table, change.key)   // insert orders rowid 2
                     }
                 case .rolledBack(let tables):
                     print("rolled back, nothing of it committed: \(tables.sorted())")

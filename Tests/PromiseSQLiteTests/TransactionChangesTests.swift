@@ -33,15 +33,15 @@ import Testing
 
     @Test func savepointLevelsKeepReleasedAndDropRolledBackTables() {
         var changes = TransactionChanges()
-        changes.changed(table: "a", operation: .insert, rowID: 1)
+        changes.changed(table: "a", operation: .insert, key: .rowID(1))
         changes.apply(.savepoint("s1"))
-        changes.changed(table: "b", operation: .insert, rowID: 1)
+        changes.changed(table: "b", operation: .insert, key: .rowID(1))
         changes.apply(.savepoint("s2"))
-        changes.changed(table: "c", operation: .insert, rowID: 1)
+        changes.changed(table: "c", operation: .insert, key: .rowID(1))
         changes.apply(.rollbackTo("s1"))  // drops b and c, keeps s1 open
-        changes.changed(table: "d", operation: .insert, rowID: 1)
+        changes.changed(table: "d", operation: .insert, key: .rowID(1))
         changes.apply(.savepoint("s1"))  // a second savepoint of the same name
-        changes.changed(table: "e", operation: .insert, rowID: 1)
+        changes.changed(table: "e", operation: .insert, key: .rowID(1))
         changes.apply(.release("s1"))  // the innermost s1
         changes.apply(.rollbackTo("unknown"))
         changes.apply(.release("unknown"))
@@ -53,13 +53,13 @@ import Testing
     @Test func aCommitCountsOnlyOnceTheConnectionIsInAutocommitMode() {
         var changes = TransactionChanges()
         #expect(changes.settle(autocommit: true) == nil, "no commit hook ran")
-        changes.changed(table: "a", operation: .insert, rowID: 1)
+        changes.changed(table: "a", operation: .insert, key: .rowID(1))
         changes.commitHookRan()
         #expect(changes.settle(autocommit: false) == nil, "a COMMIT that failed with SQLITE_BUSY")
-        changes.changed(table: "b", operation: .insert, rowID: 1)
+        changes.changed(table: "b", operation: .insert, key: .rowID(1))
         changes.commitHookRan()
         #expect(changes.settle(autocommit: true)?.tables == ["a", "b"])
-        changes.changed(table: "c", operation: .insert, rowID: 1)
+        changes.changed(table: "c", operation: .insert, key: .rowID(1))
         _ = changes.rolledBack()
         #expect(changes.isEmpty)
         changes.commitHookRan()
@@ -73,13 +73,13 @@ import Testing
     @Test func rowsAreKeptInOrderAndForgottenWithTheirSavepoint() {
         var changes = TransactionChanges()
         changes.rowLimit = 100
-        changes.changed(table: "a", operation: .insert, rowID: 1)
+        changes.changed(table: "a", operation: .insert, key: .rowID(1))
         changes.apply(.savepoint("s"))
-        changes.changed(table: "b", operation: .update, rowID: 2)
+        changes.changed(table: "b", operation: .update, key: .rowID(2))
         changes.apply(.rollbackTo("s"))
-        changes.changed(table: "a", isNewTable: false, operation: .delete, rowID: 1)
+        changes.changed(table: "a", isNewTable: false, operation: .delete, key: .rowID(1))
         changes.apply(.savepoint("inner"))
-        changes.changed(table: "c", operation: .insert, rowID: 3)
+        changes.changed(table: "c", operation: .insert, key: .rowID(3))
         changes.apply(.release("s"))
         changes.commitHookRan()
         let committed = changes.settle(autocommit: true)
@@ -93,20 +93,20 @@ import Testing
         var changes = TransactionChanges()
         changes.rowLimit = 100
         changes.statementStarted()
-        changes.changed(table: "a", operation: .insert, rowID: 1)
+        changes.changed(table: "a", operation: .insert, key: .rowID(1))
         changes.statementEnded(changesSchema: false, changesRows: true)
         changes.statementStarted()
-        changes.changed(table: "b", operation: .insert, rowID: 2)
+        changes.changed(table: "b", operation: .insert, key: .rowID(2))
         changes.statementEnded(changesSchema: true, changesRows: false)
         let undone = changes.statementFailed(changes: 5)
         #expect(undone, "not an INSERT, UPDATE or DELETE: SQLite undid it")
         changes.statementStarted()
-        changes.changed(table: "c", operation: .insert, rowID: 3)
+        changes.changed(table: "c", operation: .insert, key: .rowID(3))
         changes.statementEnded(changesSchema: false, changesRows: true)
         let aborted = changes.statementFailed(changes: 0)
         #expect(aborted, "no change counted: an ABORT undid it")
         changes.statementStarted()
-        changes.changed(table: "a", isNewTable: false, operation: .insert, rowID: 4)
+        changes.changed(table: "a", isNewTable: false, operation: .insert, key: .rowID(4))
         changes.statementEnded(changesSchema: false, changesRows: true)
         let kept = !changes.statementFailed(changes: 1)
         #expect(kept, "a FAIL conflict keeps the rows before it")
@@ -123,9 +123,9 @@ import Testing
         var changes = TransactionChanges()
         changes.rowLimit = 3
         changes.apply(.savepoint("s"))
-        for id in 1...5 { changes.changed(table: "a", operation: .insert, rowID: Int64(id)) }
+        for id in 1...5 { changes.changed(table: "a", operation: .insert, key: .rowID(Int64(id))) }
         changes.apply(.rollbackTo("s"))  // gives the rolled-back rows' room back
-        for id in 6...9 { changes.changed(table: "b", operation: .update, rowID: Int64(id)) }
+        for id in 6...9 { changes.changed(table: "b", operation: .update, key: .rowID(Int64(id))) }
         changes.commitHookRan()
         let committed = changes.settle(autocommit: true)
         #expect(committed?.rows.map(\.rowID) == [6, 7, 8])
@@ -133,7 +133,7 @@ import Testing
         #expect(committed?.tables == ["b"])
 
         var tablesOnly = TransactionChanges()
-        tablesOnly.changed(table: "a", operation: .insert, rowID: 1)
+        tablesOnly.changed(table: "a", operation: .insert, key: .rowID(1))
         tablesOnly.commitHookRan()
         let tableCommit = tablesOnly.settle(autocommit: true)
         #expect(tableCommit?.rows == [] && tableCommit?.unlistedRows == 0, "no row observer: no rows recorded or counted")
@@ -144,7 +144,7 @@ import Testing
         changes.rowLimit = 10
         let nothing = changes.rolledBack()
         #expect(nothing.isEmpty)
-        changes.changed(table: "a", operation: .insert, rowID: 1)
+        changes.changed(table: "a", operation: .insert, key: .rowID(1))
         changes.statementEnded(changesSchema: true, changesRows: false)
         let discarded = changes.rolledBack()
         #expect(discarded == TransactionChanges.Discarded(tables: ["a"], rows: 1, schemaChanged: true))

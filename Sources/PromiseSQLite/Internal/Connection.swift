@@ -19,10 +19,13 @@ final class Connection {
     var observationHub: ObservationHub?
     /// The connection's one SQLite authorizer, shared by every rule that needs it.
     let authorizer: ConnectionAuthorizer
+    /// The hook observations learn of row changes through.
+    let rowChangeHook: RowChangeHook
 
-    private init(db: OpaquePointer, path: String, cacheCapacity: Int) {
+    private init(db: OpaquePointer, path: String, cacheCapacity: Int, rowChangeHook: RowChangeHook) {
         self.db = db
         self.path = path
+        self.rowChangeHook = rowChangeHook
         authorizer = ConnectionAuthorizer(db: db)
         cache = StatementCache(capacity: cacheCapacity)
     }
@@ -51,7 +54,9 @@ final class Connection {
             }
             throw SQLiteError(error.code, message: message)
         }
-        let connection = Connection(db: handle, path: path, cacheCapacity: configuration.statementCacheCapacity)
+        let connection = Connection(
+            db: handle, path: path, cacheCapacity: configuration.statementCacheCapacity,
+            rowChangeHook: .best(updateHookOnly: configuration.rowChangesThroughUpdateHookOnly))
         do {
             try connection.configure(configuration)
         } catch {

@@ -1,7 +1,7 @@
 internal import CSQLite
 
-/// The commit, rollback, update and trace hooks of one connection, installed while anyone
-/// observes its commits, and the observers they report to.
+/// The commit, rollback, row-change (``RowChangeHook``) and trace hooks of one connection,
+/// installed while anyone observes its commits, and the observers they report to.
 ///
 /// Everything here runs on the connection thread: hooks inside SQLite's calls, registration
 /// and removal as jobs. The hooks only record what changed (``TransactionChanges``): tables,
@@ -12,12 +12,17 @@ internal import CSQLite
 /// elsewhere.
 ///
 /// While installed, an authorizer turns off SQLite's truncate optimization (a `DELETE`
-/// without `WHERE` that drops all rows at once, unseen by the update hook) so that such a
-/// delete is reported too. Setting an authorizer expires every prepared statement, so
-/// statements prepared earlier are prepared again before they next run.
+/// without `WHERE` that drops all rows at once, unseen by the update hook; the pre-update hook
+/// turns it off by itself) so that such a delete is reported too. Setting an authorizer
+/// expires every prepared statement, so statements prepared earlier are prepared again before
+/// they next run.
 final class ObservationHub {
     private let db: OpaquePointer
     private let authorizer: ConnectionAuthorizer
+    private let rowHook: RowChangeHook
+    /// How each changed table names its rows, while the pre-update hook is installed and rows
+    /// are recorded.
+    private var shapes: TableKeyShapes?
     private var observers: [ObjectIdentifier: CommitObserver] = [:]
     private var changeObservers: [ObjectIdentifier: ChangeObserver] = [:]
     /// How many row observers keep each buffer limit: the largest decides how many rows a
@@ -32,16 +37,19 @@ final class ObservationHub {
     /// Queues ``settleAfterJob()`` as a job of its own, for a commit that completes after its
     /// statement's end was reported; `false` when the connection no longer takes jobs.
     private let queueSettle: () -> Bool
-    /// The last table name the update hook reported, to skip converting it again.
-    private var lastTable: (pointer: UnsafePointer<CChar>, name: String)?
+    /// The last table the row-change hook reported, to skip converting its name and looking
+    /// up its shape again: its database's and its name's pointers, its name, and its shape
+    /// once one was needed.
+    private var lastTable: (database: UnsafePointer<CChar>?, pointer: UnsafePointer<CChar>, name: String, shape: TableKeyShape?)?
     /// The top-level statement that started last, which ``TransactionChanges`` holds a mark for.
     private var markedStatement: OpaquePointer?
     /// The object the statement being prepared drops: SQLite checks a `DELETE` of it next.
     private var dropped: String?
 
-    init(db: OpaquePointer, authorizer: ConnectionAuthorizer, queueSettle: @escaping () -> Bool) {
+    init(db: OpaquePointer, authorizer: ConnectionAuthorizer, rowHook: RowChangeHook, queueSettle: @escaping () -> Bool) {
         self.db = db
         self.authorizer = authorizer
+        self.rowHook = rowHook
         self.queueSettle = queueSettle
     }
 
@@ -112,7 +120,13 @@ final class ObservationHub {
         inStatement = false
         sqlite3_commit_hook(db, observationCommitHook, context)
         sqlite3_rollback_hook(db, observationRollbackHook, context)
-        sqlite3_update_hook(db, observationUpdateHook, context)
+        switch rowHook {
+        case .preupdate(let functions):
+            shapes = TableKeyShapes(db: db)
+            _ = functions.install(db, observationPreupdateHook, context)
+        case .update:
+            sqlite3_update_hook(db, observationUpdateHook, context)
+        }
         sqlite3_trace_v2(db, UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE), observationTraceHook, context)
         authorizer.observation = self
     }
@@ -121,16 +135,22 @@ final class ObservationHub {
         guard let context else { return }
         sqlite3_commit_hook(db, nil, nil)
         sqlite3_rollback_hook(db, nil, nil)
-        sqlite3_update_hook(db, nil, nil)
+        switch rowHook {
+        case .preupdate(let functions): _ = functions.install(db, nil, nil)
+        case .update: sqlite3_update_hook(db, nil, nil)
+        }
         sqlite3_trace_v2(db, 0, nil, nil)
         authorizer.observation = nil
         self.context = nil
         lastTable = nil
+        shapes?.close()
+        shapes = nil
         Unmanaged<ObservationHub>.fromOpaque(context).release()
     }
 
     func commitHookRan() {
         changes.commitHookRan()
+        forgetShapes()
         // Outside a statement: the commit runs in sqlite3_reset or sqlite3_finalize, and no
         // statement end will report it; a job right after this one settles it (or, once the
         // connection takes no more jobs, its close does).
@@ -139,28 +159,89 @@ final class ObservationHub {
 
     func rolledBack() {
         let discarded = changes.rolledBack()
-        lastTable = nil
+        forgetShapes()
         guard !discarded.isEmpty else { return }
         for observer in changeObservers.values {
             if let event = observer.event(for: discarded) { observer.deliver(event) }
         }
     }
 
+    /// A row of `table` changed, as the update hook reports it: after the change.
     func changed(table: UnsafePointer<CChar>, operation: Int32, rowID: Int64) {
-        let kind: SQLiteRowChange.Operation
-        switch operation {
-        case SQLITE_INSERT: kind = .insert
-        case SQLITE_DELETE: kind = .delete
-        default: kind = .update
+        let (name, isNewTable) = tableName(database: nil, table: table)
+        changes.changed(table: name, isNewTable: isNewTable, operation: Self.operation(operation), key: .rowID(rowID))
+    }
+
+    /// A row of `table` in `database` is about to change, as the pre-update hook reports it.
+    /// The row's key is read only when the row is listed.
+    ///
+    /// - Parameters:
+    ///   - before: The row's rowid before the change (an ordinary table's update or delete).
+    ///   - after: The row's rowid after it (an ordinary table's insert or update).
+    func changing(database: UnsafePointer<CChar>, table: UnsafePointer<CChar>, operation: Int32, before: Int64, after: Int64) {
+        let (name, isNewTable) = tableName(database: database, table: table)
+        let kind = Self.operation(operation)
+        changes.changed(
+            table: name, isNewTable: isNewTable, operation: kind,
+            key: key(of: kind, database: database, name: name, before: before, after: after))
+    }
+
+    /// The key of the row the pre-update hook reports: its rowid, or its primary key's values
+    /// (before a delete, after an insert or update).
+    private func key(
+        of operation: SQLiteRowChange.Operation, database: UnsafePointer<CChar>, name: String, before: Int64, after: Int64
+    ) -> SQLiteRowChange.Key {
+        guard case .preupdate(let functions) = rowHook else { return .rowID(after) }
+        let shape: TableKeyShape
+        if let known = lastTable?.shape {
+            shape = known
+        } else {
+            shape = shapes?.shape(database: database, table: name) ?? .rowID
+            lastTable?.shape = shape
         }
-        if let lastTable, lastTable.pointer == table, sqlite3_stricmp(table, lastTable.name) == 0 {
-            changes.changed(table: lastTable.name, isNewTable: false, operation: kind, rowID: rowID)
-            return
+        switch shape {
+        case .rowID:
+            return .rowID(operation == .delete ? before : after)
+        case .primaryKey(let columns, let indexes):
+            let read = operation == .delete ? functions.old : functions.new
+            let values = indexes.map { index -> SQLiteValue in
+                var value: OpaquePointer?
+                guard read(db, index, &value) == SQLITE_OK, let value else { return .null }
+                return SQLiteValue(copying: value)
+            }
+            return .primaryKey(SQLiteRowChange.PrimaryKey(columns: columns, values: values))
+        }
+    }
+
+    /// `table`'s name, converted once for a run of changes to the same table, and whether it
+    /// differs from the previous change's table.
+    private func tableName(database: UnsafePointer<CChar>?, table: UnsafePointer<CChar>) -> (name: String, isNew: Bool) {
+        if let lastTable, lastTable.pointer == table, lastTable.database == database, sqlite3_stricmp(table, lastTable.name) == 0 {
+            return (lastTable.name, false)
         }
         let name = String(cString: table)
-        changes.changed(table: name, operation: kind, rowID: rowID)
-        lastTable = (table, name)
+        lastTable = (database, table, name, nil)
+        return (name, true)
     }
+
+    private static func operation(_ operation: Int32) -> SQLiteRowChange.Operation {
+        switch operation {
+        case SQLITE_INSERT: .insert
+        case SQLITE_DELETE: .delete
+        default: .update
+        }
+    }
+
+    /// Forgets the tables' shapes, and the last table: the transaction ended, the schema
+    /// changed, or a savepoint ended.
+    private func forgetShapes() {
+        lastTable = nil
+        shapes?.forget()
+    }
+
+    /// Whether a statement runs inside the pre-update hook to read a table's shape: the trace
+    /// hook ignores it.
+    var isReadingShapes: Bool { shapes?.isReading ?? false }
 
     /// The authorizer's answer: `SQLITE_IGNORE` for a `DELETE` from a table of the user's,
     /// which makes SQLite delete row by row (so the update hook sees the rows) instead of
@@ -199,7 +280,7 @@ final class ObservationHub {
         if let statement, let sql = sqlite3_sql(statement) {
             if let savepoint = SavepointStatement.parse(sql) {
                 changes.apply(savepoint)
-                lastTable = nil
+                forgetShapes()
             } else {
                 let keyword = SavepointStatement.leadingKeyword(sql)
                 let changesRows: Bool
@@ -208,7 +289,9 @@ final class ObservationHub {
                 case "with": changesRows = sqlite3_stmt_readonly(statement) == 0
                 default: changesRows = false
                 }
-                changes.statementEnded(changesSchema: ["create", "drop", "alter"].contains(keyword), changesRows: changesRows)
+                let changesSchema = ["create", "drop", "alter"].contains(keyword)
+                if changesSchema { forgetShapes() }
+                changes.statementEnded(changesSchema: changesSchema, changesRows: changesRows)
             }
         }
         settle()
@@ -224,7 +307,7 @@ final class ObservationHub {
     /// Delivers the commit whose outcome is now known, if any.
     private func settle() {
         guard changes.commitRequested, let committed = changes.settle(autocommit: sqlite3_get_autocommit(db) != 0) else { return }
-        lastTable = nil
+        forgetShapes()
         for observer in changeObservers.values {
             if let event = observer.event(for: committed) { observer.deliver(event) }
         }
@@ -264,9 +347,18 @@ private func observationUpdateHook(
     hub(context).changed(table: table, operation: operation, rowID: rowID)
 }
 
+private func observationPreupdateHook(
+    _ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?, _ operation: Int32, _ database: UnsafePointer<CChar>?,
+    _ table: UnsafePointer<CChar>?, _ before: Int64, _ after: Int64
+) {
+    guard let database, let table else { return }
+    hub(context).changing(database: database, table: table, operation: operation, before: before, after: after)
+}
+
 private func observationTraceHook(
     _ event: UInt32, _ context: UnsafeMutableRawPointer?, _ statement: UnsafeMutableRawPointer?, _ detail: UnsafeMutableRawPointer?
 ) -> Int32 {
+    guard !hub(context).isReadingShapes else { return 0 }
     switch Int32(event) {
     case SQLITE_TRACE_STMT:
         // For a trigger's program, SQLite passes a comment naming the trigger instead of the SQL.

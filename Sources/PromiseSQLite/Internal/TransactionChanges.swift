@@ -83,22 +83,25 @@ struct TransactionChanges {
         return body(&savepoints[savepoints.count - 1])
     }
 
-    /// Records a change to `table`, as the update hook reports it.
+    /// Records a change to `table`, as the row-change hook reports it.
     ///
     /// - Parameters:
     ///   - table: The table's name.
     ///   - isNewTable: `false` when the previous change recorded was to the same table, which is
     ///     then known to be in the innermost level's set already.
     ///   - operation: What happened to the row.
-    ///   - rowID: The row's rowid (the new one, for an update that changed it).
-    mutating func changed(table: String, isNewTable: Bool = true, operation: SQLiteRowChange.Operation, rowID: Int64) {
+    ///   - key: The row's key (the new one, for an update that changed it), asked for only when
+    ///     the row is listed.
+    mutating func changed(
+        table: String, isNewTable: Bool = true, operation: SQLiteRowChange.Operation, key: @autoclosure () -> SQLiteRowChange.Key
+    ) {
         let recordsRows = rowLimit > 0
         let listed = recordsRows && listedRows < rowLimit
         if listed { listedRows += 1 }
         withInnermost { level in
             if isNewTable { level.tables.insert(table) }
             if listed {
-                level.rows.append(SQLiteRowChange(table: table, operation: operation, rowID: rowID))
+                level.rows.append(SQLiteRowChange(table: table, operation: operation, key: key()))
             } else if recordsRows {
                 level.unlistedRows += 1
             }
