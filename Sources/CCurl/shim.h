@@ -86,6 +86,11 @@ static inline int ccurl_seekfunc_ok(void) { return CURL_SEEKFUNC_OK; }
 static inline int ccurl_seekfunc_fail(void) { return CURL_SEEKFUNC_FAIL; }
 static inline int ccurl_seekfunc_cantseek(void) { return CURL_SEEKFUNC_CANTSEEK; }
 
+/// curl_share_setopt for a long argument (CURLSHOPT_SHARE).
+static inline CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
+
 /// The size of the error buffer CURLOPT_ERRORBUFFER needs.
 static inline int ccurl_error_size(void) { return CURL_ERROR_SIZE; }
 

@@ -145,7 +145,7 @@ public final class CurlClient: Sendable {
         }
         let transfer = Transfer(
             request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize,
-            driverID: driver.contextID, progressOutbox: driver.progressOutbox
+            driverID: driver.contextID, progressOutbox: driver.progressOutbox, cookies: driver.cookies
         )
         let promise = transfer.promise
         guard driver.submit(transfer) else {

@@ -45,6 +45,22 @@ public struct CurlConfiguration: Sendable {
     public var tls = CurlTLSConfiguration()
     /// The `User-Agent` sent when a request sets none; `nil` sends none.
     public var userAgent: String? = "swift-promise PromiseCurl"
+    /// Keep the cookies that responses set and send them with this client's later requests, as
+    /// a browser does. Default `false`: no cookie is kept or sent unless a request sets a
+    /// `Cookie` field itself.
+    ///
+    /// What the store keeps, and for how long:
+    /// - Only in memory, per client: nothing is read from or written to disk, and other
+    ///   clients never see it. It ends with ``CurlClient/shutdown()``.
+    /// - libcurl's RFC 6265 rules decide what is stored and sent: a cookie goes back only to
+    ///   the host (or, with `Domain`, the domain) and path it was set for; a `Secure` one only
+    ///   over `https` or to a loopback address, which is also the only `http` origin that can
+    ///   set one; names starting `__Secure-` and `__Host-` need the attributes RFC 6265bis
+    ///   asks for; one that names another domain is dropped.
+    /// - A cookie with `Max-Age` or `Expires` is kept until then (`Max-Age=0` or a past date
+    ///   deletes it); one without is kept as long as the client.
+    /// - Redirects get the cookies the previous response of the chain set.
+    public var keepsCookies = false
     /// The name of the client's driver thread (in `top -H`, gdb, `/proc`).
     public var threadName = "promise-curl"
 

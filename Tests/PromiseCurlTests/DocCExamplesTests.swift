@@ -92,6 +92,25 @@ extension CurlDocCExamplesTests {
     }
 }
 
+extension CurlDocCExamplesTests {
+    @Test func aClientThatKeepsCookies() async throws {
+        let server = TestServer.httpbin.url("")
+
+        // DocC: begin
+        var configuration = CurlConfiguration()
+        configuration.keepsCookies = true          // one store, in memory, for this client only
+        let session = try CurlClient(configuration: configuration)
+        // DocC: end
+        // httpbin's /cookies/set answers with Set-Cookie and a redirect; /cookies echoes them.
+        let page = session.get(server + "/cookies/set?user=ada")
+            .then { _ in session.get(server + "/cookies") }
+
+        struct Jar: Decodable { let cookies: [String: String] }
+        #expect(try await page.get().decode(Jar.self).cookies == ["user": "ada"])
+        try await session.shutdown().get()
+    }
+}
+
 /// Lines printed from callbacks, for a test to wait for.
 final class Recorded: Sendable {
     private let lines = Lock<[String]>([])

@@ -43,6 +43,9 @@ final class Driver: Sendable {
     private let state = Lock(State())
     private let multi: MultiHandle
     let configuration: CurlConfiguration
+    /// The cookie store every transfer of this client shares, when
+    /// ``CurlConfiguration/keepsCookies`` is on.
+    let cookies: CookieStore?
     /// Progress reports made while libcurl runs, delivered once it has returned.
     let progressOutbox = ProgressOutbox()
     private let activeCount = Atomic<Int>(0)
@@ -50,7 +53,16 @@ final class Driver: Sendable {
     init(configuration: CurlConfiguration) throws(CurlError) {
         self.configuration = configuration
         try curlCheck(curlGlobalInit, "curl_global_init")
+        var cookies: CookieStore?
+        if configuration.keepsCookies {
+            guard let store = CookieStore() else {
+                throw CurlError(.internalError, message: "curl_share_init failed, so there is no cookie store (out of memory?)")
+            }
+            cookies = store
+        }
+        self.cookies = cookies
         guard let multi = curl_multi_init() else {
+            cookies?.close()
             throw CurlError(.internalError, message: "curl_multi_init failed (out of memory?)")
         }
         self.multi = MultiHandle(handle: multi)
@@ -63,11 +75,13 @@ final class Driver: Sendable {
             try curlMultiCheck(ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, configuration.maxConnections)), "CURLMOPT_MAXCONNECTS")
         } catch {
             curl_multi_cleanup(multi)
+            cookies?.close()
             throw error
         }
         let status = NamedThread.start(name: configuration.threadName) { [self] in run() }
         guard status == 0 else {
             curl_multi_cleanup(multi)
+            cookies?.close()
             throw CurlError(.internalError, message: "could not start the client's thread: pthread_create failed with \(ErrnoText.describe(status))")
         }
         ContextRegistry.register(self, for: contextID)
@@ -77,6 +91,7 @@ final class Driver: Sendable {
     /// `refusal` and has no thread and no multi handle.
     init(refusing refusal: CurlError, configuration: CurlConfiguration) {
         self.configuration = configuration
+        cookies = nil
         multi = MultiHandle(handle: nil)
         state.withLock { $0.lifecycle.failedToStart(refusal) }
     }
@@ -285,6 +300,8 @@ final class Driver: Sendable {
             settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
         }
         curl_multi_cleanup(multi.pointer)
+        // After every easy handle is gone: the spares are freed and each transfer cleaned up.
+        cookies?.close()
         ContextRegistry.unregister(contextID)
         for waiter in waiters { waiter.fulfill(()) }
     }

@@ -60,6 +60,11 @@ final class EasyHandle {
     /// Clears the options (`curl_easy_reset`), the header list and the error message before
     /// the next hop of the same transfer; the body copy stays.
     func resetForNextHop() {
+        // libcurl 7.88's curl_easy_reset leaves the list of cookie files (CURLOPT_COOKIEFILE,
+        // which a client that keeps cookies sets to "") allocated and forgotten; libcurl 8.0
+        // frees it (curl pull request #10709). Setting the option to NULL first frees it, and
+        // leaves a shared cookie store as it is.
+        _ = ccurl_easy_setopt_pointer(pointer, CURLOPT_COOKIEFILE, nil)
         curl_easy_reset(pointer)
         freeHeaderList()
         errorBuffer[0] = 0

@@ -52,14 +52,17 @@ final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var progress = ProgressThrottle()
     /// Where progress reports wait until libcurl returns: the driver's.
     let progressOutbox: ProgressOutbox
+    /// The client's cookie store, if it keeps cookies.
+    let cookies: CookieStore?
     @exclusivity(unchecked) private var retainedForC: Unmanaged<Transfer>?
 
     init(
         request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int,
-        driverID: ObjectIdentifier, progressOutbox: ProgressOutbox
+        driverID: ObjectIdentifier, progressOutbox: ProgressOutbox, cookies: CookieStore?
     ) {
         self.request = request
         self.progressOutbox = progressOutbox
+        self.cookies = cookies
         self.parts = parts
         self.download = download
         // Resolved on the driver thread: a blocking wait for it there is a deadlock.
@@ -174,6 +177,7 @@ final class Transfer: @unchecked Sendable {
             try setLong(easy, CURLOPT_PIPEWAIT, 1, "CURLOPT_PIPEWAIT")
         }
         if configuration.decompressResponses { try setString(easy, CURLOPT_ACCEPT_ENCODING, "", "CURLOPT_ACCEPT_ENCODING") }
+        try cookies?.attach(easy)
 
         // Where the response goes.
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerTrampoline), "CURLOPT_HEADERFUNCTION")
