@@ -61,6 +61,10 @@ public struct CurlConfiguration: Sendable {
     ///   deletes it); one without is kept as long as the client.
     /// - Redirects get the cookies the previous response of the chain set.
     public var keepsCookies = false
+    /// Whether requests go through a proxy. Default ``CurlProxySetting/direct``: no proxy,
+    /// whatever `http_proxy` and the other variables say; ``CurlProxySetting/fromEnvironment``
+    /// reads them as the curl CLI does. A request's ``CurlRequest/proxy`` overrides it.
+    public var proxy: CurlProxySetting = .direct
     /// The name of the client's driver thread (in `top -H`, gdb, `/proc`).
     public var threadName = "promise-curl"
 

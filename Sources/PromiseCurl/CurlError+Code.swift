@@ -63,6 +63,9 @@ extension CurlError {
         public static let badContentEncoding = Code(curlCode: 61)
         /// The CA certificate file could not be read (`CURLE_SSL_CACERT_BADFILE`).
         public static let badCACertificateFile = Code(curlCode: 77)
+        /// A SOCKS5 or HTTPS proxy refused the handshake: wrong credentials, or a target it
+        /// would not connect to (`CURLE_PROXY`).
+        public static let proxyHandshakeFailed = Code(curlCode: 97)
 
         // PromiseCurl's own checks.
 
@@ -93,7 +96,7 @@ extension CurlError {
             8: "weirdServerReply", 16: "http2", 18: "partialFile", 23: "writeError", 26: "readError",
             28: "operationTimedOut", 35: "tlsConnectError", 47: "tooManyRedirects", 52: "gotNothing",
             55: "sendError", 56: "receiveError", 60: "peerFailedVerification", 61: "badContentEncoding",
-            77: "badCACertificateFile",
+            77: "badCACertificateFile", 97: "proxyHandshakeFailed",
         ]
 
         /// The code's name, as written after `CurlError.Code.` (`couldNotConnect`), or

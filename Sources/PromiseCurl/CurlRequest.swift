@@ -54,6 +54,10 @@ public struct CurlRequest: Sendable {
     /// where no server listens fails with ``CurlError/Code/couldNotConnect`` saying whether
     /// nothing is there, it is not a socket, or nothing accepts on it.
     public var unixSocketPath: String?
+    /// Whether this request goes through a proxy; `nil`, the default, uses the client's
+    /// ``CurlConfiguration/proxy``. A request over a ``unixSocketPath`` never goes through
+    /// one.
+    public var proxy: CurlProxySetting?
     /// Called with transfer progress, at most about ten times a second and once at the end
     /// (before the response's promise settles), on the context given to
     /// ``onProgress(on:_:)`` (the default context when none). It never runs inside a libcurl

@@ -73,6 +73,23 @@ import Testing
 }
 
 extension CurlDocCExamplesTests {
+    @Test func aClientThroughAProxy() async throws {
+        let proxyURL = "socks5h://user:s3cret@127.0.0.1:\(TestServer.proxy.ports["auth"]!)"
+
+        // DocC: begin
+        var configuration = CurlConfiguration()
+        configuration.proxy = .through(try CurlProxy(url: proxyURL))   // "socks5h://user:secret@127.0.0.1:1080", say
+        let proxied = try CurlClient(configuration: configuration)
+
+        var fromShell = CurlConfiguration()
+        fromShell.proxy = .fromEnvironment   // http_proxy, https_proxy, all_proxy, no_proxy, as curl reads them
+        // DocC: end
+
+        #expect(try await proxied.get(TestServer.httpbin.url("/get")).validate().get().status.code == 200)
+        #expect(fromShell.proxy == .fromEnvironment)
+        try await proxied.shutdown().get()
+    }
+
     @Test func aRequestOverAUnixSocket() async throws {
         let client = try CurlClient()
         let dockerSocket = try #require(TestServer.httpbin.unixSocket)  // httpbin stands in for Docker

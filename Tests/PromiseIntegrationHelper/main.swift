@@ -38,6 +38,14 @@ case "curl":
     CurlClient.shared.get(arguments[1]).then {
         checkOnLoop(); say("http", $0.status.code)
     }
+case "curl-proxy":
+    // arguments[1]: "environment" or "direct"; the body is printed whole.
+    var configuration = CurlConfiguration()
+    configuration.proxy = arguments[1] == "environment" ? .fromEnvironment : .direct
+    let client = try CurlClient(configuration: configuration)
+    client.get(arguments[2]).then { response in
+        checkOnLoop(); say("http", response.status.code, response.text)
+    }.catch { say("failed", $0) }.always { _ = client.shutdown() }
 case "fs":
     PromiseFileSystem().readText(arguments[1]).then {
         checkOnLoop(); say("fs", $0.utf8.count)

@@ -22,7 +22,8 @@ package func runHelperProgram(
     _ name: String,
     _ arguments: [String],
     timeout: Duration = .seconds(30),
-    leakChecks: Bool = true
+    leakChecks: Bool = true,
+    environment: [String] = []
 ) async throws -> (status: Int32, output: String) {
     var buffer = [CChar](repeating: 0, count: 4096)
     let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -48,7 +49,7 @@ package func runHelperProgram(
         let extra = name == "ASAN_OPTIONS" && !leakChecks ? ":detect_leaks=0" : ""
         return name + "=" + String(cString: value) + extra
     }
-    let envp: [UnsafeMutablePointer<CChar>?] = (["PATH=/usr/bin:/bin"] + forwarded).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = (["PATH=/usr/bin:/bin"] + forwarded + environment).map { strdup($0) } + [nil]
     defer { (argv + envp).forEach { free($0) } }
     var pid = pid_t()
     let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)

@@ -19,6 +19,9 @@ package struct TestServer: Sendable {
     package static let httpbin = start("httpbin", ["--workers", "2"])
     package static let nginx = start("nginx")
     package static let faults = start("faults")
+    /// pproxy: an HTTP and SOCKS5 proxy on `ports["http"]`, and one asking for the user `user`
+    /// with the password `s3cret` on `ports["auth"]`.
+    package static let proxy = start("proxy")
 
     private static func start(_ kind: String, _ extra: [String] = []) -> TestServer {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

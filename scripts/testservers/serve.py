@@ -7,7 +7,10 @@ Kinds:
            temporary directory ("unix" in the JSON line)
   nginx    nginx (Debian) on 127.0.0.1: HTTP/1.1, HTTPS + HTTP/2 with a certificate made by a
            CA generated here with openssl, and h2c; static files incl. a large one on request
-  faults   a small socket server of ours that misbehaves on purpose (see FaultHandler)
+  faults   a small socket server of ours that misbehaves on purpose (see FaultHandler), also
+           as a proxy
+  proxy    pproxy (PyPI) on 127.0.0.1: an HTTP and SOCKS5 proxy on one port ("http"), and the
+           same asking for the user "user" with the password "s3cret" ("auth")
 
 Only 127.0.0.1 and Unix-domain sockets are ever bound or contacted.
 
@@ -101,6 +104,19 @@ def start_httpbin(args):
 
 def openssl(*arguments, cwd):
     subprocess.run(["openssl", *arguments], cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def start_proxy(args):
+    ports = {"http": free_port(), "auth": free_port()}
+    child = subprocess.Popen(
+        # --auth 0: every connection proves its credentials (pproxy otherwise trusts an address
+        # that once did, for 30 days).
+        [sys.executable, "-m", "pproxy", "--auth", "0", "-l", f"http+socks5://{HOST}:{ports['http']}",
+         "-l", f"http+socks5://{HOST}:{ports['auth']}#user:s3cret"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    for port in ports.values():
+        wait_for_port(port, child)
+    return ports, [child], None
 
 
 def make_certificates(directory):
@@ -220,6 +236,9 @@ class FaultHandler(socketserver.BaseRequestHandler):
             data += chunk
         method = data.split(b" ", 1)[0].decode("latin-1")
         target = data.split(b" ", 2)[1].decode("latin-1") if data.count(b" ") >= 2 else "/"
+        if method == "CONNECT" or target.startswith("http://"):
+            self.proxy(sock, method, target, data)
+            return
         path, _, query = target.partition("?")
         params = dict(item.partition("=")[::2] for item in query.split("&") if item)
         try:
@@ -290,6 +309,27 @@ class FaultHandler(socketserver.BaseRequestHandler):
             pass
 
 
+    def proxy(self, sock, method, target, data):
+        """As a proxy, by the host the client asks for: proxy-garbage.test answers a line that is
+        not HTTP, proxy-close.test closes without answering, proxy-echo.test answers 200 with
+        the request's target and header lines as JSON (for a CONNECT, before any tunnel)."""
+        authority = target.split("://", 1)[-1].split("/", 1)[0]
+        host = authority.rsplit(":", 1)[0] if method == "CONNECT" else authority.split(":", 1)[0]
+        try:
+            if host == "proxy-garbage.test":
+                sock.sendall(b"SSH-2.0-not-a-proxy\r\n\r\n")
+                sock.shutdown(socket.SHUT_RDWR)
+            elif host == "proxy-close.test":
+                sock.shutdown(socket.SHUT_RDWR)
+            else:
+                lines = [line.decode("latin-1") for line in data.partition(b"\r\n\r\n")[0].split(b"\r\n")[1:]]
+                reply = json.dumps({"method": method, "target": target, "lines": lines, "body": ""}).encode()
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                             b"Connection: close\r\n\r\n%s" % (len(reply), reply))
+        except OSError:
+            pass
+
+
 def read_body(sock, data):
     """The request head and its Content-Length body, reading the rest from `sock`."""
     head, _, body = data.partition(b"\r\n\r\n")
@@ -322,13 +362,13 @@ def start_faults(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("kind", choices=["httpbin", "nginx", "faults"])
+    parser.add_argument("kind", choices=["httpbin", "nginx", "faults", "proxy"])
     parser.add_argument("--parent", type=int, default=os.getppid())
     parser.add_argument("--dir")
     parser.add_argument("--big-mib", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
-    starters = {"httpbin": start_httpbin, "nginx": start_nginx, "faults": start_faults}
+    starters = {"httpbin": start_httpbin, "nginx": start_nginx, "faults": start_faults, "proxy": start_proxy}
     info, children, directory = starters[args.kind](args)
 
     def cleanup():

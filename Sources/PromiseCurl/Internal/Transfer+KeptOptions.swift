@@ -23,6 +23,8 @@ struct KeptOptions: Equatable {
     var waitsForMultiplexing: Bool
     /// `CURLOPT_UNIX_SOCKET_PATH`, or `nil` for TCP.
     var unixSocketPath: String?
+    /// The proxy options: the request's, or the client's.
+    var proxy: CurlProxySetting
 }
 
 extension Transfer {
@@ -43,7 +45,8 @@ extension Transfer {
             maxBody: max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize),
             hasDeadline: deadline != nil,
             waitsForMultiplexing: configuration.waitForMultiplexing && Self.canMultiplex(scheme: parts.scheme, configuration.httpVersion),
-            unixSocketPath: request.unixSocketPath)
+            unixSocketPath: request.unixSocketPath,
+            proxy: request.proxy ?? configuration.proxy)
     }
 
     /// Whether the current hop is a plain request, whose options a handle may keep: not when

@@ -45,6 +45,8 @@ final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var droppedBytes = 0
     /// `CURLOPT_LOW_SPEED_TIME`, or 0 when there is no stall limit.
     @exclusivity(unchecked) var stallSeconds = 0
+    /// The proxy the current hop goes through, for a failure's message.
+    private var proxy: CurlProxySetting = .direct
     /// Whether a body byte of the current response arrived.
     @exclusivity(unchecked) var bodyStarted = false
     /// A failure found by a callback, which then made libcurl stop with a generic code.
@@ -120,6 +122,7 @@ final class Transfer: @unchecked Sendable {
         let keeps = keepsOptions
         let handle = handle!
         stallSeconds = values.stallSeconds
+        proxy = values.proxy
         if download == nil { maxBody = values.maxBody }
         if keeps, handle.kept == values {
             handle.prepareForKeptReuse()
@@ -161,6 +164,7 @@ final class Transfer: @unchecked Sendable {
         try setLong(easy, CURLOPT_UNRESTRICTED_AUTH, 0, "CURLOPT_UNRESTRICTED_AUTH")
         try setLong(easy, CURLOPT_CONNECTTIMEOUT_MS, values.connectTimeout, "CURLOPT_CONNECTTIMEOUT_MS")
         if let socket = values.unixSocketPath { try setString(easy, CURLOPT_UNIX_SOCKET_PATH, socket, "CURLOPT_UNIX_SOCKET_PATH") }
+        try setProxy(easy, values.proxy, configuration)
         if stallSeconds > 0 {
             // Below 1 byte per second for that many seconds.
             try setLong(easy, CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
@@ -195,6 +199,27 @@ final class Transfer: @unchecked Sendable {
 
         try configureMethodAndBody(easy)
         try configureHeaders(easy, configuration)
+    }
+
+    /// The proxy options. libcurl reads the environment's proxy variables unless
+    /// `CURLOPT_PROXY` is set, so a direct connection sets it to "".
+    private func setProxy(_ easy: UnsafeMutableRawPointer, _ setting: CurlProxySetting, _ configuration: CurlConfiguration) throws(CurlError) {
+        switch setting {
+        case .direct:
+            try setString(easy, CURLOPT_PROXY, "", "CURLOPT_PROXY")
+        case .fromEnvironment:
+            break
+        case .through(let proxy):
+            try setString(easy, CURLOPT_PROXY, proxy.curlURL, "CURLOPT_PROXY")
+            if let username = proxy.username { try setString(easy, CURLOPT_PROXYUSERNAME, username, "CURLOPT_PROXYUSERNAME") }
+            if let password = proxy.password { try setString(easy, CURLOPT_PROXYPASSWORD, password, "CURLOPT_PROXYPASSWORD") }
+            if !proxy.bypass.isEmpty { try setString(easy, CURLOPT_NOPROXY, proxy.bypass.joined(separator: ","), "CURLOPT_NOPROXY") }
+            if proxy.kind == .https {
+                try setLong(easy, CURLOPT_PROXY_SSL_VERIFYPEER, configuration.tls.verifyPeer ? 1 : 0, "CURLOPT_PROXY_SSL_VERIFYPEER")
+                try setLong(easy, CURLOPT_PROXY_SSL_VERIFYHOST, configuration.tls.verifyHost ? 2 : 0, "CURLOPT_PROXY_SSL_VERIFYHOST")
+                if let caFile = configuration.tls.caFile { try setString(easy, CURLOPT_PROXY_CAINFO, caFile, "CURLOPT_PROXY_CAINFO") }
+            }
+        }
     }
 
     private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) throws(CurlError) {
@@ -336,6 +361,8 @@ final class Transfer: @unchecked Sendable {
             _ = ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
             if let socket = request.unixSocketPath {
                 message = "\(UnixSocketProbe.describeFailedConnect(to: socket, errno: Int32(osErrno))) (\(message))"
+            } else if let proxy = proxyInUse {
+                message = "could not connect to the proxy \(proxy) (\(message))"
             } else if osErrno == 111 {  // ECONNREFUSED
                 message = "connection refused by \(parts.hostAndPort) (\(message))"
             }
@@ -350,10 +377,21 @@ final class Transfer: @unchecked Sendable {
             // before the body it is that, not a failed allocation.
             return error(
                 .headersTooLarge, "a response header line is longer than libcurl accepts (100 KiB per line; the whole head may have \(head.limit) bytes)")
+        } else if code == CURLE_UNSUPPORTED_PROTOCOL, buffered.hasPrefix("Received HTTP/0.9") {
+            message = "the \(proxyInUse.map { "proxy \($0)" } ?? "server") answered with something that is not HTTP (\(message))"
         } else if code == CURLE_UNSUPPORTED_PROTOCOL {
             message += "; only http and https are allowed unless the request lists more in allowedSchemes"
+        } else if let proxy = proxyInUse, [CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY, CURLE_SEND_ERROR, CURLE_PROXY].contains(code) {
+            message = "through the proxy \(proxy): \(message)"
         }
         return error(CurlError.Code(curlCode: Int32(bitPattern: code.rawValue)), message)
+    }
+
+    /// The proxy the current hop went through: `nil` when it connected directly, over a Unix
+    /// socket, or through a proxy the environment names (libcurl alone knows which).
+    private var proxyInUse: CurlProxy? {
+        guard request.unixSocketPath == nil, case .through(let proxy) = proxy, !proxy.bypasses(host: parts.host) else { return nil }
+        return proxy
     }
 
     /// Whether a transfer over `scheme` (lowercase, as ``URLParts`` has it) could share a
