@@ -12,19 +12,7 @@ import Testing
     /// Runs `executable` to its end off the cooperative pool (it blocks while the program
     /// runs) and returns its standard output.
     private func run(_ executable: String, _ arguments: [String]) async throws -> String {
-        try await offCooperativePool { try Self.runBlocking(executable, arguments) }
-    }
-
-    private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self)
+        try await runProgram(executable, arguments).output
     }
 
     @Test func aProgramDependingOnlyOnPromiseCurlWorks() async throws {

@@ -49,17 +49,8 @@ func currentThreadName() -> String {
 
 /// Runs the curl CLI (`/usr/bin/curl -s --max-time 20` and `arguments`) off the cooperative
 /// pool, for tests that compare PromiseCurl with it: its exit status and standard output.
-func runCurlCLI(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-    try await offCooperativePool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "20"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+///
+/// - Parameter environment: The CLI's whole environment; `nil` passes this process's on.
+func runCurlCLI(_ arguments: [String], environment: [String: String]? = nil) async throws -> (status: Int32, output: String) {
+    try await runProgram("/usr/bin/curl", ["-s", "--max-time", "20"] + arguments, environment: environment)
 }

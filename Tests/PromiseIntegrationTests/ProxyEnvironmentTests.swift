@@ -9,21 +9,10 @@ import Testing
 /// target it was asked for; httpbin answers a direct one.
 @Suite struct ProxyEnvironmentTests {
     /// The curl CLI's output for `url` with only `environment` (and `PATH`) set.
-    func curlCLI(_ url: String, _ environment: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "20", url]
-        process.environment = Dictionary(
-            uniqueKeysWithValues: (["PATH=/usr/bin:/bin"] + environment).map {
-                let parts = $0.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), String(parts[1]))
-            })
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    func curlCLI(_ url: String, _ environment: [String]) async throws -> String {
+        let variables = (["PATH=/usr/bin:/bin"] + environment).map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+        let all = Dictionary(uniqueKeysWithValues: variables.map { ($0[0], $0[1]) })
+        return try await runProgram("/usr/bin/curl", ["-s", "--max-time", "20", url], environment: all).output
     }
 
     @Test(arguments: [
@@ -45,7 +34,7 @@ import Testing
         let result = try await runHelperProgram("promise-integration-helper", ["curl-proxy", "environment", url], environment: environment)
         #expect(result.status == 0 && result.output.hasPrefix("http 200 "), "\(result.output)")
         #expect(result.output.contains(proxiedMark) == proxied, "\(environment): \(result.output)")
-        #expect(try curlCLI(url, environment).contains(proxiedMark) == proxied, "curl with \(environment)")
+        #expect(try await curlCLI(url, environment).contains(proxiedMark) == proxied, "curl with \(environment)")
 
         // `.direct` never goes through the proxy, whatever the variables say.
         let direct = try await runHelperProgram("promise-integration-helper", ["curl-proxy", "direct", url], environment: environment)
