@@ -78,7 +78,10 @@ final class TableKeyShapes {
     private let db: OpaquePointer
     private var shapes: [String: TableKeyShape] = [:]
     private var statement: OpaquePointer?
-    /// A lookup's statement is running.
+    /// A lookup's statement is running. Not a phase of a lifecycle but a re-entrancy mark:
+    /// stepping it runs statements of SQLite's own (the pragma table functions prepare one
+    /// each), which the trace hook must ignore too, so comparing statement pointers is not
+    /// enough.
     private(set) var isReading = false
 
     init(db: OpaquePointer) { self.db = db }
