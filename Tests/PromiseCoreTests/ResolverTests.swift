@@ -95,10 +95,8 @@ private struct SettledResolverMarker: Sendable {}
         for _ in 0..<50 {
             let (promise, resolver) = Promise<Int>.pending()
             let runs = Atomic<Int>(0)
-            let chained = promise.then(on: .inline) { value -> Int in
-                runs.add(1, ordering: .relaxed)
-                return value
-            }
+            // `always` runs whichever settlement wins, so it must run exactly once.
+            let chained = promise.always(on: .inline) { runs.add(1, ordering: .relaxed) }
             DispatchQueue.concurrentPerform(iterations: 8) { index in
                 if index % 2 == 0 { resolver.fulfill(index) } else { resolver.reject(SampleError(tag: index)) }
             }
