@@ -184,7 +184,7 @@ extension SQLiteConnection {
     func query(_ sql: String, bind: Binder) throws -> [SQLiteRow] {
         var rows = [SQLiteRow]()
         try check()
-        try connection.forEachRow(sql, cancel: cancel, bind: bind) { rows.append($0.row()) }
+        try connection.forEachRow(sql, cancel: cancel, bind: bind) { rows.append($0.row(columns: $1)) }
         return rows
     }
 
@@ -215,7 +215,7 @@ extension SQLiteConnection {
     @usableFromInline
     func forEachRow(_ sql: String, bind: Binder, _ body: (SQLiteRow) throws -> Void) throws {
         try check()
-        try connection.forEachRow(sql, cancel: cancel, bind: bind) { try body($0.row()) }
+        try connection.forEachRow(sql, cancel: cancel, bind: bind) { try body($0.row(columns: $1)) }
     }
 }
 

@@ -43,11 +43,12 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   such column, (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
     ///   convert to `T`, or (``SQLiteError/Code-swift.struct/invalidUTF8``) when text that is
     ///   not valid UTF-8 is read as anything but bytes.
+    @inlinable
     public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLiteError) -> T {
-        guard values.indices.contains(index) else {
-            throw SQLiteError(.range, message: "no column \(index): the row has \(values.count) (\(columns))")
+        guard values.indices.contains(index), let converted = T.fromSQLiteValue(values[index]) else {
+            throw readFailure(index, as: T.self)
         }
-        return try convert(values[index], column: index)
+        return converted
     }
 
     /// The value in the column called `name`, converted to `T`.
@@ -60,11 +61,10 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   such column, (``SQLiteError/Code-swift.struct/mismatch``) when the value does not
     ///   convert to `T`, or (``SQLiteError/Code-swift.struct/invalidUTF8``) when text that is
     ///   not valid UTF-8 is read as anything but bytes.
+    @inlinable
     public func get<T: SQLiteValueConvertible>(_ name: String, as type: T.Type = T.self) throws(SQLiteError) -> T {
-        guard let index = columns.index(of: name) else {
-            throw SQLiteError(.range, message: "no column named '\(name)'; the columns are \(columns)")
-        }
-        return try convert(values[index], column: index)
+        guard let index = columns.index(of: name) else { throw readFailure(named: name) }
+        return try get(index)
     }
 
     /// Decodes the row into `T`: a keyed type's properties are columns by name, a single
@@ -86,9 +86,25 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
         }
     }
 
-    private func convert<T: SQLiteValueConvertible>(_ value: SQLiteValue, column: Int) throws(SQLiteError) -> T {
-        if let converted = T.fromSQLiteValue(value) { return converted }
-        throw conversionError(value, column: columns.names[column], index: column, type: T.self)
+    // `get` is inlinable so that a caller's code is specialized for the type it reads: called
+    // unspecialized across modules, each read asked the runtime for `Optional<T>` (about 500
+    // instructions, `Benchmarks/sqlite-counts.sh`, FILTER=scan/promise-rows). Its failures are
+    // built here, out of line.
+
+    /// Why reading column `index` as `type` failed: there is no such column, or its value does
+    /// not convert.
+    @usableFromInline
+    func readFailure(_ index: Int, as type: Any.Type) -> SQLiteError {
+        guard values.indices.contains(index) else {
+            return SQLiteError(.range, message: "no column \(index): the row has \(values.count) (\(columns))")
+        }
+        return conversionError(values[index], column: columns.names[index], index: index, type: type)
+    }
+
+    /// The error for a read of a column the row does not have.
+    @usableFromInline
+    func readFailure(named name: String) -> SQLiteError {
+        SQLiteError(.range, message: "no column named '\(name)'; the columns are \(columns)")
     }
 
     /// The row as `(id: 1, name: 'Ada')`.

@@ -87,4 +87,75 @@ import Testing
         #expect(fromRow?.code == .mismatch)
         #expect(fromRow?.message.contains("column 'label'") == true)
     }
+
+    /// A keyed property reads a column as ``SQLiteRow/get(_:as:)`` reads it, whatever the
+    /// storage class: the same value, or an error with the same code and message. Keyed reads
+    /// try a number or valid text first and convert the rest the slow way, so this covers both
+    /// ways, for a live statement and for a row decoded later.
+    @Test func aKeyedPropertyReadsEveryStorageClassAsGetDoes() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await SQLiteDatabase.open(path: dir("db.sqlite")).get()
+        defer { db.close() }
+        let expressions = [
+            "NULL", "0", "1", "2", "-1", "255", "300", "-129", "40000", "3000000000", "-3000000000",
+            "9223372036854775807", "-9223372036854775808", "1.5", "2.0", "-0.0", "1e300", "9e999",
+            "'text'", "'12'", "''", "x'FF'", "x''", "CAST(x'FF' AS TEXT)", "CAST(x'C3A9' AS TEXT)",
+        ]
+        var compared = 0
+        for expression in expressions {
+            let sql = "SELECT \(expression) AS v"
+            let row = try #require(try await db.queryFirst(sql).get())
+            compared += try await compare(Bool.self, sql, row, db)
+            compared += try await compare(Int.self, sql, row, db)
+            compared += try await compare(Int8.self, sql, row, db)
+            compared += try await compare(Int16.self, sql, row, db)
+            compared += try await compare(Int32.self, sql, row, db)
+            compared += try await compare(Int64.self, sql, row, db)
+            compared += try await compare(UInt8.self, sql, row, db)
+            compared += try await compare(UInt16.self, sql, row, db)
+            compared += try await compare(UInt32.self, sql, row, db)
+            compared += try await compare(Double.self, sql, row, db)
+            compared += try await compare(Float.self, sql, row, db)
+            compared += try await compare(String.self, sql, row, db)
+        }
+        #expect(compared == expressions.count * 12 * 2)
+    }
+
+    /// One property of type `T`, read from column `v`.
+    private struct Property<T: Decodable & Sendable>: Decodable, Sendable {
+        let v: T
+    }
+
+    /// Compares `T`'s keyed read of `sql`'s column with `row.get(0, as: T.self)`, decoding from
+    /// the statement and from `row`; returns how many comparisons were made.
+    private func compare<T: SQLiteValueConvertible & Decodable & Equatable>(
+        _ type: T.Type, _ sql: String, _ row: SQLiteRow, _ db: SQLiteDatabase
+    ) async throws -> Int {
+        let expected = Result<T, SQLiteError> { () throws(SQLiteError) in try row.get(0, as: T.self) }
+        let fromStatement: Result<T, any Error>
+        do {
+            fromStatement = .success(try await db.query(Property<T>.self, sql).get()[0].v)
+        } catch {
+            fromStatement = .failure(error)
+        }
+        let fromRow = Result<T, any Error> { try row.decode(Property<T>.self).v }
+        for (actual, way) in [(fromStatement, "statement"), (fromRow, "row")] {
+            switch (expected, actual) {
+            case (.success(let value), .success(let read)):
+                // SQLite stores no NaN, so equal values compare equal; -0.0 must keep its sign.
+                #expect(value == read, "\(sql) as \(T.self) from a \(way)")
+                if let double = value as? Double, let readDouble = read as? Double {
+                    #expect(double.sign == readDouble.sign, "\(sql) as \(T.self) from a \(way)")
+                }
+            case (.failure(let error), .failure(let failure)):
+                let decoded = failure as? SQLiteError
+                #expect(decoded?.code == error.code, "\(sql) as \(T.self) from a \(way): \(failure)")
+                #expect(decoded?.message.hasSuffix(error.message) == true, "\(sql) as \(T.self) from a \(way): \(failure)")
+            default:
+                Issue.record("\(sql) as \(T.self) from a \(way): get gave \(expected), the keyed read \(actual)")
+            }
+        }
+        return 2
+    }
 }

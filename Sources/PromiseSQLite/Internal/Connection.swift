@@ -182,18 +182,23 @@ final class Connection {
         }
     }
 
-    /// Steps through the rows of one statement, calling `body` with the statement on each row.
+    /// Steps through the rows of one statement, calling `body` with the statement and its
+    /// columns on each row.
     func forEachRow(
         _ sql: String,
         cancel: CancelFlag?,
         bind: Binder,
-        _ body: (Statement) throws -> Void
+        _ body: (_ statement: Statement, _ columns: SQLiteColumns) throws -> Void
     ) throws {
         try run(sql, cancel: cancel, bind: bind) { statement in
-            while try statement.step() {
+            guard try statement.step() else { return }
+            // Read once, after the first step: that is where SQLite re-prepares a statement
+            // after a schema change, so the columns cannot change on a later row.
+            let columns = statement.columns
+            repeat {
                 try cancel?.check()
-                try body(statement)
-            }
+                try body(statement, columns)
+            } while try statement.step()
         }
     }
 

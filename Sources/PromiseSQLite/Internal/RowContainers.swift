@@ -26,8 +26,14 @@ struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private static func index(_ key: Key, _ source: RowReader) throws -> Int {
         if let index = source.index(of: key) { return index }
+        throw missingColumn(key, source)
+    }
+
+    /// The error for `key` naming no column of the result.
+    @inline(never)
+    private static func missingColumn(_ key: Key, _ source: RowReader) -> DecodingError {
         let message = "the result has no column named '\(key.stringValue)'; its columns are \(source.columns)"
-        throw DecodingError.keyNotFound(
+        return DecodingError.keyNotFound(
             key,
             DecodingError.Context(codingPath: [], debugDescription: message, underlyingError: SQLiteError(.range, message: message)))
     }
@@ -35,18 +41,18 @@ struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeNil(forKey key: Key) throws -> Bool {
         try withSource { source in try source.isNull(at: Self.index(key, source)) }
     }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try column(key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try column(key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try column(key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try column(key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try column(key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try column(key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try column(key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try column(key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try column(key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try column(key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try column(key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try column(key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try numericColumn(key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try textColumn(key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try numericColumn(key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try numericColumn(key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try numericColumn(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try numericColumn(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try numericColumn(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try numericColumn(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try numericColumn(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try numericColumn(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try numericColumn(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try numericColumn(key) }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
         try withSource { source in try decodeUnsigned(UInt.self, source, Self.index(key, source), path: [key]) }
     }
@@ -57,9 +63,27 @@ struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try withSource { source in try decodeAny(T.self, source, Self.index(key, source), path: [key]) }
     }
 
+    // The reads of one type try the common case first: a number read as a number, text as a
+    // string, converted by the type's own `fromSQLiteValue`. Anything else (NULL, another
+    // storage class, a number that does not fit, text that is not UTF-8) goes through
+    // `decodeColumn`, which converts the same way and throws the error that says why.
+
     @inline(__always)
-    private func column<T: SQLiteValueConvertible>(_ key: Key) throws -> T {
-        try withSource { source in try decodeColumn(T.self, source, Self.index(key, source), path: [key]) }
+    private func numericColumn<T: SQLiteValueConvertible>(_ key: Key) throws -> T {
+        try withSource { source in
+            let index = try Self.index(key, source)
+            if let number = source.number(at: index), let converted = T.fromSQLiteValue(number) { return converted }
+            return try decodeColumn(T.self, source, index, path: [key])
+        }
+    }
+
+    @inline(__always)
+    private func textColumn(_ key: Key) throws -> String {
+        try withSource { source in
+            let index = try Self.index(key, source)
+            if let text = source.text(at: index) { return text }
+            return try decodeColumn(String.self, source, index, path: [key])
+        }
     }
 
     // `decodeIfPresent` answers `nil` for a missing column or a NULL, like the protocol's own

@@ -1,7 +1,18 @@
 /// Holds a keyed container so ``RowReader`` can keep it across rows without knowing its type.
-final class KeyedContainerHolder<Key: CodingKey> {
-    let container: KeyedDecodingContainer<Key>
-    init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+///
+/// The holder is generic over the container's whole type, not over its key: ``container()``
+/// then copies the container with the type information the holder's own class carries. In
+/// ``RowDecoder``, where the key type is known only at run time, copying a
+/// `KeyedDecodingContainer<Key>` asks the runtime for that type on every row (a hash lookup of
+/// about 330 instructions, `Benchmarks/sqlite-counts.sh`).
+final class KeyedContainerHolder<Container> {
+    private let value: Container
+    init(_ value: Container) { self.value = value }
+
+    /// The held container. Not inlined: inlined into generic code, the copy would look the
+    /// container's type up again.
+    @inline(never)
+    func container() -> Container { value }
 }
 
 /// Decodes a row into a `Decodable` type: keyed containers read columns by name, a single value
@@ -21,12 +32,9 @@ struct RowDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard let column else {
             if source.keyedContainerType == ObjectIdentifier(Key.self), let holder = source.keyedContainer {
-                return unsafeDowncast(holder, to: KeyedContainerHolder<Key>.self).container
+                return unsafeDowncast(holder, to: KeyedContainerHolder<KeyedDecodingContainer<Key>>.self).container()
             }
-            let container = KeyedDecodingContainer(KeyedColumns<Key>(source: source))
-            source.keyedContainer = KeyedContainerHolder(container)
-            source.keyedContainerType = ObjectIdentifier(Key.self)
-            return container
+            return Self.makeKeyedContainer(Key.self, source)
         }
         throw DecodingError.typeMismatch(
             [String: Any].self,
@@ -36,6 +44,17 @@ struct RowDecoder: Decoder {
                     "column '\(source.columns.names[column])' holds one value, not a keyed structure; store nested values as JSON text and decode that text yourself"
             )
         )
+    }
+
+    /// A new keyed container for the rows `source` reads, kept in `source` for the next rows.
+    /// Out of line: a local `KeyedDecodingContainer<Key>` in ``container(keyedBy:)`` would make
+    /// every call look its type up to size the stack.
+    @inline(never)
+    private static func makeKeyedContainer<Key: CodingKey>(_ type: Key.Type, _ source: RowReader) -> KeyedDecodingContainer<Key> {
+        let container = KeyedDecodingContainer(KeyedColumns<Key>(source: source))
+        source.keyedContainer = KeyedContainerHolder(container)
+        source.keyedContainerType = ObjectIdentifier(Key.self)
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -97,11 +116,19 @@ func convertColumn<T: SQLiteValueConvertible>(
     _ value: SQLiteValue, _ type: T.Type, _ source: RowReader, _ index: Int, path: @autoclosure () -> [any CodingKey]
 ) throws -> T {
     if let converted = T.fromSQLiteValue(value) { return converted }
-    let cause = conversionError(value, column: source.columns.names[index], index: index, type: T.self)
-    let context = DecodingError.Context(codingPath: path(), debugDescription: cause.message, underlyingError: cause)
-    if value.isNull { throw DecodingError.valueNotFound(T.self, context) }
-    if case .invalidText = value { throw DecodingError.dataCorrupted(context) }
-    throw DecodingError.typeMismatch(T.self, context)
+    throw conversionFailure(value, T.self, source, index, path: path())
+}
+
+/// The `DecodingError` for `value`, read from column `index` of `source`, not converting to
+/// `type`. Out of line, so that the functions that read a column keep no room on their stack
+/// for the error.
+@inline(never)
+func conversionFailure(_ value: SQLiteValue, _ type: Any.Type, _ source: RowReader, _ index: Int, path: [any CodingKey]) -> DecodingError {
+    let cause = conversionError(value, column: source.columns.names[index], index: index, type: type)
+    let context = DecodingError.Context(codingPath: path, debugDescription: cause.message, underlyingError: cause)
+    if value.isNull { return DecodingError.valueNotFound(type, context) }
+    if case .invalidText = value { return DecodingError.dataCorrupted(context) }
+    return DecodingError.typeMismatch(type, context)
 }
 
 /// Decodes any `Decodable` from column `index`: directly when it is a

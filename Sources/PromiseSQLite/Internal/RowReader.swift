@@ -89,7 +89,9 @@ final class RowReader {
     }
 
     /// The error for a decoder or container used after its query's rows were decoded, or on
-    /// another thread.
+    /// another thread. Out of line, like every error of the read path: inlined, it would make
+    /// each read reserve stack room for the error.
+    @inline(never)
     static func outsideDecoding() -> DecodingError {
         DecodingError.dataCorrupted(
             DecodingError.Context(
@@ -118,6 +120,33 @@ final class RowReader {
     func value(at index: Int) -> SQLiteValue {
         if let handle { return Statement.value(of: handle, at: index) }
         return row.unsafelyUnwrapped.values[index]
+    }
+
+    /// Column `index` of the current row when it holds an integer or a real; `nil` for text,
+    /// blobs and NULL. What the numeric reads try first: no text is copied for them.
+    @inline(__always)
+    func number(at index: Int) -> SQLiteValue? {
+        guard let handle else {
+            let value = row.unsafelyUnwrapped.values[index]
+            switch value {
+            case .integer, .real: return value
+            default: return nil
+            }
+        }
+        guard let value = sqlite3_column_value(handle, Int32(index)) else { return nil }
+        return SQLiteValue.number(copying: value)
+    }
+
+    /// Column `index` of the current row when it holds valid UTF-8 text; `nil` otherwise
+    /// (including when SQLite fails to hand the text over), where ``value(at:)`` says why.
+    @inline(__always)
+    func text(at index: Int) -> String? {
+        guard let handle else {
+            if case .text(let text) = row.unsafelyUnwrapped.values[index] { return text }
+            return nil
+        }
+        guard let value = sqlite3_column_value(handle, Int32(index)) else { return nil }
+        return SQLiteValue.validText(copying: value)
     }
 
     /// Whether column `index` of the current row is NULL, without reading its value.

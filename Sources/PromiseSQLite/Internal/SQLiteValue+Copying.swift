@@ -44,4 +44,25 @@ extension SQLiteValue {
             self = .null
         }
     }
+
+    /// The number an `sqlite3_value` holds, as ``integer(_:)`` or ``real(_:)``; `nil` for
+    /// text, blobs and `NULL`. What a numeric read tries before ``init(copying:textAfterFailure:)``:
+    /// no text is copied for it.
+    @inline(__always)
+    static func number(copying value: OpaquePointer) -> SQLiteValue? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
+        default: return nil
+        }
+    }
+
+    /// The text an `sqlite3_value` holds when it is valid UTF-8; `nil` for every other value,
+    /// for text that is not UTF-8 and when SQLite fails to hand the text over, all of which
+    /// ``init(copying:textAfterFailure:)`` tells apart. What a `String` read tries first.
+    @inline(__always)
+    static func validText(copying value: OpaquePointer) -> String? {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
+        return UTF8Text.string(validating: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
+    }
 }

@@ -249,10 +249,16 @@ final class Statement {
 
     /// The current row, copied out of the statement.
     func row() -> SQLiteRow {
-        let columns = self.columns
+        row(columns: columns)
+    }
+
+    /// The current row, copied out of the statement, whose columns are `columns` (this
+    /// statement's ``columns``, read after the first step).
+    func row(columns: SQLiteColumns) -> SQLiteRow {
+        let count = columns.names.count
         var values = [SQLiteValue]()
-        values.reserveCapacity(columns.names.count)
-        for index in 0..<columns.names.count {
+        values.reserveCapacity(count)
+        for index in 0..<count {
             values.append(value(at: index))
         }
         return SQLiteRow(columns: columns, values: values)
