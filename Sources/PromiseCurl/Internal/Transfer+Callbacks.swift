@@ -8,35 +8,26 @@ internal import PromiseSystem
 /// runs user code or touches the multi handle; a problem is recorded in `failure` and libcurl
 /// is told to stop (a short count), so the transfer ends through the usual path.
 extension Transfer {
-    /// `CURLOPT_WRITEFUNCTION`: collect or write the body.
+    /// `CURLOPT_WRITEFUNCTION`: collect, write or drop the body, as the state machine decides.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if !bodyStarted {
-            bodyStarted = true
-            droppingBody = followsCurrentResponse()
-        }
-        if droppingBody {
-            droppedBytes += bytes.count
-            guard droppedBytes <= Self.largestRedirectBody else {
-                failure = error(.responseTooLarge, "the body of a \(head.status) redirect is larger than \(Self.largestRedirectBody) bytes")
-                return 0
-            }
+        switch machine.bodyArrived(count: bytes.count, collected: body.count, head: (head.status, head.fields[.location] != nil)) {
+        case .drop:
             return bytes.count
-        }
-        if let sink {
-            guard sink.write(bytes) else {
-                failure = error(
-                    .fileError, "writing the download to '\(sink.target)' failed: \(ErrnoText.describe(sink.writeErrno)); the target was left as it was")
-                return 0
-            }
-            return bytes.count
-        }
-        guard body.count + bytes.count <= maxBody else {
-            failure = error(.responseTooLarge, "the response body grew past the limit of \(maxBody) bytes; raise maxResponseBodySize or use download(_:to:)")
+        case .stop:
             return 0
+        case .write:
+            guard let sink else { preconditionFailure("a download's body arrived without its file") }
+            guard sink.write(bytes) else {
+                machine.callbackFailed(
+                    error(.fileError, "writing the download to '\(sink.target)' failed: \(ErrnoText.describe(sink.writeErrno)); the target was left as it was"))
+                return 0
+            }
+            return bytes.count
+        case .collect:
+            if body.count + bytes.count > body.capacity { reserveForBody(adding: bytes.count) }
+            body.append(contentsOf: bytes)
+            return bytes.count
         }
-        if body.count + bytes.count > body.capacity { reserveForBody(adding: bytes.count) }
-        body.append(contentsOf: bytes)
-        return bytes.count
     }
 
     /// Grows `body` before it overflows, trusting the announced `Content-Length` in two steps:
@@ -50,7 +41,7 @@ extension Transfer {
         var announced: curl_off_t = -1
         _ = ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
         let needed = body.count + count
-        guard announced > 0, Int64(announced) <= Int64(maxBody), Int(announced) >= needed else { return }
+        guard announced > 0, Int64(announced) <= Int64(machine.limits.bodyLimit ?? 0), Int(announced) >= needed else { return }
         let expected = Int(announced)
         if body.isEmpty {
             body.reserveCapacity(Swift.max(needed, Swift.min(expected, Self.largestReservation)))
@@ -81,17 +72,14 @@ extension Transfer {
 
     /// `CURLOPT_HEADERFUNCTION`: one header line.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
-        guard head.feed(line) else {
-            failure = error(.headersTooLarge, "the response head is larger than the limit of \(head.limit) bytes")
-            return 0
-        }
-        return line.count
+        let fits = head.feed(line)
+        return machine.headLineArrived(fits: fits, headLimit: head.limit) == .proceed ? line.count : 0
     }
 
     /// `CURLOPT_READFUNCTION`: the next piece of a file body.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let file = uploadFile, let count = file.read(into: buffer) else {
-            failure = error(.readError, "reading the request body file failed: \(ErrnoText.describe(uploadFile?.readErrno ?? 0))")
+            machine.callbackFailed(error(.readError, "reading the request body file failed: \(ErrnoText.describe(uploadFile?.readErrno ?? 0))"))
             return ccurl_readfunc_abort()
         }
         return count

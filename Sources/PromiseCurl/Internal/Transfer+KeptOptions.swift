@@ -42,8 +42,8 @@ extension Transfer {
             schemes: request.allowedSchemes.map { $0.sorted().joined(separator: ",") } ?? "http,https",
             connectTimeout: milliseconds(request.connectTimeout ?? configuration.connectTimeout),
             stallSeconds: stallSeconds,
-            maxBody: max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize),
-            hasDeadline: deadline != nil,
+            maxBody: machine.limits.bodyLimit ?? 0,
+            hasDeadline: machine.limits.deadline != nil,
             waitsForMultiplexing: configuration.waitForMultiplexing && Self.canMultiplex(scheme: parts.scheme, configuration.httpVersion),
             unixSocketPath: request.unixSocketPath,
             proxy: request.proxy ?? configuration.proxy)

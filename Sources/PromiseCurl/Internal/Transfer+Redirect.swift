@@ -77,47 +77,30 @@ enum AfterResponse {
 }
 
 extension Transfer {
-    /// The body of a redirect response that is followed is read and dropped, up to this many
-    /// bytes.
-    static let largestRedirectBody = 1 << 20
-
-    /// Whether the response whose head just arrived is a redirect that will be followed (its
-    /// body is then dropped).
-    func followsCurrentResponse() -> Bool {
-        maxRedirects > 0 && Hop.followed.contains(head.status) && head.fields[.location] != nil
-    }
-
     /// After a transfer on `easy` ended with `code` and was removed from `multi`: follows a
-    /// redirect by setting the handle up for the target and adding it back.
+    /// redirect by setting the handle up for the target and adding it back, when the state
+    /// machine says so.
     func afterResponse(_ code: CURLcode, multi: UnsafeMutableRawPointer, configuration: CurlConfiguration) -> AfterResponse {
-        guard code == CURLE_OK, failure == nil, let easy, followsCurrentResponse() else { return .finish }
-        let status = head.status
-        guard hop.count < maxRedirects else {
-            return .failed(
-                error(.tooManyRedirects, "more than \(maxRedirects) redirects; the last, \(status), went to \(redactingUserInfo(redirectTarget(easy) ?? "?"))"))
-        }
-        guard let target = redirectTarget(easy) else {
-            return .failed(error(.weirdServerReply, "status \(status) with a Location libcurl could not resolve"))
-        }
-        let parts: URLParts
-        switch URLParts.parse(target) {
-        case .success(let parsed): parts = parsed
-        case .failure(let problem): return .failed(error(.malformedURL, "the redirect's Location is not a URL that can be sent: \(problem.message)"))
-        }
-        guard parts.scheme == "http" || parts.scheme == "https" else {
-            return .failed(error(.unsupportedProtocol, "a redirect to a '\(parts.scheme)' URL was refused; redirects go to http and https only"))
-        }
-        if let deadline, deadline <= .now {
-            return .failed(error(.operationTimedOut, "the request's time ran out after \(hop.count + 1) redirects"))
-        }
-        hop = hop.next(status: status, to: parts, origin: Hop.origin(of: self.parts))
-        resetForNextHop()
-        do throws(CurlError) {
-            try configure(easy, configuration)
-            try curlMultiCheck(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
-            return .followed
-        } catch {
-            return .failed(error)
+        switch machine.responseEnded(succeeded: code == CURLE_OK, status: head.status, hasLocation: head.fields[.location] != nil) {
+        case .finish:
+            return .finish
+        case .fail(let failure):
+            return .failed(failure)
+        case .followRedirect:
+            guard let easy else { return .failed(error(.internalError, "a redirect was to be followed without a handle")) }
+            switch machine.redirectTarget(redirectTarget(easy), now: .now, origin: Hop.origin(of: parts)) {
+            case .fail(let failure):
+                return .failed(failure)
+            case .follow:
+                resetForNextHop()
+                do throws(CurlError) {
+                    try configure(easy, configuration)
+                    try curlMultiCheck(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
+                    return .followed
+                } catch {
+                    return .failed(error)
+                }
+            }
         }
     }
 

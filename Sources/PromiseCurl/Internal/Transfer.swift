@@ -8,10 +8,13 @@ struct DownloadTarget: Sendable {
     let options: CurlDownloadOptions
 }
 
-/// One request from submission to delivery. Created on the caller's thread; from the moment
-/// it is handed to the driver, every field below `// Driver thread only` is touched by the
-/// driver thread alone (it creates the easy handle, runs the callbacks, reads the result and
-/// cleans up), so no C handle is shared between threads.
+/// One request from submission to delivery: the libcurl binding of a transfer. Its phase and
+/// the decisions between phases (follow a redirect or finish, drop a body, stop at a limit) are
+/// ``TransferStateMachine``'s; this class holds the handle and the buffers, feeds the machine
+/// what libcurl reports, and performs what it returns. Created on the caller's thread; from
+/// the moment it is handed to the driver, every field below `// Driver thread only` is
+/// touched by the driver thread alone (it creates the easy handle, runs the callbacks, reads
+/// the result and cleans up), so no C handle is shared between threads.
 ///
 /// `@unchecked Sendable`: the immutable fields are set before submission; the mutable ones
 /// belong to the driver thread as said above; `cancelled` is atomic.
@@ -32,25 +35,12 @@ final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var sink: DownloadSink?
     @exclusivity(unchecked) var head: ResponseHeadParser
     @exclusivity(unchecked) var body = [UInt8]()
-    @exclusivity(unchecked) var maxBody = 0
-    /// The current request of the redirect chain.
-    @exclusivity(unchecked) var hop: Hop
-    /// The most redirects followed.
-    @exclusivity(unchecked) var maxRedirects = 0
-    /// When the whole chain must be done, if the request has a total timeout.
-    @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
-    /// Whether the current response is a redirect being followed, whose body is dropped.
-    @exclusivity(unchecked) var droppingBody = false
-    /// Bytes of a redirect's body dropped so far.
-    @exclusivity(unchecked) var droppedBytes = 0
-    /// `CURLOPT_LOW_SPEED_TIME`, or 0 when there is no stall limit.
+    /// The transfer's phase and the decisions between phases; this class performs them.
+    @exclusivity(unchecked) var machine: TransferStateMachine
+    /// `CURLOPT_LOW_SPEED_TIME`, or 0 when there is no stall limit, for a failure's message.
     @exclusivity(unchecked) var stallSeconds = 0
     /// The proxy the current hop goes through, for a failure's message.
     private var proxy: CurlProxySetting = .direct
-    /// Whether a body byte of the current response arrived.
-    @exclusivity(unchecked) var bodyStarted = false
-    /// A failure found by a callback, which then made libcurl stop with a generic code.
-    @exclusivity(unchecked) var failure: CurlError?
     @exclusivity(unchecked) var progress = ProgressThrottle()
     /// Where progress reports wait until libcurl returns: the driver's.
     let progressOutbox: ProgressOutbox
@@ -70,8 +60,11 @@ final class Transfer: @unchecked Sendable {
         // Resolved on the driver thread: a blocking wait for it there is a deadlock.
         self.promise = Promise<CurlResponse>.pending(resolvedOn: driverID)
         self.head = ResponseHeadParser(limit: headLimit)
-        self.hop = Hop(url: request.url, parts: parts, method: request.method, sendsBody: request.body != nil)
+        self.machine = TransferStateMachine(hop: Hop(url: request.url, parts: parts, method: request.method, sendsBody: request.body != nil))
     }
+
+    /// The current request of the redirect chain.
+    var hop: Hop { machine.hop }
 
     var methodName: String { request.method.rawValue }
 
@@ -96,8 +89,11 @@ final class Transfer: @unchecked Sendable {
         self.handle = handle
         let easy = handle.pointer
         retainedForC = Unmanaged.passRetained(self)
-        maxRedirects = max(0, request.maxRedirects ?? configuration.maxRedirects)
-        deadline = (request.timeout ?? configuration.timeout).map { ContinuousClock.now + $0 }
+        machine.started(
+            TransferStateMachine.Limits(
+                maxRedirects: max(0, request.maxRedirects ?? configuration.maxRedirects),
+                deadline: (request.timeout ?? configuration.timeout).map { ContinuousClock.now + $0 },
+                bodyLimit: download == nil ? max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize) : nil))
         do throws(CurlError) {
             if let download {
                 switch DownloadSink.create(target: download.path, durable: download.options.durable) {
@@ -123,7 +119,6 @@ final class Transfer: @unchecked Sendable {
         let handle = handle!
         stallSeconds = values.stallSeconds
         proxy = values.proxy
-        if download == nil { maxBody = values.maxBody }
         if keeps, handle.kept == values {
             handle.prepareForKeptReuse()
             try setPerTransferOptions(easy)
@@ -143,7 +138,7 @@ final class Transfer: @unchecked Sendable {
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), "CURLOPT_PRIVATE")
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
         try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
-        if let deadline {
+        if let deadline = machine.limits.deadline {
             try setLong(easy, CURLOPT_TIMEOUT_MS, milliseconds(deadline - .now), "CURLOPT_TIMEOUT_MS")
         }
     }
@@ -189,7 +184,7 @@ final class Transfer: @unchecked Sendable {
         if download == nil {
             // An early refusal when Content-Length already says too much; the write
             // callback enforces the limit for chunked and compressed bodies.
-            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBody)), "CURLOPT_MAXFILESIZE_LARGE")
+            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(values.maxBody)), "CURLOPT_MAXFILESIZE_LARGE")
         }
         if request.onProgress != nil {
             try setLong(easy, CURLOPT_NOPROGRESS, 0, "CURLOPT_NOPROGRESS")
@@ -319,10 +314,10 @@ final class Transfer: @unchecked Sendable {
 
     // MARK: Finishing
 
-    /// Builds the outcome once libcurl says the transfer is done.
+    /// Builds the outcome once libcurl says the transfer is done and ``afterResponse(_:multi:configuration:)``
+    /// said to finish.
     func finish(_ code: CURLcode) -> Result<CurlResponse, CurlError> {
         guard let easy else { return .failure(error(.internalError, "transfer finished without a handle")) }
-        if let failure { return .failure(failure) }
         guard code == CURLE_OK else { return .failure(curlFailure(code, easy)) }
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
@@ -369,10 +364,11 @@ final class Transfer: @unchecked Sendable {
         } else if code == CURLE_FILESIZE_EXCEEDED {
             return error(
                 .responseTooLarge,
-                "the response body is larger than the limit of \(maxBody) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)")
+                "the response body is larger than the limit of \(machine.limits.bodyLimit ?? 0) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)"
+            )
         } else if code == CURLE_OPERATION_TIMEDOUT, stallSeconds > 0, buffered.hasPrefix("Operation too slow") {
             return error(.operationTimedOut, "the transfer stalled: no byte moved for \(stallSeconds) s (stallTimeout)")
-        } else if code == CURLE_OUT_OF_MEMORY, !bodyStarted {
+        } else if code == CURLE_OUT_OF_MEMORY, !machine.bodyStarted {
             // libcurl refuses a head line over CURL_MAX_HTTP_HEADER (100 KiB) with this code;
             // before the body it is that, not a failed allocation.
             return error(
@@ -419,9 +415,6 @@ final class Transfer: @unchecked Sendable {
         handle?.resetForNextHop()
         head = ResponseHeadParser(limit: head.limit)
         body = []
-        bodyStarted = false
-        droppingBody = false
-        droppedBytes = 0
         stallSeconds = 0
     }
 

@@ -1,0 +1,230 @@
+/// The phases of one transfer, from its first request to its outcome, and the decisions
+/// between them: whether a response is a redirect to follow (its body then read and dropped),
+/// when the head or the body outgrows its limit, when a failure found by a callback decides the
+/// outcome, and where a redirect leads.
+///
+/// A pure value. ``Transfer`` holds one, feeds it what libcurl reports (a head line, a chunk of
+/// body, the end of a response, the redirect's target) and performs the action each event
+/// returns: keep the bytes, stop libcurl, set the handle up for the next hop, build the
+/// outcome. The machine never calls libcurl and never touches a thread.
+struct TransferStateMachine {
+    enum State {
+        /// Created; the handle is not set up yet.
+        case configuring
+        /// The request of ``TransferStateMachine/hop`` is out; its response's head arrives.
+        case awaitingHead
+        /// The final response's body arrives: kept in memory up to the body limit, or written
+        /// to the download's file.
+        case receivingBody
+        /// The body of a redirect that will be followed arrives and is dropped; `dropped`
+        /// bytes so far.
+        case droppingRedirectBody(dropped: Int)
+        /// A redirect's response ended; its target is read next.
+        case redirecting(status: Int)
+        /// The outcome is the response libcurl ended with (or libcurl's own error).
+        /// `bodyStarted` says whether a byte of the last response's body arrived.
+        case finished(bodyStarted: Bool)
+        /// The outcome is this error: a callback found it (and stopped libcurl), or the
+        /// redirect could not be followed.
+        case failed(CurlError)
+    }
+
+    /// What the whole chain may do, fixed when the transfer starts.
+    struct Limits {
+        /// The most redirects followed.
+        var maxRedirects: Int
+        /// When the whole chain must be done, if the request has a total timeout.
+        var deadline: ContinuousClock.Instant?
+        /// The most body bytes kept in memory; `nil` when the body goes to a download's file.
+        var bodyLimit: Int?
+    }
+
+    /// The body of a redirect that is followed is read and dropped, up to this many bytes.
+    static let largestRedirectBody = 1 << 20
+
+    private(set) var state: State = .configuring
+    /// The current request of the redirect chain.
+    private(set) var hop: Hop
+    private(set) var limits = Limits(maxRedirects: 0, deadline: nil, bodyLimit: nil)
+
+    init(hop: Hop) {
+        self.hop = hop
+    }
+
+    /// Whether a byte of the current response's body arrived.
+    var bodyStarted: Bool {
+        switch state {
+        case .receivingBody, .droppingRedirectBody, .finished(bodyStarted: true): true
+        case .configuring, .awaitingHead, .redirecting, .finished(bodyStarted: false), .failed: false
+        }
+    }
+
+    // MARK: Events
+
+    /// The handle is set up and the first request goes out.
+    mutating func started(_ limits: Limits) {
+        guard case .configuring = state else { preconditionFailure("a transfer started twice (\(state))") }
+        self.limits = limits
+        state = .awaitingHead
+    }
+
+    /// What a libcurl callback returns.
+    enum CallbackAction: Equatable {
+        /// Take the bytes and go on.
+        case proceed
+        /// Return a short count: libcurl stops, and the outcome is the recorded failure.
+        case stop
+    }
+
+    /// A head line arrived (trailers come the same way, after the body); `fits` says whether
+    /// the head is still within `headLimit` bytes with it.
+    mutating func headLineArrived(fits: Bool, headLimit: Int) -> CallbackAction {
+        switch state {
+        case .awaitingHead, .receivingBody, .droppingRedirectBody:
+            guard fits else {
+                state = .failed(CurlError(.headersTooLarge, message: "the response head is larger than the limit of \(headLimit) bytes"))
+                return .stop
+            }
+            return .proceed
+        case .failed:
+            return .stop
+        case .configuring, .redirecting, .finished:
+            preconditionFailure("a head line arrived while the transfer was \(state)")
+        }
+    }
+
+    /// What the write callback does with a chunk of body.
+    enum BodyAction: Equatable {
+        /// Append it to the body kept in memory.
+        case collect
+        /// Write it to the download's file.
+        case write
+        /// Drop it: it belongs to a redirect that is followed.
+        case drop
+        /// Return a short count: libcurl stops, and the outcome is the recorded failure.
+        case stop
+    }
+
+    /// `count` bytes of body arrived, `collected` being kept in memory already. `head` is the
+    /// response's status and whether it has a `Location`, asked only on the first chunk.
+    mutating func bodyArrived(count: Int, collected: Int, head: @autoclosure () -> (status: Int, hasLocation: Bool)) -> BodyAction {
+        switch state {
+        case .awaitingHead:
+            let (status, hasLocation) = head()
+            state = follows(status: status, hasLocation: hasLocation) ? .droppingRedirectBody(dropped: 0) : .receivingBody
+            return bodyArrived(count: count, collected: collected, head: (status, hasLocation))
+        case .droppingRedirectBody(let dropped):
+            let total = dropped + count
+            guard total <= Self.largestRedirectBody else {
+                state = .failed(
+                    CurlError(.responseTooLarge, message: "the body of a \(head().status) redirect is larger than \(Self.largestRedirectBody) bytes"))
+                return .stop
+            }
+            state = .droppingRedirectBody(dropped: total)
+            return .drop
+        case .receivingBody:
+            guard let bodyLimit = limits.bodyLimit else { return .write }
+            guard collected + count <= bodyLimit else {
+                state = .failed(
+                    CurlError(
+                        .responseTooLarge,
+                        message: "the response body grew past the limit of \(bodyLimit) bytes; raise maxResponseBodySize or use download(_:to:)"))
+                return .stop
+            }
+            return .collect
+        case .failed:
+            return .stop
+        case .configuring, .redirecting, .finished:
+            preconditionFailure("body arrived while the transfer was \(state)")
+        }
+    }
+
+    /// A callback could not do its part (the download's file refused a write, the request
+    /// body's file a read): the outcome is `failure`, and the callback stops libcurl.
+    mutating func callbackFailed(_ failure: CurlError) {
+        switch state {
+        case .awaitingHead, .receivingBody, .droppingRedirectBody:
+            state = .failed(failure)
+        case .failed:
+            break  // the first failure stays the outcome
+        case .configuring, .redirecting, .finished:
+            preconditionFailure("a callback failed while the transfer was \(state)")
+        }
+    }
+
+    /// What happens once libcurl says a response ended.
+    enum EndAction: Equatable {
+        /// Build the outcome from the response (or from libcurl's error).
+        case finish
+        /// Fail with this error.
+        case fail(CurlError)
+        /// Read the redirect's target and report it with ``redirectTarget(_:now:origin:)``.
+        case followRedirect
+    }
+
+    /// libcurl ended the current response, `succeeded` or with an error of its own; `status`
+    /// and `hasLocation` describe the response's head.
+    mutating func responseEnded(succeeded: Bool, status: Int, hasLocation: Bool) -> EndAction {
+        switch state {
+        case .failed(let failure):
+            return .fail(failure)
+        case .awaitingHead, .droppingRedirectBody, .receivingBody:
+            // A response without a body is decided here; one with a body, on its first chunk.
+            let isRedirect: Bool
+            if case .receivingBody = state { isRedirect = false } else { isRedirect = follows(status: status, hasLocation: hasLocation) }
+            guard succeeded, isRedirect else {
+                state = .finished(bodyStarted: bodyStarted)
+                return .finish
+            }
+            state = .redirecting(status: status)
+            return .followRedirect
+        case .configuring, .redirecting, .finished:
+            preconditionFailure("a response ended while the transfer was \(state)")
+        }
+    }
+
+    /// What happens with a redirect's target.
+    enum RedirectAction: Equatable {
+        /// Set the handle up for ``TransferStateMachine/hop``, the target, and send it.
+        case follow
+        /// Fail with this error.
+        case fail(CurlError)
+    }
+
+    /// The redirect's target, as libcurl resolved its `Location` (`nil` when it could not),
+    /// at `now`; `origin` is the origin of the request as given (``Hop/origin(of:)``).
+    mutating func redirectTarget(_ target: String?, now: ContinuousClock.Instant, origin: String) -> RedirectAction {
+        guard case .redirecting(let status) = state else { preconditionFailure("a redirect target arrived while the transfer was \(state)") }
+        let failure: CurlError
+        if hop.count >= limits.maxRedirects {
+            failure = CurlError(
+                .tooManyRedirects,
+                message: "more than \(limits.maxRedirects) redirects; the last, \(status), went to \(redactingUserInfo(target ?? "?"))")
+        } else if let target {
+            switch URLParts.parse(target) {
+            case .success(let parts) where parts.scheme == "http" || parts.scheme == "https":
+                if let deadline = limits.deadline, deadline <= now {
+                    failure = CurlError(.operationTimedOut, message: "the request's time ran out after \(hop.count + 1) redirects")
+                } else {
+                    hop = hop.next(status: status, to: parts, origin: origin)
+                    state = .awaitingHead
+                    return .follow
+                }
+            case .success(let parts):
+                failure = CurlError(
+                    .unsupportedProtocol, message: "a redirect to a '\(parts.scheme)' URL was refused; redirects go to http and https only")
+            case .failure(let problem):
+                failure = CurlError(.malformedURL, message: "the redirect's Location is not a URL that can be sent: \(problem.message)")
+            }
+        } else {
+            failure = CurlError(.weirdServerReply, message: "status \(status) with a Location libcurl could not resolve")
+        }
+        state = .failed(failure)
+        return .fail(failure)
+    }
+
+    /// Whether a response with `status` and a `Location` (or none) is a redirect to follow.
+    private func follows(status: Int, hasLocation: Bool) -> Bool {
+        limits.maxRedirects > 0 && Hop.followed.contains(status) && hasLocation
+    }
+}

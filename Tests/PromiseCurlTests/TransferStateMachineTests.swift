@@ -1,0 +1,271 @@
+import Testing
+
+@testable import PromiseCurl
+
+/// A transfer's phases and the decisions between them, alone: no libcurl, no server, no
+/// thread and no timing. Each event is fed in each phase it can arrive in; the events that
+/// cannot arrive in a phase stop the program (`TransferStateMachineImpossibleEventTests`).
+@Suite struct TransferStateMachineTests {
+    typealias Machine = TransferStateMachine
+
+    /// The phases a live response can be in when a callback runs.
+    enum Live: CaseIterable {
+        case awaitingHead, receivingBody, droppingRedirectBody
+    }
+
+    static func hop(_ url: String = "http://127.0.0.1:1/start", method: HTTPRequest.Method = .get, sendsBody: Bool = false) -> Hop {
+        let parts = try! URLParts.parse(url).get()
+        return Hop(url: url, parts: parts, method: method, sendsBody: sendsBody)
+    }
+
+    static func limits(maxRedirects: Int = 5, deadline: ContinuousClock.Instant? = nil, bodyLimit: Int? = 100) -> Machine.Limits {
+        Machine.Limits(maxRedirects: maxRedirects, deadline: deadline, bodyLimit: bodyLimit)
+    }
+
+    /// A started machine driven into `phase`.
+    static func machine(_ phase: Live, limits: Machine.Limits = limits()) -> Machine {
+        var machine = Machine(hop: hop())
+        machine.started(limits)
+        switch phase {
+        case .awaitingHead: break
+        case .receivingBody: _ = machine.bodyArrived(count: 1, collected: 0, head: (200, false))
+        case .droppingRedirectBody: _ = machine.bodyArrived(count: 1, collected: 0, head: (302, true))
+        }
+        return machine
+    }
+
+    static func isFailed(_ machine: Machine, _ code: CurlError.Code) -> Bool {
+        if case .failed(let failure) = machine.state { return failure.code == code }
+        return false
+    }
+
+    @Test func startingSendsTheFirstRequest() {
+        var machine = Machine(hop: Self.hop())
+        guard case .configuring = machine.state else { Issue.record("a new machine configures"); return }
+        machine.started(Self.limits(maxRedirects: 3))
+        guard case .awaitingHead = machine.state else { Issue.record("started: \(machine.state)"); return }
+        #expect(machine.limits.maxRedirects == 3)
+        #expect(!machine.bodyStarted)
+    }
+
+    @Test(arguments: Live.allCases)
+    func aHeadLineThatFitsIsTakenAndOneThatDoesNotStops(phase: Live) {
+        var machine = Self.machine(phase)
+        #expect(machine.headLineArrived(fits: true, headLimit: 64) == .proceed)
+        #expect(!Self.isFailed(machine, .headersTooLarge))
+        #expect(machine.headLineArrived(fits: false, headLimit: 64) == .stop)
+        guard case .failed(let failure) = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(failure.code == .headersTooLarge)
+        #expect(failure.message.contains("64 bytes"))
+        // libcurl stops on the short count; were it to call again, it would be told to stop again.
+        #expect(machine.headLineArrived(fits: true, headLimit: 64) == .stop)
+    }
+
+    /// The first chunk of body decides whether the response is a redirect to follow: a
+    /// redirect status, a `Location`, and redirects allowed.
+    @Test(arguments: [200, 204, 300, 301, 302, 303, 304, 307, 308, 404], [true, false])
+    func theFirstChunkDecidesWhetherTheBodyIsARedirectsToDrop(status: Int, hasLocation: Bool) {
+        for maxRedirects in [0, 5] {
+            var machine = Machine(hop: Self.hop())
+            machine.started(Self.limits(maxRedirects: maxRedirects))
+            let action = machine.bodyArrived(count: 10, collected: 0, head: (status, hasLocation))
+            let follows = maxRedirects > 0 && hasLocation && [301, 302, 303, 307, 308].contains(status)
+            #expect(action == (follows ? .drop : .collect), "\(status) location \(hasLocation) max \(maxRedirects)")
+            #expect(machine.bodyStarted)
+            switch machine.state {
+            case .droppingRedirectBody(let dropped): #expect(follows && dropped == 10)
+            case .receivingBody: #expect(!follows)
+            default: Issue.record("\(machine.state)")
+            }
+        }
+    }
+
+    @Test func theHeadIsReadOnlyForTheFirstChunk() {
+        var machine = Self.machine(.awaitingHead)
+        var asked = 0
+        func head() -> (status: Int, hasLocation: Bool) {
+            asked += 1
+            return (200, false)
+        }
+        for _ in 0..<5 { #expect(machine.bodyArrived(count: 1, collected: 0, head: head()) == .collect) }
+        #expect(asked == 1)
+    }
+
+    @Test func aBodyInMemoryStopsPastItsLimitAndADownloadHasNone() {
+        var machine = Self.machine(.receivingBody, limits: Self.limits(bodyLimit: 100))
+        #expect(machine.bodyArrived(count: 50, collected: 50, head: (200, false)) == .collect, "exactly the limit")
+        #expect(machine.bodyArrived(count: 1, collected: 100, head: (200, false)) == .stop)
+        guard case .failed(let failure) = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(failure.code == .responseTooLarge)
+        #expect(failure.message.contains("limit of 100 bytes"))
+        #expect(machine.bodyArrived(count: 1, collected: 0, head: (200, false)) == .stop, "a failed transfer takes nothing more")
+
+        var download = Self.machine(.receivingBody, limits: Self.limits(bodyLimit: nil))
+        #expect(download.bodyArrived(count: 1 << 30, collected: 0, head: (200, false)) == .write)
+        #expect(download.bodyArrived(count: .max / 2, collected: 0, head: (200, false)) == .write)
+    }
+
+    @Test func aRedirectsBodyIsDroppedUpToItsLimit() {
+        var machine = Self.machine(.awaitingHead)
+        let largest = Machine.largestRedirectBody
+        #expect(machine.bodyArrived(count: largest - 1, collected: 0, head: (301, true)) == .drop)
+        #expect(machine.bodyArrived(count: 1, collected: 0, head: (301, true)) == .drop, "exactly the limit")
+        #expect(machine.bodyArrived(count: 1, collected: 0, head: (301, true)) == .stop)
+        guard case .failed(let failure) = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(failure.code == .responseTooLarge)
+        #expect(failure.message.contains("301 redirect"))
+    }
+
+    @Test(arguments: Live.allCases)
+    func theFirstFailureOfACallbackIsTheOutcome(phase: Live) {
+        var machine = Self.machine(phase)
+        machine.callbackFailed(CurlError(.fileError, message: "first"))
+        machine.callbackFailed(CurlError(.readError, message: "second"))
+        #expect(machine.headLineArrived(fits: true, headLimit: 10) == .stop)
+        #expect(machine.bodyArrived(count: 1, collected: 0, head: (200, false)) == .stop)
+        let end = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
+        #expect(end == .fail(CurlError(.fileError, message: "first")))
+        // A failure decided by a callback stays the outcome, whatever libcurl ends with.
+        #expect(machine.responseEnded(succeeded: false, status: 0, hasLocation: false) == .fail(CurlError(.fileError, message: "first")))
+    }
+
+    @Test(arguments: Live.allCases, [true, false])
+    func theEndOfAResponseFinishesOrFollows(phase: Live, succeeded: Bool) {
+        var machine = Self.machine(phase)
+        // A 302 with a Location: awaiting its head, it has no body; receiving a body, the first
+        // chunk said it was not a redirect (a 200), so it finishes whatever the head says now.
+        let action = machine.responseEnded(succeeded: succeeded, status: 302, hasLocation: true)
+        let follows = succeeded && phase != .receivingBody
+        #expect(action == (follows ? .followRedirect : .finish))
+        switch machine.state {
+        case .redirecting(let status): #expect(follows && status == 302)
+        case .finished(let bodyStarted): #expect(!follows && bodyStarted == (phase != .awaitingHead))
+        default: Issue.record("\(machine.state)")
+        }
+    }
+
+    @Test func aResponseWithoutABodyFinishesUnlessItIsARedirect() {
+        var plain = Self.machine(.awaitingHead)
+        #expect(plain.responseEnded(succeeded: true, status: 204, hasLocation: false) == .finish)
+        #expect(!plain.bodyStarted)
+        var noRedirects = Self.machine(.awaitingHead, limits: Self.limits(maxRedirects: 0))
+        #expect(noRedirects.responseEnded(succeeded: true, status: 301, hasLocation: true) == .finish)
+    }
+
+    /// Ends the current response as a `status` redirect and reports `target`.
+    static func redirect(
+        _ machine: inout Machine, status: Int = 302, to target: String?, now: ContinuousClock.Instant = .now
+    ) -> Machine.RedirectAction {
+        #expect(machine.responseEnded(succeeded: true, status: status, hasLocation: true) == .followRedirect)
+        return machine.redirectTarget(target, now: now, origin: Hop.origin(of: machine.hop.parts))
+    }
+
+    @Test func aRedirectLeadsToTheNextHopWithItsMethod() {
+        var machine = Machine(hop: Self.hop(method: .post, sendsBody: true))
+        machine.started(Self.limits())
+        #expect(Self.redirect(&machine, status: 303, to: "http://127.0.0.1:1/next") == .follow)
+        guard case .awaitingHead = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(machine.hop.count == 1)
+        #expect(machine.hop.url == "http://127.0.0.1:1/next")
+        #expect(machine.hop.method == .get, "a 303 makes a POST a GET")
+        #expect(!machine.hop.sendsBody)
+        #expect(Self.redirect(&machine, status: 307, to: "http://127.0.0.1:1/last") == .follow)
+        #expect(machine.hop.count == 2)
+        #expect(machine.responseEnded(succeeded: true, status: 200, hasLocation: false) == .finish)
+    }
+
+    @Test func oneRedirectTooManyFailsNamingTheTargetWithoutItsPassword() {
+        var machine = Self.machine(.awaitingHead, limits: Self.limits(maxRedirects: 2))
+        #expect(Self.redirect(&machine, to: "http://127.0.0.1:1/a") == .follow)
+        #expect(Self.redirect(&machine, to: "http://127.0.0.1:1/b") == .follow)
+        let action = Self.redirect(&machine, to: "http://user:secret@127.0.0.1:1/c")
+        guard case .fail(let failure) = action else { Issue.record("\(action)"); return }
+        #expect(failure.code == .tooManyRedirects)
+        #expect(failure.message.contains("more than 2 redirects; the last, 302"))
+        #expect(!failure.message.contains("secret"))
+        #expect(Self.isFailed(machine, .tooManyRedirects))
+    }
+
+    @Test func aTargetThatCannotBeFollowedFailsWithWhatIsWrong() {
+        let cases: [(String?, CurlError.Code, String)] = [
+            (nil, .weirdServerReply, "could not resolve"),
+            ("ftp://127.0.0.1/file", .unsupportedProtocol, "'ftp'"),
+            ("http://bad host/", .malformedURL, "not a URL that can be sent"),
+            ("http:///nohost", .malformedURL, "has no host"),
+        ]
+        for (target, code, words) in cases {
+            var machine = Self.machine(.droppingRedirectBody)
+            let action = Self.redirect(&machine, to: target)
+            guard case .fail(let failure) = action else { Issue.record("\(String(describing: target)): \(action)"); continue }
+            #expect(failure.code == code, "\(String(describing: target))")
+            #expect(failure.message.contains(words), "\(failure.message)")
+            #expect(Self.isFailed(machine, code))
+        }
+    }
+
+    @Test func aRedirectPastTheDeadlineFails() {
+        let start = ContinuousClock.now
+        var machine = Self.machine(.awaitingHead, limits: Self.limits(deadline: start + .seconds(1)))
+        #expect(Self.redirect(&machine, to: "http://127.0.0.1:1/a", now: start) == .follow)
+        let action = Self.redirect(&machine, to: "http://127.0.0.1:1/b", now: start + .seconds(1))
+        #expect(action == .fail(CurlError(.operationTimedOut, message: "the request's time ran out after 2 redirects")))
+    }
+
+    @Test func credentialsStayWithTheirOrigin() {
+        var machine = Self.machine(.awaitingHead)
+        #expect(Self.redirect(&machine, to: "http://127.0.0.1:1/same") == .follow)
+        #expect(machine.hop.sendsCredentials)
+        #expect(Self.redirect(&machine, to: "http://other.test:2/elsewhere") == .follow)
+        #expect(!machine.hop.sendsCredentials)
+    }
+}
+
+/// An event that cannot arrive in a phase stops the program, naming the phase: one exit test
+/// per event, each in a phase where libcurl cannot deliver it.
+@Suite struct TransferStateMachineImpossibleEventTests {
+    @Test func startingTwiceStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachine(hop: TransferStateMachineTests.hop())
+            machine.started(TransferStateMachineTests.limits())
+            machine.started(TransferStateMachineTests.limits())
+        }
+    }
+
+    @Test func aHeadLineBeforeTheStartStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachine(hop: TransferStateMachineTests.hop())
+            _ = machine.headLineArrived(fits: true, headLimit: 10)
+        }
+    }
+
+    @Test func bodyAfterTheOutcomeStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachineTests.machine(.receivingBody)
+            _ = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
+            _ = machine.bodyArrived(count: 1, collected: 0, head: (200, false))
+        }
+    }
+
+    @Test func aCallbackFailingWhileTheRedirectIsReadStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachineTests.machine(.awaitingHead)
+            _ = machine.responseEnded(succeeded: true, status: 302, hasLocation: true)
+            machine.callbackFailed(CurlError(.readError, message: "late"))
+        }
+    }
+
+    @Test func aResponseEndingTwiceStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachineTests.machine(.receivingBody)
+            _ = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
+            _ = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
+        }
+    }
+
+    @Test func aRedirectTargetWithoutARedirectStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachineTests.machine(.awaitingHead)
+            _ = machine.redirectTarget("http://127.0.0.1:1/", now: .now, origin: "http://127.0.0.1:1")
+        }
+    }
+}
