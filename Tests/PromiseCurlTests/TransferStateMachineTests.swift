@@ -28,8 +28,8 @@ import Testing
         machine.started(limits)
         switch phase {
         case .awaitingHead: break
-        case .receivingBody: _ = machine.bodyArrived(count: 1, collected: 0, head: (200, false))
-        case .droppingRedirectBody: _ = machine.bodyArrived(count: 1, collected: 0, head: (302, true))
+        case .receivingBody: _ = machine.bodyArrived(count: 1, collected: 0, status: 200, hasLocation: false)
+        case .droppingRedirectBody: _ = machine.bodyArrived(count: 1, collected: 0, status: 302, hasLocation: true)
         }
         return machine
     }
@@ -68,7 +68,7 @@ import Testing
         for maxRedirects in [0, 5] {
             var machine = Machine(hop: Self.hop())
             machine.started(Self.limits(maxRedirects: maxRedirects))
-            let action = machine.bodyArrived(count: 10, collected: 0, head: (status, hasLocation))
+            let action = machine.bodyArrived(count: 10, collected: 0, status: status, hasLocation: hasLocation)
             let follows = maxRedirects > 0 && hasLocation && [301, 302, 303, 307, 308].contains(status)
             #expect(action == (follows ? .drop : .collect), "\(status) location \(hasLocation) max \(maxRedirects)")
             #expect(machine.bodyStarted)
@@ -80,37 +80,50 @@ import Testing
         }
     }
 
-    @Test func theHeadIsReadOnlyForTheFirstChunk() {
+    /// Finding `Location` parses the head's lines: it is asked for only on the first chunk,
+    /// and only of a redirect status.
+    @Test(arguments: [200, 302])
+    func theLocationIsLookedForOnlyWhenItDecides(status: Int) {
         var machine = Self.machine(.awaitingHead)
         var asked = 0
-        func head() -> (status: Int, hasLocation: Bool) {
+        func hasLocation() -> Bool {
             asked += 1
-            return (200, false)
+            return false
         }
-        for _ in 0..<5 { #expect(machine.bodyArrived(count: 1, collected: 0, head: head()) == .collect) }
-        #expect(asked == 1)
+        for _ in 0..<5 { #expect(machine.bodyArrived(count: 1, collected: 0, status: status, hasLocation: hasLocation()) == .collect) }
+        #expect(machine.responseEnded(succeeded: true, status: status, hasLocation: hasLocation()) == .finish)
+        #expect(asked == (status == 302 ? 1 : 0))
+
+        var bodiless = Self.machine(.awaitingHead)
+        asked = 0
+        #expect(bodiless.responseEnded(succeeded: true, status: status, hasLocation: hasLocation()) == .finish)
+        #expect(asked == (status == 302 ? 1 : 0))
+        var failed = Self.machine(.awaitingHead)
+        asked = 0
+        #expect(failed.responseEnded(succeeded: false, status: status, hasLocation: hasLocation()) == .finish)
+        #expect(asked == 0, "a failed response is never followed")
     }
 
     @Test func aBodyInMemoryStopsPastItsLimitAndADownloadHasNone() {
         var machine = Self.machine(.receivingBody, limits: Self.limits(bodyLimit: 100))
-        #expect(machine.bodyArrived(count: 50, collected: 50, head: (200, false)) == .collect, "exactly the limit")
-        #expect(machine.bodyArrived(count: 1, collected: 100, head: (200, false)) == .stop)
+        #expect(machine.bodyArrived(count: 50, collected: 50, status: 200, hasLocation: false) == .collect, "exactly the limit")
+        #expect(machine.bodyArrived(count: 1, collected: 100, status: 200, hasLocation: false) == .stop)
         guard case .failed(let failure) = machine.state else { Issue.record("\(machine.state)"); return }
         #expect(failure.code == .responseTooLarge)
         #expect(failure.message.contains("limit of 100 bytes"))
-        #expect(machine.bodyArrived(count: 1, collected: 0, head: (200, false)) == .stop, "a failed transfer takes nothing more")
+        #expect(machine.bodyArrived(count: 1, collected: 0, status: 200, hasLocation: false) == .stop, "a failed transfer takes nothing more")
 
         var download = Self.machine(.receivingBody, limits: Self.limits(bodyLimit: nil))
-        #expect(download.bodyArrived(count: 1 << 30, collected: 0, head: (200, false)) == .write)
-        #expect(download.bodyArrived(count: .max / 2, collected: 0, head: (200, false)) == .write)
+        #expect(download.bodyArrived(count: 1 << 30, collected: 0, status: 200, hasLocation: false) == .write)
+        #expect(download.bodyArrived(count: .max / 2, collected: 0, status: 200, hasLocation: false) == .write)
     }
 
     @Test func aRedirectsBodyIsDroppedUpToItsLimit() {
         var machine = Self.machine(.awaitingHead)
         let largest = Machine.largestRedirectBody
-        #expect(machine.bodyArrived(count: largest - 1, collected: 0, head: (301, true)) == .drop)
-        #expect(machine.bodyArrived(count: 1, collected: 0, head: (301, true)) == .drop, "exactly the limit")
-        #expect(machine.bodyArrived(count: 1, collected: 0, head: (301, true)) == .stop)
+        #expect(machine.bodyArrived(count: largest - 1, collected: 0, status: 301, hasLocation: true) == .drop)
+        #expect(machine.bodyArrived(count: 1, collected: 0, status: 301, hasLocation: true) == .drop, "exactly the limit")
+        #expect(machine.bodyArrived(count: 1, collected: 0, status: 301, hasLocation: true) == .stop)
         guard case .failed(let failure) = machine.state else { Issue.record("\(machine.state)"); return }
         #expect(failure.code == .responseTooLarge)
         #expect(failure.message.contains("301 redirect"))
@@ -122,7 +135,7 @@ import Testing
         machine.callbackFailed(CurlError(.fileError, message: "first"))
         machine.callbackFailed(CurlError(.readError, message: "second"))
         #expect(machine.headLineArrived(fits: true, headLimit: 10) == .stop)
-        #expect(machine.bodyArrived(count: 1, collected: 0, head: (200, false)) == .stop)
+        #expect(machine.bodyArrived(count: 1, collected: 0, status: 200, hasLocation: false) == .stop)
         let end = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
         #expect(end == .fail(CurlError(.fileError, message: "first")))
         // A failure decided by a callback stays the outcome, whatever libcurl ends with.
@@ -242,7 +255,7 @@ import Testing
         await #expect(processExitsWith: .failure) {
             var machine = TransferStateMachineTests.machine(.receivingBody)
             _ = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
-            _ = machine.bodyArrived(count: 1, collected: 0, head: (200, false))
+            _ = machine.bodyArrived(count: 1, collected: 0, status: 200, hasLocation: false)
         }
     }
 

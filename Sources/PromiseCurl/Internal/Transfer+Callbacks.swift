@@ -10,7 +10,7 @@ internal import PromiseSystem
 extension Transfer {
     /// `CURLOPT_WRITEFUNCTION`: collect, write or drop the body, as the state machine decides.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        switch machine.bodyArrived(count: bytes.count, collected: body.count, head: (head.status, head.fields[.location] != nil)) {
+        switch machine.bodyArrived(count: bytes.count, collected: body.count, status: head.status, hasLocation: head.fields[.location] != nil) {
         case .drop:
             return bytes.count
         case .stop:

@@ -105,19 +105,21 @@ struct TransferStateMachine {
         case stop
     }
 
-    /// `count` bytes of body arrived, `collected` being kept in memory already. `head` is the
-    /// response's status and whether it has a `Location`, asked only on the first chunk.
-    mutating func bodyArrived(count: Int, collected: Int, head: @autoclosure () -> (status: Int, hasLocation: Bool)) -> BodyAction {
+    /// `count` bytes of body arrived, `collected` being kept in memory already. `status` is
+    /// the response's; `hasLocation` says whether its head has a `Location`, and is asked only
+    /// on the first chunk of a redirect status (finding a field parses the head's lines).
+    mutating func bodyArrived(
+        count: Int, collected: Int, status: @autoclosure () -> Int, hasLocation: @autoclosure () -> Bool
+    ) -> BodyAction {
         switch state {
         case .awaitingHead:
-            let (status, hasLocation) = head()
-            state = follows(status: status, hasLocation: hasLocation) ? .droppingRedirectBody(dropped: 0) : .receivingBody
-            return bodyArrived(count: count, collected: collected, head: (status, hasLocation))
+            state = follows(status: status(), hasLocation: hasLocation()) ? .droppingRedirectBody(dropped: 0) : .receivingBody
+            return bodyArrived(count: count, collected: collected, status: status(), hasLocation: false)
         case .droppingRedirectBody(let dropped):
             let total = dropped + count
             guard total <= Self.largestRedirectBody else {
                 state = .failed(
-                    CurlError(.responseTooLarge, message: "the body of a \(head().status) redirect is larger than \(Self.largestRedirectBody) bytes"))
+                    CurlError(.responseTooLarge, message: "the body of a \(status()) redirect is larger than \(Self.largestRedirectBody) bytes"))
                 return .stop
             }
             state = .droppingRedirectBody(dropped: total)
@@ -163,15 +165,16 @@ struct TransferStateMachine {
     }
 
     /// libcurl ended the current response, `succeeded` or with an error of its own; `status`
-    /// and `hasLocation` describe the response's head.
-    mutating func responseEnded(succeeded: Bool, status: Int, hasLocation: Bool) -> EndAction {
+    /// is the response's, and `hasLocation` (asked only when it matters) whether its head has
+    /// a `Location`.
+    mutating func responseEnded(succeeded: Bool, status: Int, hasLocation: @autoclosure () -> Bool) -> EndAction {
         switch state {
         case .failed(let failure):
             return .fail(failure)
         case .awaitingHead, .droppingRedirectBody, .receivingBody:
             // A response without a body is decided here; one with a body, on its first chunk.
             let isRedirect: Bool
-            if case .receivingBody = state { isRedirect = false } else { isRedirect = follows(status: status, hasLocation: hasLocation) }
+            if case .receivingBody = state { isRedirect = false } else { isRedirect = succeeded && follows(status: status, hasLocation: hasLocation()) }
             guard succeeded, isRedirect else {
                 state = .finished(bodyStarted: bodyStarted)
                 return .finish
@@ -224,7 +227,8 @@ struct TransferStateMachine {
     }
 
     /// Whether a response with `status` and a `Location` (or none) is a redirect to follow.
-    private func follows(status: Int, hasLocation: Bool) -> Bool {
-        limits.maxRedirects > 0 && Hop.followed.contains(status) && hasLocation
+    /// `hasLocation` is asked last.
+    private func follows(status: Int, hasLocation: @autoclosure () -> Bool) -> Bool {
+        limits.maxRedirects > 0 && Hop.followed.contains(status) && hasLocation()
     }
 }
