@@ -101,7 +101,7 @@ public final class UVLoop: ExecutionContext, Sendable {
     @available(*, noasync, message: "blocks the calling thread until the loop has no work; run the loop on its own thread with startThread(named:) instead")
     public func run() {
         guard core.claimForRun() else { return }
-        core.drive()
+        core.drive(runningMainQueue: true)
     }
 
     /// Runs the loop on the calling thread until `promise` has settled and no other work is

@@ -5,8 +5,15 @@
 //   promiseuv-helper idle     nothing to do: run() must return at once
 //   promiseuv-helper late-job a task on the loop resumes after shutdown: its job still runs
 //                             with a message on standard error, and the program goes on
+//   promiseuv-helper main-queue DIR
+//                             main-queue work, a top-level Task and @MainActor calls run on
+//                             the loop, in order, while run() drives it on the main thread
+//   promiseuv-helper thread-loop-leaves-main-queue
+//                             a loop on its own thread never runs main-queue work, even after
+//                             it ran on the main thread; dispatchMain() still does afterwards
 //
 // Prints one line of results; exits 0 when every callback ran on the main thread.
+import Dispatch
 import Glibc
 import PromiseUV
 import Synchronization
@@ -107,6 +114,27 @@ func lateJob() throws -> Int32 {
 }
 
 let mode = CommandLine.arguments.dropFirst().first ?? "chain"
+
+// Main-queue and main-actor work while run() drives the loop on the main thread, queued the
+// way a program's own main.swift does: the top-level Task inherits the main actor.
+if mode == "main-queue", CommandLine.arguments.count == 3 {
+    let log = MainLog(loop: try UVLoop())
+    let (finished, done) = Promise<Void>.pending()
+    DispatchQueue.main.async { MainActor.assumeIsolated { log.add("main queue 1") } }
+    Task { await watchThenHop(log, directory: CommandLine.arguments[2], done: done) }
+    DispatchQueue.main.async { MainActor.assumeIsolated { log.add("main queue 2") } }
+    exit(
+        try runMainQueueScenario(
+            log, finished: finished,
+            expected: [
+                "main queue 1", "task", "main queue 2", "change created", "main actor from a detached task",
+                "main queue from another thread",
+            ]))
+}
+if mode == "thread-loop-leaves-main-queue" {
+    try threadLoopLeavesTheMainQueue()
+}
+
 do {
     switch mode {
     case "idle": exit(try idle())

@@ -196,6 +196,22 @@ import Testing
         #expect(!result.output.contains("dropped work"), "\(result.output)")
     }
 
+    @Test func mainQueueAndMainActorWorkRunsOnALoopRunByTheMainThread() async throws {
+        let directory = try TemporaryDirectory()
+        let result = try await runHelper(["main-queue", directory.path])
+        #expect(result.status == 0, "helper output: \(result.output)")
+        #expect(
+            result.output.contains(
+                #"entries=["main queue 1", "task", "main queue 2", "change created", "main actor from a detached task", "main queue from another thread"] wrong=0"#
+            ), "\(result.output)")
+    }
+
+    @Test func aLoopOnItsOwnThreadLeavesTheMainQueueToItsOwner() async throws {
+        let result = try await runHelper(["thread-loop-leaves-main-queue"])
+        #expect(result.status == 0, "helper output: \(result.output)")
+        #expect(result.output.contains("ran through dispatchMain after"), "\(result.output)")
+    }
+
     @Test func aProgramWithNothingToDoExitsAtOnce() async throws {
         let result = try await runHelper(["idle"])
         #expect(result.status == 0, "helper output: \(result.output)")

@@ -22,6 +22,11 @@ enum Trampolines {
         Unmanaged<LoopCore>.fromOpaque(handle!.pointee.data).takeUnretainedValue().onTimer()
     }
 
+    /// `uv_poll_t` callback on libdispatch's main-queue eventfd (``MainQueueDrain``).
+    static let mainQueueReadable: @convention(c) (UnsafeMutablePointer<uv_poll_t>?, Int32, Int32) -> Void = { handle, _, _ in
+        Unmanaged<LoopCore>.fromOpaque(handle!.pointee.data).takeUnretainedValue().mainQueue.readable()
+    }
+
     /// `uv_close` callback of the loop's handles: releases the reference the handle held and
     /// frees the handle's memory, which libuv no longer touches.
     static let closed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in

@@ -7,8 +7,10 @@ internal import Synchronization
 
 /// The owner of one `uv_loop_t` and its handles: a wake-up `uv_async_t` (unreferenced), one
 /// `uv_timer_t` for every timer, a `uv_prepare_t` (unreferenced) that runs the loop thread's
-/// own queue before every poll, the ``Mailbox`` other threads post to, that queue, and the
-/// ``Lifecycle`` that settles shutdown callers.
+/// own queue before every poll, the ``Mailbox`` other threads post to, that queue, the
+/// ``Lifecycle`` that settles shutdown callers, and, once ``UVLoop/run()`` has driven it on the
+/// process's main thread, a `uv_poll_t` (unreferenced) that runs the main queue
+/// (``MainQueueDrain``).
 ///
 /// Work queued on the loop thread itself (a promise settled inside any libuv callback: a
 /// pipe read, a file event, a signal, a child's exit, a close) runs before the loop next
@@ -106,6 +108,8 @@ final class LoopCore: @unchecked Sendable {
     var fileWatches: [ObjectIdentifier: FileWatch] = [:]
     /// Child processes spawned or about to be, until their promise settles.
     var children: [ObjectIdentifier: ChildProcess] = [:]
+    /// The main queue's work, run on this loop while ``UVLoop/run()`` drives it on the main thread.
+    let mainQueue = MainQueueDrain()
 
     /// How many local work items run in a row before pending I/O gets a turn.
     private static let localBatchLimit = 65_536
@@ -253,9 +257,13 @@ final class LoopCore: @unchecked Sendable {
 
     /// Runs the loop on the calling thread (claimed with ``claimForRun()``) until no work
     /// keeps it alive, or until shutdown has closed it.
-    func drive() {
+    ///
+    /// - Parameter runningMainQueue: The drive is ``UVLoop/run()``'s: on the process's main
+    ///   thread, the main queue's work runs on the loop while it lasts (``MainQueueDrain``).
+    func drive(runningMainQueue: Bool = false) {
         owner.store(pthread_self(), ordering: .relaxed)
         uv_update_time(loop)
+        if runningMainQueue { mainQueue.runStarted(self) }
         while true {
             onWake()
             uv_run(loop, UV_RUN_DEFAULT)
@@ -264,12 +272,15 @@ final class LoopCore: @unchecked Sendable {
                 finishShutdown()
                 return
             }
+            if mainQueue.runIfSignalled() { continue }
             let done: Bool = remote.withLock { state in
                 guard state.mailbox.count == 0, localHead == local.count, !rearmAfterPoll,
                     holds.load(ordering: .acquiring) == 0, uv_loop_alive(loop) == 0
                 else { return false }
                 // In the same lock section as `running`: a thread that claims the loop next
-                // sets its own owner, which must never be cleared by this one leaving late.
+                // sets its own owner, which must never be cleared by this one leaving late,
+                // and may run the loop elsewhere, where the main queue must not be polled.
+                mainQueue.runEnded()
                 owner.store(0, ordering: .relaxed)
                 state.running = false
                 return true
@@ -396,6 +407,7 @@ final class LoopCore: @unchecked Sendable {
         uv_close(cuv_async_as_handle(asyncHandle), Trampolines.closed)
         uv_close(cuv_timer_as_handle(timerHandle), Trampolines.closed)
         uv_close(cuv_prepare_as_handle(prepareHandle), Trampolines.closed)
+        mainQueue.shutdown()
     }
 
     /// A handle's close callback ran (loop thread).
