@@ -95,6 +95,11 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// ``keepAlive(until:)``. Call it again to run work submitted later. After
     /// ``shutdown()`` it returns at once.
     ///
+    /// On the process's main thread, the main dispatch queue runs on the loop meanwhile:
+    /// `DispatchQueue.main.async` blocks, `@MainActor` functions and a `main.swift`'s
+    /// top-level `Task {}`. They do not keep the loop running by themselves (see
+    /// ``keepAlive(until:)``).
+    ///
     /// Only one thread may run a loop at a time, and `run()` must not be called from inside
     /// the loop (libuv's `uv_run` is not reentrant): both stop the program with a message.
     /// It blocks the calling thread, so never call it from Swift concurrency code.

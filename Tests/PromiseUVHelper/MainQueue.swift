@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import PromiseUV
+import Synchronization
 
 /// What ran on the main queue or the main actor, in order, while `UVLoop.run()` drove the loop
 /// on the main thread; each entry checks that it ran on the loop's thread, the main thread.
@@ -81,4 +82,49 @@ func threadLoopLeavesTheMainQueue() throws -> Never {
     for _ in 0..<10 { try awaitPromise(loop.after(.milliseconds(20))) }
     try awaitPromise(loop.shutdown())
     dispatchMain()
+}
+
+/// The indices main-queue jobs saw, in the order they ran.
+@MainActor final class Seen {
+    var indices: [Int] = []
+}
+
+/// 100 000 main-queue jobs queued before `run()` and one that shuts the loop down while the
+/// main queue is being run: every job runs once, in order, and `run()` returns although a
+/// promise it was asked to wait for is still pending.
+@MainActor func manyJobsThenShutdownInside() throws -> Int32 {
+    let loop = try UVLoop()
+    let count = 100_000
+    let seen = Seen()
+    seen.indices.reserveCapacity(count)
+    for index in 0..<count {
+        DispatchQueue.main.async { MainActor.assumeIsolated { seen.indices.append(index) } }
+    }
+    let (held, heldResolver) = Promise<Void>.pending()
+    loop.keepAlive(until: held)
+    let shutdown = Mutex<Promise<Void>?>(nil)
+    DispatchQueue.main.async { shutdown.withLock { $0 = loop.shutdown() } }
+    loop.run()
+    let closed = shutdown.withLock { $0 }
+    let result = closed.map { (try? awaitPromise($0)) != nil } ?? false
+    heldResolver.fulfill(())  // only now: run() returned while it was pending
+    let inOrder = seen.indices == Array(0..<count)
+    print("ran=\(seen.indices.count) inOrder=\(inOrder) shutDown=\(result)")
+    return inOrder && result ? 0 : 1
+}
+
+/// A loop that ran on the main thread (so it has its main-queue handle) and is then dropped
+/// without `shutdown()`: the handle closes with the loop, which closes cleanly (no report).
+func droppedAfterAMainThreadRun() throws -> Int32 {
+    let reports = Mutex<[String]>([])
+    Promises.diagnosticsHandler = { diagnostic in reports.withLock { $0.append("\(diagnostic)") } }
+    do {
+        let loop = try UVLoop()
+        let timer = loop.after(.milliseconds(1))
+        loop.run()
+        try awaitPromise(timer)
+    }
+    let seen = reports.withLock { $0 }
+    print("reports=\(seen)")
+    return seen.isEmpty ? 0 : 1
 }

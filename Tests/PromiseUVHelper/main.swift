@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (the DocC region below is quoted by documentation line for line, layout included)
 // A command-line program whose main thread is the loop and whose default context is the loop,
 // spawned by PromiseUVTests (the process-wide default context stays out of the test process).
 //
@@ -8,6 +10,12 @@
 //   promiseuv-helper main-queue DIR
 //                             main-queue work, a top-level Task and @MainActor calls run on
 //                             the loop, in order, while run() drives it on the main thread
+//   promiseuv-helper docc-main-actor DIR
+//                             the article's main-queue example, run as written
+//   promiseuv-helper main-queue-many-then-shutdown
+//                             100 000 main-queue jobs run in order; one shuts the loop down
+//   promiseuv-helper main-queue-dropped-loop
+//                             a loop dropped after a main-thread run closes without a report
 //   promiseuv-helper thread-loop-leaves-main-queue
 //                             a loop on its own thread never runs main-queue work, even after
 //                             it ran on the main thread; dispatchMain() still does afterwards
@@ -131,6 +139,34 @@ if mode == "main-queue", CommandLine.arguments.count == 3 {
                 "main queue from another thread",
             ]))
 }
+// The main-queue block of the "Running promises on a libuv loop" article, as top-level code.
+if mode == "docc-main-actor", CommandLine.arguments.count == 3 {
+    let logDirectory = CommandLine.arguments[2]
+    // Files keep appearing until the program exits: the first change comes whenever the watch
+    // has started.
+    DispatchQueue.global().async {
+        for index in 0... {
+            let fd = open("\(logDirectory)/entry-\(index)", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+            usleep(20_000)
+        }
+    }
+    // DocC: begin
+    let loop = try UVLoop()
+    DispatchQueue.main.async { print("main queue: on the loop") }
+    Task {                                                // top-level code: the main actor
+        for try await change in loop.changes(of: logDirectory) {
+            print("first change:", change.name ?? "many entries")
+            break                                         // ends the watch
+        }
+    }
+    loop.run()                                            // returns once the watch has ended
+    // DocC: end
+    try awaitPromise(loop.shutdown())
+    exit(0)
+}
+if mode == "main-queue-many-then-shutdown" { exit(try manyJobsThenShutdownInside()) }
+if mode == "main-queue-dropped-loop" { exit(try droppedAfterAMainThreadRun()) }
 if mode == "thread-loop-leaves-main-queue" {
     try threadLoopLeavesTheMainQueue()
 }

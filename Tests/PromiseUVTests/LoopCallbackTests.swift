@@ -33,6 +33,14 @@ import Testing
     /// The callback that runs the queue itself, and so cannot leave work in it.
     static let drainingCallback = "Trampolines.prepare"
 
+    /// Callbacks that run only while `UVLoop.run()` drives the loop on the process's main
+    /// thread, which a test process cannot give up: a helper program holds each to the same
+    /// rule, in the test named here (its last main-queue job settles the promise that keeps the
+    /// loop running, and nothing else wakes the loop to notice).
+    static let coveredByHelper: [String: String] = [
+        "Trampolines.mainQueueReadable": "UVLoopTests.mainQueueAndMainActorWorkRunsOnALoopRunByTheMainThread"
+    ]
+
     /// Every `static let NAME: @convention(c)` in PromiseUV's sources, as `Enum.name`.
     static func callbacksInSources() throws -> Set<String> {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -59,7 +67,9 @@ import Testing
     @Test func everyLibuvCallbackIsCoveredBelow() throws {
         let inSources = try Self.callbacksInSources()
         #expect(inSources.count >= 10, "the scan found too few callbacks: \(inSources.sorted())")
-        let covered = Source.allCases.reduce(into: Set([Self.drainingCallback])) { $0.formUnion($1.callbacks) }
+        let covered = Source.allCases.reduce(into: Set([Self.drainingCallback] + Self.coveredByHelper.keys)) {
+            $0.formUnion($1.callbacks)
+        }
         #expect(inSources.subtracting(covered).isEmpty, "callbacks with no test below: \(inSources.subtracting(covered).sorted())")
         #expect(covered.subtracting(inSources).isEmpty, "covered callbacks that no longer exist: \(covered.subtracting(inSources).sorted())")
     }

@@ -206,6 +206,27 @@ import Testing
             ), "\(result.output)")
     }
 
+    @Test func theArticlesMainQueueExampleRunsAsWritten() async throws {
+        let directory = try TemporaryDirectory()
+        let result = try await runHelper(["docc-main-actor", directory.path])
+        #expect(result.status == 0, "helper output: \(result.output)")
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.first == "main queue: on the loop", "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("first change: entry-") }, "\(result.output)")
+    }
+
+    @Test func manyMainQueueJobsRunInOrderAndOneMayShutTheLoopDown() async throws {
+        let result = try await runHelper(["main-queue-many-then-shutdown"])
+        #expect(result.status == 0, "helper output: \(result.output)")
+        #expect(result.output.contains("ran=100000 inOrder=true shutDown=true"), "\(result.output)")
+    }
+
+    @Test func aLoopDroppedAfterRunningOnTheMainThreadClosesCleanly() async throws {
+        let result = try await runHelper(["main-queue-dropped-loop"])
+        #expect(result.status == 0, "helper output: \(result.output)")
+        #expect(result.output.contains("reports=[]"), "\(result.output)")
+    }
+
     @Test func aLoopOnItsOwnThreadLeavesTheMainQueueToItsOwner() async throws {
         let result = try await runHelper(["thread-loop-leaves-main-queue"])
         #expect(result.status == 0, "helper output: \(result.output)")
