@@ -233,6 +233,74 @@ import Testing
     }
 }
 
+/// What a cancellation does in every phase it can be handled in, and the single settlement
+/// every path of the driver goes through.
+@Suite struct TransferCancellationStateMachineTests {
+    typealias Machine = TransferStateMachine
+
+    /// A machine that found a failure in a callback while libcurl still runs it.
+    static func failedInACallback() -> Machine {
+        var machine = TransferStateMachineTests.machine(.receivingBody)
+        machine.callbackFailed(CurlError(.writeError, message: "disk full"))
+        return machine
+    }
+
+    @Test func aTransferCancelledBeforeItStartsIsSettledAndNeverStarts() {
+        var machine = Machine(hop: TransferStateMachineTests.hop())
+        #expect(machine.cancelRequested() == .settleUnstarted)
+        machine.settle()
+        guard case .settled = machine.state else { Issue.record("\(machine.state)"); return }
+        // Its start, in the same pass, is skipped.
+        #expect(machine.startRequested() == .skip)
+    }
+
+    @Test func aTransferNotCancelledStarts() {
+        let machine = Machine(hop: TransferStateMachineTests.hop())
+        #expect(machine.startRequested() == .start)
+    }
+
+    @Test(arguments: TransferStateMachineTests.Live.allCases)
+    func aRunningTransferIsAbortedWhereverItsResponseIs(phase: TransferStateMachineTests.Live) {
+        var machine = TransferStateMachineTests.machine(phase)
+        #expect(machine.cancelRequested() == .abort)
+        machine.settle()
+        #expect(machine.cancelRequested() == .none, "a second cancellation after the first was delivered")
+    }
+
+    @Test func aCancellationWinsOverAFailureNotDeliveredYet() {
+        let machine = Self.failedInACallback()
+        #expect(machine.cancelRequested() == .abort)
+    }
+
+    @Test func aTransferWaitingForItsNextRedirectIsAborted() {
+        var machine = TransferStateMachineTests.machine(.droppingRedirectBody)
+        #expect(machine.responseEnded(succeeded: true, status: 302, hasLocation: true) == .followRedirect)
+        #expect(machine.redirectTarget("http://127.0.0.1:1/next", now: .now, origin: "http://127.0.0.1:1") == .follow)
+        #expect(machine.cancelRequested() == .abort)
+    }
+
+    @Test func aCancellationAfterTheOutcomeWasDeliveredDoesNothing() {
+        var machine = TransferStateMachineTests.machine(.receivingBody)
+        #expect(machine.responseEnded(succeeded: true, status: 200, hasLocation: false) == .finish)
+        machine.settle()
+        #expect(machine.cancelRequested() == .none)
+        #expect(!machine.bodyStarted)
+    }
+
+    @Test func everyPathSettlesOnce() {
+        // A start that failed, a finished response, a failed one and a cancellation: each
+        // leaves the machine settled.
+        var unstarted = Machine(hop: TransferStateMachineTests.hop())
+        unstarted.settle()
+        var failed = Self.failedInACallback()
+        #expect(failed.responseEnded(succeeded: false, status: 200, hasLocation: false) != .finish)
+        failed.settle()
+        for machine in [unstarted, failed] {
+            guard case .settled = machine.state else { Issue.record("\(machine.state)"); continue }
+        }
+    }
+}
+
 /// An event that cannot arrive in a phase stops the program, naming the phase: one exit test
 /// per event, each in a phase where libcurl cannot deliver it.
 @Suite struct TransferStateMachineImpossibleEventTests {
@@ -272,6 +340,36 @@ import Testing
             var machine = TransferStateMachineTests.machine(.receivingBody)
             _ = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
             _ = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
+        }
+    }
+
+    @Test func settlingTwiceStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachineTests.machine(.receivingBody)
+            machine.settle()
+            machine.settle()
+        }
+    }
+
+    @Test func aStartForARunningTransferStops() async {
+        await #expect(processExitsWith: .failure) {
+            _ = TransferStateMachineTests.machine(.awaitingHead).startRequested()
+        }
+    }
+
+    @Test func aCancellationBetweenAResponsesEndAndItsOutcomeStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachineTests.machine(.receivingBody)
+            _ = machine.responseEnded(succeeded: true, status: 200, hasLocation: false)
+            _ = machine.cancelRequested()
+        }
+    }
+
+    @Test func aCallbackAfterTheOutcomeStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = TransferStateMachineTests.machine(.receivingBody)
+            machine.settle()
+            _ = machine.headLineArrived(fits: true, headLimit: 10)
         }
     }
 

@@ -125,7 +125,6 @@ final class Driver: Sendable {
 
     /// Stops `transfer` wherever it is: not started yet, connecting, or transferring.
     func cancel(_ transfer: Transfer) {
-        transfer.cancelled.store(true, ordering: .releasing)
         state.withLock { state in
             guard !state.lifecycle.isClosed else { return }
             post(.cancel(transfer), &state)
@@ -215,16 +214,22 @@ final class Driver: Sendable {
         }
         // Cancels go first, so a request cancelled in the same batch never starts.
         for case .cancel(let transfer) in batch {
-            guard let easy = transfer.easy, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil else { continue }
-            curl_multi_remove_handle(multi.pointer, easy)
-            spares.give(transfer.detachHandle())
-            settle(transfer, .failure(CancellationError()))
+            switch transfer.machine.cancelRequested() {
+            case .abort:
+                active.removeValue(forKey: ObjectIdentifier(transfer))
+                if let easy = transfer.easy { curl_multi_remove_handle(multi.pointer, easy) }
+                spares.give(transfer.detachHandle())
+                settle(transfer, .failure(CancellationError()))
+            case .settleUnstarted:
+                settle(transfer, .failure(CancellationError()))
+            case .none:
+                break
+            }
         }
         for case .start(let transfer) in batch {
+            guard transfer.machine.startRequested() == .start else { continue }
             if stopping {
                 settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
-            } else if transfer.cancelled.load(ordering: .acquiring) {
-                settle(transfer, .failure(CancellationError()))
             } else if let failure = transfer.start(multi: multi.pointer, configuration: configuration, spare: spares.take()) {
                 settle(transfer, .failure(failure))
             } else {
@@ -273,8 +278,10 @@ final class Driver: Sendable {
     }
 
     /// Resolves a transfer's promise (ignored if `cancel()` already rejected it) and counts
-    /// it as no longer pending. Runs inside the pass's turn.
+    /// it as no longer pending: the one way every path delivers an outcome, once per transfer
+    /// (``TransferStateMachine/settle()`` checks). Runs inside the pass's turn.
     private func settle(_ transfer: Transfer, _ result: Result<CurlResponse, any Error>) {
+        transfer.machine.settle()
         activeCount.subtract(1, ordering: .relaxed)
         let attached = result.mapError { error -> any Error in
             guard let failure = error as? CurlError else { return error }
@@ -296,7 +303,7 @@ final class Driver: Sendable {
             _ = state.mailbox.takeAll(into: &late)
             return state.lifecycle.finish(.success(()))
         }
-        for case .start(let transfer) in late {
+        for case .start(let transfer) in late where transfer.machine.startRequested() == .start {
             settle(transfer, .failure(transfer.error(.shutdown, "the client was shut down before the request started")))
         }
         curl_multi_cleanup(multi.pointer)

@@ -1,7 +1,7 @@
-/// The phases of one transfer, from its first request to its outcome, and the decisions
+/// The phases of one transfer, from its submission to its delivered outcome, and the decisions
 /// between them: whether a response is a redirect to follow (its body then read and dropped),
 /// when the head or the body outgrows its limit, when a failure found by a callback decides the
-/// outcome, and where a redirect leads.
+/// outcome, where a redirect leads, and what a cancellation does in each phase.
 ///
 /// A pure value. ``Transfer`` holds one, feeds it what libcurl reports (a head line, a chunk of
 /// body, the end of a response, the redirect's target) and performs the action each event
@@ -27,6 +27,9 @@ struct TransferStateMachine {
         /// The outcome is this error: a callback found it (and stopped libcurl), or the
         /// redirect could not be followed.
         case failed(CurlError)
+        /// The driver delivered an outcome (the response, an error, a cancellation or the
+        /// shutdown): the handle is out of libcurl's hands and nothing more happens.
+        case settled
     }
 
     /// What the whole chain may do, fixed when the transfer starts.
@@ -55,11 +58,65 @@ struct TransferStateMachine {
     var bodyStarted: Bool {
         switch state {
         case .receivingBody, .droppingRedirectBody, .finished(bodyStarted: true): true
-        case .configuring, .awaitingHead, .redirecting, .finished(bodyStarted: false), .failed: false
+        case .configuring, .awaitingHead, .redirecting, .finished(bodyStarted: false), .failed, .settled: false
         }
     }
 
     // MARK: Events
+
+    /// Whether the driver starts a transfer it was handed.
+    enum StartAction: Equatable {
+        /// Set the handle up and send the request.
+        case start
+        /// Nothing: a cancellation handled earlier in the same pass settled it.
+        case skip
+    }
+
+    /// The driver takes the transfer's start from its mailbox. Asked before anything is set
+    /// up; ``started(_:)`` follows once the handle is.
+    func startRequested() -> StartAction {
+        switch state {
+        case .configuring: return .start
+        case .settled: return .skip
+        case .awaitingHead, .receivingBody, .droppingRedirectBody, .redirecting, .finished, .failed:
+            preconditionFailure("a transfer was handed to the driver twice (\(state))")
+        }
+    }
+
+    /// What the driver does with a cancellation.
+    enum CancelAction: Equatable {
+        /// Deliver the cancellation; the transfer never starts.
+        case settleUnstarted
+        /// Take the handle out of libcurl, then deliver the cancellation: whatever the
+        /// response had reached (even a failure a callback found) is dropped.
+        case abort
+        /// Nothing: the outcome was delivered first.
+        case none
+    }
+
+    /// The transfer's promise was cancelled (its consumers gave up, or a timeout fired); the
+    /// driver handles it in its next pass, before it starts anything.
+    func cancelRequested() -> CancelAction {
+        switch state {
+        case .configuring: return .settleUnstarted
+        case .awaitingHead, .receivingBody, .droppingRedirectBody, .failed: return .abort
+        case .settled: return .none
+        case .redirecting, .finished:
+            // Both last only while the driver handles libcurl's end of a response, which
+            // settles the transfer or sends the next request before the driver reads its mailbox.
+            preconditionFailure("a cancellation was handled while the transfer was \(state)")
+        }
+    }
+
+    /// The driver delivers an outcome; every path that settles a transfer goes through here,
+    /// once.
+    mutating func settle() {
+        guard case .settled = state else {
+            state = .settled
+            return
+        }
+        preconditionFailure("a transfer was settled twice")
+    }
 
     /// The handle is set up and the first request goes out.
     mutating func started(_ limits: Limits) {
@@ -88,7 +145,7 @@ struct TransferStateMachine {
             return .proceed
         case .failed:
             return .stop
-        case .configuring, .redirecting, .finished:
+        case .configuring, .redirecting, .finished, .settled:
             preconditionFailure("a head line arrived while the transfer was \(state)")
         }
     }
@@ -136,7 +193,7 @@ struct TransferStateMachine {
             return .collect
         case .failed:
             return .stop
-        case .configuring, .redirecting, .finished:
+        case .configuring, .redirecting, .finished, .settled:
             preconditionFailure("body arrived while the transfer was \(state)")
         }
     }
@@ -149,7 +206,7 @@ struct TransferStateMachine {
             state = .failed(failure)
         case .failed:
             break  // the first failure stays the outcome
-        case .configuring, .redirecting, .finished:
+        case .configuring, .redirecting, .finished, .settled:
             preconditionFailure("a callback failed while the transfer was \(state)")
         }
     }
@@ -181,7 +238,7 @@ struct TransferStateMachine {
             }
             state = .redirecting(status: status)
             return .followRedirect
-        case .configuring, .redirecting, .finished:
+        case .configuring, .redirecting, .finished, .settled:
             preconditionFailure("a response ended while the transfer was \(state)")
         }
     }

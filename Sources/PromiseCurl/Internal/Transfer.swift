@@ -1,5 +1,4 @@
 internal import CCurl
-import Synchronization
 internal import PromiseSystem
 
 /// How a download stores its body (see ``CurlClient/download(_:to:options:)-(CurlRequest,_,_)``).
@@ -17,14 +16,12 @@ struct DownloadTarget: Sendable {
 /// the result and cleans up), so no C handle is shared between threads.
 ///
 /// `@unchecked Sendable`: the immutable fields are set before submission; the mutable ones
-/// belong to the driver thread as said above; `cancelled` is atomic.
+/// belong to the driver thread as said above.
 final class Transfer: @unchecked Sendable {
     let request: CurlRequest
     let parts: URLParts
     let promise: Promise<CurlResponse>
     let download: DownloadTarget?
-    /// Set by `cancel()` on any thread; the driver never starts a transfer that has it.
-    let cancelled = Atomic<Bool>(false)
 
     // Driver thread only. One thread and no overlapping accesses, so no run-time exclusivity
     // checks either: the header and write callbacks reach these once per line and chunk.
