@@ -29,10 +29,21 @@ public struct UVCommand: Sendable {
     public var standardOutput: Output
     /// Where the child's standard error goes; captured (up to 16 MiB) by default.
     public var standardError: Output
-    /// How long a cancelled child has between `SIGTERM` and `SIGKILL`; zero sends `SIGKILL`
-    /// at once. Five seconds by default. Negative durations are refused with
-    /// ``UVError/Code-swift.struct/invalidArgument``.
-    public var terminationGrace: Duration
+    /// How a cancelled child is stopped: each step's signal, then its wait for the child to
+    /// exit; `SIGKILL` once the last wait ends, and at once for no steps. `SIGTERM` with five
+    /// seconds to exit by default. A loop's shutdown sends `SIGKILL` at once, whatever is left.
+    /// The signals go to the child alone, or to its whole process group when it has one of
+    /// its own (``processGroup``).
+    public var teardown: [UVTeardownStep]
+    /// The total time a cancelled child has before `SIGKILL`: the sum of the teardown's waits.
+    /// Setting it makes the teardown `SIGTERM` with that long to exit (zero: `SIGKILL` at
+    /// once). Negative durations are refused with ``UVError/Code-swift.struct/invalidArgument``.
+    public var terminationGrace: Duration {
+        get { teardown.reduce(.zero) { $0 + $1.wait } }
+        set { teardown = newValue == .zero ? [] : [.signal(.terminate, wait: newValue)] }
+    }
+    /// Whether the child stays in this process's process group or gets its own.
+    public var processGroup: ProcessGroup
 
     /// Creates a command.
     ///
@@ -62,6 +73,19 @@ public struct UVCommand: Sendable {
         self.standardInput = standardInput
         self.standardOutput = standardOutput
         self.standardError = standardError
-        self.terminationGrace = terminationGrace
+        self.teardown = terminationGrace == .zero ? [] : [.signal(.terminate, wait: terminationGrace)]
+        self.processGroup = .inherited
+    }
+
+    /// The process group a child runs in.
+    public enum ProcessGroup: Sendable, Hashable {
+        /// This process's group and session, like every child by default: a terminal's
+        /// Ctrl-C reaches it too, and stopping it stops nothing it started.
+        case inherited
+        /// A new session, whose process group the child leads (`setsid`): the terminal's
+        /// signals no longer reach it, and the teardown's signals go to the whole group, so
+        /// stopping it stops what it started (unless they left the group themselves). libuv
+        /// offers no process group without a new session.
+        case ownSession
     }
 }

@@ -77,7 +77,6 @@ extension UVLoop {
             return promise
         }
         promise.onCancelRequestFromLibrary {
-            child.cancelRequested.store(true, ordering: .releasing)
             _ = core.submit(.late) { child.requestStop(.cancelled) }
         }
         return promise

@@ -2,44 +2,40 @@ internal import CUV
 internal import Glibc
 import PromiseCore
 internal import PromiseSignals
-internal import Synchronization
 
-/// One child process of a loop: owns its `uv_process_t` and the pipes of its captured or
-/// streamed output, and settles the spawn's promise once the child is reaped and its pipes
-/// are closed.
+/// One child process of a loop: owns its `uv_process_t`, the pipes of its captured or
+/// streamed output and the timer of its teardown, and performs what its
+/// ``ChildProcessStateMachine`` decides: spawn or refuse, signal, kill, close the pipes,
+/// settle the promise once the child is reaped and its pipes are closed.
 ///
-/// `@unchecked Sendable`: everything but ``cancelRequested`` is read and written on the loop
-/// thread only (``start()`` and the libuv callbacks run there); ``cancelRequested`` is atomic.
+/// `@unchecked Sendable`: everything is read and written on the loop thread only
+/// (``start()``, ``requestStop(_:)`` and the libuv callbacks run there).
 final class ChildProcess: @unchecked Sendable {
-    /// Why the loop is stopping the child, which decides how its promise settles.
-    enum StopReason {
-        case cancelled
-        case outputLimit(UVError)
-        case shutdown
-    }
+    typealias StopReason = ChildProcessStateMachine.StopReason
 
     let core: LoopCore
     let promise: Promise<UVProcessResult>
     private let plan: SpawnPlan
-    /// Set by a cancellation request from any thread; ``start()`` checks it.
-    let cancelRequested = Atomic<Bool>(false)
 
     // Loop thread only.
+    private var machine: ChildProcessStateMachine
     private var handle: UnsafeMutablePointer<uv_process_t>?
     private var pipes: [OutputPipe] = []
     private(set) var processID: Int32 = 0
-    private(set) var exit: UVProcessExit?
-    private(set) var stopReason: StopReason?
-    private var killTimer: KillTimer?
-    private var settled = false
+    /// The wait of the current teardown step, while one runs.
+    private var teardownTimer: TeardownTimer?
 
     init(core: LoopCore, promise: Promise<UVProcessResult>, plan: SpawnPlan) {
         self.core = core
         self.promise = promise
         self.plan = plan
+        machine = ChildProcessStateMachine(teardown: plan.teardown)
     }
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// Whether a stop was asked for (for the report of what a shutdown lost).
+    var isStopping: Bool { machine.isStopping }
 
     // MARK: Starting
 
@@ -47,12 +43,14 @@ final class ChildProcess: @unchecked Sendable {
     /// the promise was cancelled meanwhile, or `uv_spawn` fails.
     func start() {
         defer { plan.closeInput() }
-        if core.shuttingDown {
-            promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down before the child was started"))
-            return
-        }
-        if cancelRequested.load(ordering: .acquiring) {
+        switch machine.startRequested(loopShuttingDown: core.shuttingDown) {
+        case .spawn:
+            break
+        case .rejectCancelled:
             promise.reject(CancellationError())
+            return
+        case .rejectShutDown:
+            promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down before the child was started"))
             return
         }
         var containers = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: 3)
@@ -100,6 +98,7 @@ final class ChildProcess: @unchecked Sendable {
                             options.cwd = cwd
                             options.stdio_count = 3
                             options.stdio = stdio.baseAddress
+                            if plan.processGroup == .ownSession { options.flags = UInt32(UV_PROCESS_DETACHED.rawValue) }
                             return uv_spawn(core.loop, process, &options)
                         }
                     }
@@ -107,8 +106,8 @@ final class ChildProcess: @unchecked Sendable {
             }
         }
         guard status == 0 else {
+            machine.spawnFailed()
             handle = nil
-            settled = true
             closeProcessHandle(process)
             for pipe in pipes {
                 pipe.close()
@@ -120,11 +119,9 @@ final class ChildProcess: @unchecked Sendable {
                 UVError(UVError.Code(uvCode: status), operation: "uv_spawn", detail: "starting \(plan.arguments[0]) (\(plan.file))"))
             return
         }
+        machine.spawned()
         processID = process.pointee.pid
         for pipe in pipes { pipe.startReading() }
-        // A cancellation that arrived while this job waited is handled by `requestStop`, which
-        // it queued behind this job; one that raced with it is caught here.
-        if cancelRequested.load(ordering: .acquiring) { requestStop(.cancelled) }
     }
 
     /// `uv_close` of the process handle, then the SIGCHLD lease ends (libuv has stopped its
@@ -136,68 +133,87 @@ final class ChildProcess: @unchecked Sendable {
 
     // MARK: Stopping
 
-    /// Stops the child for `reason` (loop thread): `SIGTERM`, then `SIGKILL` after the grace
-    /// period; at once `SIGKILL` for a zero grace period or a shutdown. Repeated requests do
-    /// not restart the grace period.
+    /// Stops the child for `reason` (loop thread), as the machine decides: the teardown's
+    /// first signal, `SIGKILL`, closing the pipes of a child already reaped, or nothing.
     func requestStop(_ reason: StopReason) {
-        guard !settled, let handle else { return }  // not started: `start()` sees the flag
-        if exit != nil {
-            // Reaped already, waiting for its pipes: a cancellation stops the wait, and the
-            // promise gets the child's real outcome with the output read so far.
-            if case .cancelled = reason {
-                for pipe in pipes { pipe.close() }
-                finishIfDone()
-            } else if stopReason == nil {
-                stopReason = reason
-                for pipe in pipes { pipe.close() }
-                finishIfDone()
-            }
-            return
-        }
-        let first = stopReason == nil
-        if first { stopReason = reason }
-        if case .shutdown = reason {
-            killNow()
-            return
-        }
-        guard first else { return }
-        if plan.grace == .zero {
-            killNow()
-            return
-        }
-        _ = uv_process_kill(handle, SIGTERM)
-        let timer = KillTimer(child: self)
-        killTimer = timer
-        if !core.startTimer(timer, after: plan.grace) { killNow() }
+        perform(machine.stopRequested(reason))
     }
 
-    /// Sends `SIGKILL` if the child has not been reaped (loop thread).
-    func killNow() {
-        guard let handle, exit == nil else { return }
-        _ = uv_process_kill(handle, SIGKILL)
+    /// The wait of a teardown step ended with the child still running (loop thread).
+    func teardownStepElapsed() {
+        teardownTimer = nil
+        perform(machine.teardownStepElapsed())
+    }
+
+    /// The loop's shutdown dropped the teardown's wait (loop thread).
+    func teardownAbandoned() {
+        teardownTimer = nil
+        perform(machine.teardownAbandoned())
+    }
+
+    private func perform(_ action: ChildProcessStateMachine.StopAction) {
+        switch action {
+        case .signal(let signal, let wait):
+            send(signal.rawValue)
+            let timer = TeardownTimer(child: self)
+            teardownTimer = timer
+            if !core.startTimer(timer, after: wait) {
+                teardownTimer = nil
+                perform(machine.teardownAbandoned())
+            }
+        case .kill:
+            stopTeardownTimer()
+            send(SIGKILL)
+        case .closePipes:
+            for pipe in pipes { pipe.close() }
+            settleIfDone()
+        case .none:
+            break
+        }
+    }
+
+    /// Sends `signal` to the child, or to its process group when it leads one (loop thread,
+    /// before the child is reaped, so the pid is still the child's).
+    private func send(_ signal: Int32) {
+        guard let handle else { return }
+        if plan.processGroup == .ownSession {
+            _ = kill(-processID, signal)
+        } else {
+            _ = uv_process_kill(handle, signal)
+        }
+    }
+
+    private func stopTeardownTimer() {
+        guard let teardownTimer else { return }
+        self.teardownTimer = nil
+        teardownTimer.child = nil
+        core.cancelTimer(teardownTimer)
     }
 
     // MARK: libuv callbacks
 
     /// The exit callback: libuv reaped the child.
     func exited(status: Int64, signal: Int32) {
-        exit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
-        if let killTimer {
-            self.killTimer = nil
-            killTimer.child = nil
-            core.cancelTimer(killTimer)
+        let exit: UVProcessExit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
+        let action = machine.exited(exit)
+        stopTeardownTimer()
+        if let handle {
+            self.handle = nil
+            closeProcessHandle(handle)
         }
-        if let handle { closeProcessHandle(handle) }
-        // A stopped child's pipes may be held open by its own children: do not wait for them.
-        if stopReason != nil {
+        switch action {
+        case .awaitPipes:
+            break
+        case .closePipesAfterStop:
+            // A stopped child's pipes may be held open by its own children: do not wait for them.
             for pipe in pipes { pipe.close() }
         }
-        finishIfDone()
+        settleIfDone()
     }
 
     /// A pipe reached its end or was closed.
     func pipeFinished() {
-        finishIfDone()
+        settleIfDone()
     }
 
     /// A pipe's output passed its limit: stop the child.
@@ -205,26 +221,27 @@ final class ChildProcess: @unchecked Sendable {
         requestStop(.outputLimit(error))
     }
 
-    /// Settles the promise once the child is reaped and every pipe is closed.
-    private func finishIfDone() {
-        guard !settled, exit != nil, pipes.allSatisfy(\.isClosed) else { return }
-        settled = true
-        core.children[id] = nil
+    /// Settles the promise once the machine says so: the child is reaped and every pipe is
+    /// closed.
+    private func settleIfDone() {
         let outcome: Result<UVProcessResult, any Error>
-        switch stopReason {
+        switch machine.pipeFinished(allPipesClosed: pipes.allSatisfy(\.isClosed)) {
         case .none:
+            return
+        case .fulfil(let exit):
             let captured = pipes.reduce(into: [[UInt8]](repeating: [], count: 2)) { $0[Int($1.descriptor) - 1] = $1.captured }
-            outcome = .success(UVProcessResult(processID: processID, exit: exit!, standardOutput: captured[0], standardError: captured[1]))
-        case .cancelled:
+            outcome = .success(UVProcessResult(processID: processID, exit: exit, standardOutput: captured[0], standardError: captured[1]))
+        case .reject(.cancelled):
             outcome = .failure(CancellationError())
-        case .outputLimit(let error):
+        case .reject(.outputLimit(let error)):
             outcome = .failure(error)
-        case .shutdown:
+        case .reject(.shutdown):
             outcome = .failure(
                 UVError(
                     .loopClosed, operation: "spawn",
                     detail: "the UVLoop was shut down before \(plan.arguments[0]) (pid \(processID)) was done; it was killed if running, and reaped"))
         }
+        core.children[id] = nil
         for pipe in pipes { pipe.detach() }
         pipes = []
         let contextID = core.contextID
@@ -232,11 +249,11 @@ final class ChildProcess: @unchecked Sendable {
     }
 }
 
-/// The timer that sends `SIGKILL` when a stopped child outlives its grace period; a shutdown
-/// that abandons it sends `SIGKILL` at once.
+/// The wait of one teardown step; when it ends with the child still running, the next step
+/// goes. A shutdown that abandons it sends `SIGKILL` at once.
 ///
 /// `@unchecked Sendable`: as for ``TimerEntry``; `child` is read and cleared on the loop thread.
-final class KillTimer: TimerEntry, @unchecked Sendable {
+final class TeardownTimer: TimerEntry, @unchecked Sendable {
     var child: ChildProcess?
 
     init(child: ChildProcess) {
@@ -244,13 +261,15 @@ final class KillTimer: TimerEntry, @unchecked Sendable {
     }
 
     override func fire() {
-        child?.killNow()
-        child = nil
+        let child = self.child
+        self.child = nil
+        child?.teardownStepElapsed()
     }
 
     override func abandon() {
-        child?.killNow()
-        child = nil
+        let child = self.child
+        self.child = nil
+        child?.teardownAbandoned()
     }
 }
 

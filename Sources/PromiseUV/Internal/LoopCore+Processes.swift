@@ -12,7 +12,7 @@ extension LoopCore {
     func abandonProcesses() -> Int {
         var lost = 0
         for child in Array(children.values) {
-            if child.stopReason == nil { lost += 1 }
+            if !child.isStopping { lost += 1 }
             child.requestStop(.shutdown)
         }
         return lost

@@ -20,19 +20,21 @@ final class SpawnPlan: @unchecked Sendable {
     /// Standard input: -1 for `/dev/null`, 0 for this process's, or a descriptor this plan
     /// opened (a memfd or a file) and closes once the child has it.
     private(set) var inputDescriptor: Int32
-    let grace: Duration
+    let teardown: [UVTeardownStep]
+    let processGroup: UVCommand.ProcessGroup
     let outputs: [UVCommand.Output]
 
     private init(
         file: String, arguments: [String], environment: [String]?, workingDirectory: String?, inputDescriptor: Int32,
-        grace: Duration, outputs: [UVCommand.Output]
+        teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output]
     ) {
         self.file = file
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
         self.inputDescriptor = inputDescriptor
-        self.grace = grace
+        self.teardown = teardown
+        self.processGroup = processGroup
         self.outputs = outputs
     }
 
@@ -55,8 +57,10 @@ final class SpawnPlan: @unchecked Sendable {
         for text in [command.program] + command.arguments + [command.workingDirectory ?? ""] where text.utf8.contains(0) {
             throw refuse("\(AdapterPaths.showingNUL(text)) contains a NUL byte, which a C string cannot carry")
         }
-        guard command.terminationGrace >= .zero else {
-            throw refuse("terminationGrace is \(command.terminationGrace): give zero (SIGKILL at once) or a positive duration")
+        for (index, step) in command.teardown.enumerated() where step.wait < .zero {
+            throw refuse(
+                "teardown step \(index + 1) (\(step.signal)) waits \(step.wait): give zero or a positive duration (terminationGrace sets a one-step teardown)"
+            )
         }
         for (name, output) in [("standardOutput", command.standardOutput), ("standardError", command.standardError)] {
             switch output.storage {
@@ -73,8 +77,8 @@ final class SpawnPlan: @unchecked Sendable {
         let input = try openInput(command.standardInput)
         return SpawnPlan(
             file: file, arguments: [command.program] + command.arguments, environment: environment,
-            workingDirectory: command.workingDirectory, inputDescriptor: input, grace: command.terminationGrace,
-            outputs: [command.standardOutput, command.standardError])
+            workingDirectory: command.workingDirectory, inputDescriptor: input, teardown: command.teardown,
+            processGroup: command.processGroup, outputs: [command.standardOutput, command.standardError])
     }
 
     // MARK: Environment
