@@ -64,8 +64,8 @@ extension UVCommand {
         ///
         /// - Parameter limit: The most bytes kept. The byte after it fails the spawn's promise
         ///   with ``UVError/Code-swift.struct/outputLimitExceeded``, after the child has been
-        ///   stopped as a cancelled one is (`SIGTERM`, then `SIGKILL` after the grace period)
-        ///   and reaped. Nothing is reserved up front, so a large limit costs nothing until
+        ///   stopped as a cancelled one is (its ``UVCommand/teardown``, then `SIGKILL`) and
+        ///   reaped. Nothing is reserved up front, so a large limit costs nothing until
         ///   the output arrives. Negative limits fail the spawn with
         ///   ``UVError/Code-swift.struct/invalidArgument``.
         /// - Returns: The output.

@@ -21,12 +21,13 @@ extension UVLoop {
     /// the loop reads those pipes to their end first; a grandchild that keeps one open keeps
     /// the promise pending until it closes it or the promise is cancelled.
     ///
-    /// **Cancellation** sends `SIGTERM`, then `SIGKILL` once ``UVCommand/terminationGrace``
-    /// has passed (at once when it is zero), and rejects the promise with
-    /// `CancellationError` when the child has been reaped. Cancelling again does not restart
-    /// the grace period. A child that had already exited settles with its real result
-    /// (with the output read until then). Signals go to the child only, not to processes
-    /// it started itself.
+    /// **Cancellation** runs the command's ``UVCommand/teardown`` (`SIGTERM`, then five
+    /// seconds, by default), sends `SIGKILL` once its last wait has passed (at once for an
+    /// empty teardown), and rejects the promise with `CancellationError` when the child has
+    /// been reaped. Cancelling again does not restart the teardown. A child that had already
+    /// exited settles with its real result (with the output read until then). Signals go to
+    /// the child only, or to its whole process group with
+    /// ``UVCommand/ProcessGroup/ownSession``.
     ///
     /// **Shutdown** of the loop (or a `UVLoop` deallocated without it) kills running children
     /// with `SIGKILL` and rejects their promises with ``UVError/Code-swift.struct/loopClosed``
@@ -54,7 +55,7 @@ extension UVLoop {
     ///   ``UVError/Code-swift.struct/notADirectory`` or
     ///   ``UVError/Code-swift.struct/permissionDenied`` with operation `chdir` for a
     ///   working directory that cannot be used;
-    ///   ``UVError/Code-swift.struct/invalidArgument`` for a negative grace period or limit,
+    ///   ``UVError/Code-swift.struct/invalidArgument`` for a negative teardown wait or limit,
     ///   an empty program or a NUL byte in a string;
     ///   ``UVError/Code-swift.struct/outputLimitExceeded`` when captured output passes its
     ///   limit (the child is stopped first); ``UVError/Code-swift.struct/loopClosed`` when

@@ -46,6 +46,19 @@ try awaitPromise(loop.shutdown())
         await expectUVError(.noSuchFileOrDirectory) { try await loop.spawn(UVCommand("no-such-tool")).get() }
     }
 
+    @Test func aTeardownOfTwoStepsForAServerAndItsWorkers() throws {
+        // DocC: begin
+        var server = UVCommand("/usr/sbin/nginx", arguments: ["-g", "daemon off;"])
+        server.teardown = [
+            .signal(.interrupt, wait: .seconds(2)),       // finish what is in hand
+            .signal(.terminate, wait: .seconds(5)),       // then stop; SIGKILL 5 s later
+        ]
+        server.processGroup = .ownSession                 // the signals reach its workers too
+        // DocC: end
+        #expect(server.terminationGrace == .seconds(7))
+        #expect(server.teardown.map(\.signal) == [.interrupt, .terminate])
+    }
+
     @Test func cancellingALongRun() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }
