@@ -9,14 +9,21 @@ import PromiseCore
 /// command.standardOutput = .capture(limit: 1 << 20)
 /// ```
 ///
-/// Every descriptor the loop opens for a child is close-on-exec, so the child sees its three
-/// standard streams and nothing else of this process's.
+/// Every descriptor the loop opens for a child is close-on-exec, so none of them reaches
+/// another child. A descriptor this program opened without close-on-exec (`O_CLOEXEC`) does
+/// reach every child: libuv 1.44's spawn does not close them, so open with close-on-exec
+/// whatever a child must not get.
 public struct UVCommand: Sendable {
     /// The program: a path when it contains a `/` (relative to ``workingDirectory`` when that
     /// is set), otherwise a name looked up in the directories of `PATH` (the child's `PATH`
     /// when ``environment`` sets one, this process's otherwise, `/usr/local/bin:/usr/bin:/bin`
-    /// when neither has one). The child's `argv[0]` is this string as given.
+    /// when neither has one). The child's `argv[0]` is this string as given, unless
+    /// ``argv0`` says otherwise.
     public var program: String
+    /// The child's `argv[0]`, when it should differ from ``program``: the name a multi-call
+    /// program (`busybox`) acts as, or the name `ps` shows. `nil` (the default) passes
+    /// ``program`` as given.
+    public var argv0: String?
     /// The arguments after `argv[0]`, passed as they are: no shell, no quoting, no globbing.
     public var arguments: [String]
     /// The child's environment: this process's, replaced, or amended.
@@ -75,6 +82,7 @@ public struct UVCommand: Sendable {
         self.standardError = standardError
         self.teardown = terminationGrace == .zero ? [] : [.signal(.terminate, wait: terminationGrace)]
         self.processGroup = .inherited
+        self.argv0 = nil
     }
 
     /// The process group a child runs in.

@@ -149,6 +149,10 @@ public struct UVError: PromiseLibraryError {
     /// The error that caused this one, if any.
     public var underlying: (any Error)? { cause.error }
     private let cause: UnderlyingCause
+    /// What a child wrote before its output passed its limit, and how it ended once stopped:
+    /// set on ``Code-swift.struct/outputLimitExceeded`` from ``UVLoop/spawn(_:)``, `nil`
+    /// otherwise. A captured output holds exactly its limit's bytes, the first ones written.
+    public private(set) var partialResult: UVProcessResult?
 
     /// Creates an error.
     ///
@@ -162,6 +166,13 @@ public struct UVError: PromiseLibraryError {
         self.operation = operation
         self.detail = detail
         self.cause = UnderlyingCause(underlying)
+    }
+
+    /// This error with `result` as its ``partialResult``.
+    func carrying(_ result: UVProcessResult) -> UVError {
+        var error = self
+        error.partialResult = result
+        return error
     }
 
     /// libuv's name for the code (`uv_err_name`), such as `EBUSY`, or the code's

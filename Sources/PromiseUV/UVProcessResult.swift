@@ -1,6 +1,6 @@
 /// A child process that has ended and been reaped: how it ended and what it wrote to the
 /// streams that were captured.
-public struct UVProcessResult: Sendable {
+public struct UVProcessResult: Sendable, Hashable {
     /// The child's process ID (no longer in use by it: the child has been reaped).
     public let processID: Int32
     /// How it ended.

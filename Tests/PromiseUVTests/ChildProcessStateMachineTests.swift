@@ -134,7 +134,7 @@ import Testing
     @Test func aStoppedChildIsRejectedWithItsReasonWithoutWaitingForItsPipes() {
         var machine = Self.machine(.stopping)
         #expect(machine.exited(.signaled(2)) == .closePipesAfterStop)
-        guard case .reject(.cancelled) = machine.pipeFinished(allPipesClosed: true) else { Issue.record("not rejected"); return }
+        guard case .reject(.cancelled, .signaled(2)) = machine.pipeFinished(allPipesClosed: true) else { Issue.record("not rejected"); return }
     }
 
     @Test func aCancellationAfterTheExitKeepsTheRealOutcome() {
@@ -152,7 +152,7 @@ import Testing
         }
         #expect(machine.isStopping)
         guard case .none = machine.stopRequested(.shutdown) else { Issue.record("a second reason acted"); return }
-        guard case .reject(.outputLimit) = machine.pipeFinished(allPipesClosed: true) else { Issue.record("not the limit"); return }
+        guard case .reject(.outputLimit, .exited(0)) = machine.pipeFinished(allPipesClosed: true) else { Issue.record("not the limit"); return }
     }
 
     @Test func nothingActsOnASettledChild() {

@@ -124,6 +124,37 @@ import Testing
         #expect(try await loop.spawn(huge).get().outputText == "ok")
     }
 
+    @Test func theLimitErrorCarriesWhatWasReadAndHowTheChildEnded() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        var endless = UVCommand("/bin/sh", arguments: ["-c", "echo starting >&2; exec yes"], standardOutput: .capture(limit: 100_001))
+        endless.teardown = [.signal(.terminate, wait: .seconds(10))]
+        let error = try await #require(throws: UVError.self) { try await loop.spawn(endless).get() }
+        #expect(error.code == .outputLimitExceeded)
+        let partial = try #require(error.partialResult, "the limit error carries no partial result")
+        #expect(partial.standardOutput.count == 100_001)
+        #expect(partial.standardOutput.prefix(4) == [UInt8(ascii: "y"), 10, UInt8(ascii: "y"), 10])
+        #expect(partial.standardOutput.last == UInt8(ascii: "y"), "the bytes kept are the first ones written")
+        #expect(partial.standardError == Array("starting\n".utf8))
+        #expect(partial.exit == .signaled(SIGTERM))
+        #expect(partial.processID > 0)
+        // Other errors carry none.
+        let refused = try await #require(throws: UVError.self) { try await loop.spawn(UVCommand("no-such-program-\(getpid())")).get() }
+        #expect(refused.partialResult == nil)
+    }
+
+    @Test func argv0IsWhatTheChildIsCalled() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        var named = UVCommand("/bin/cat", arguments: ["/proc/self/cmdline"])
+        named.argv0 = "renamed-cat"
+        #expect(try await loop.spawn(named).get().outputText == "renamed-cat\0/proc/self/cmdline\0")
+        // Without it, the program as given; on PATH, by its name.
+        #expect(try await loop.spawn(UVCommand("cat", arguments: ["/proc/self/cmdline"])).get().outputText == "cat\0/proc/self/cmdline\0")
+        named.argv0 = "bad\0name"
+        await expectUVError(.invalidArgument) { try await loop.spawn(named).get() }
+    }
+
     @Test func clearErrorsForProgramsThatCannotRun() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }

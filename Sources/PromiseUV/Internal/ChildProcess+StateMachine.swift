@@ -174,8 +174,8 @@ struct ChildProcessStateMachine {
     enum SettleAction {
         /// Settle with the child's result.
         case fulfil(UVProcessExit)
-        /// Settle with the stop's error.
-        case reject(StopReason)
+        /// Settle with the stop's error; the child ended with `exit`.
+        case reject(StopReason, UVProcessExit)
         case none
     }
 
@@ -184,7 +184,7 @@ struct ChildProcessStateMachine {
         guard allPipesClosed, case .exited(let exit, let reason) = state else { return .none }
         state = .settled
         guard let reason else { return .fulfil(exit) }
-        return .reject(reason)
+        return .reject(reason, exit)
     }
 
     /// Whether a stop was asked for before the child was reaped or its pipes closed (for the

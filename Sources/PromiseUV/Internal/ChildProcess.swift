@@ -225,17 +225,20 @@ final class ChildProcess: @unchecked Sendable {
     /// closed.
     private func settleIfDone() {
         let outcome: Result<UVProcessResult, any Error>
+        func result(_ exit: UVProcessExit) -> UVProcessResult {
+            let captured = pipes.reduce(into: [[UInt8]](repeating: [], count: 2)) { $0[Int($1.descriptor) - 1] = $1.captured }
+            return UVProcessResult(processID: processID, exit: exit, standardOutput: captured[0], standardError: captured[1])
+        }
         switch machine.pipeFinished(allPipesClosed: pipes.allSatisfy(\.isClosed)) {
         case .none:
             return
         case .fulfil(let exit):
-            let captured = pipes.reduce(into: [[UInt8]](repeating: [], count: 2)) { $0[Int($1.descriptor) - 1] = $1.captured }
-            outcome = .success(UVProcessResult(processID: processID, exit: exit, standardOutput: captured[0], standardError: captured[1]))
-        case .reject(.cancelled):
+            outcome = .success(result(exit))
+        case .reject(.cancelled, _):
             outcome = .failure(CancellationError())
-        case .reject(.outputLimit(let error)):
-            outcome = .failure(error)
-        case .reject(.shutdown):
+        case .reject(.outputLimit(let error), let exit):
+            outcome = .failure(error.carrying(result(exit)))
+        case .reject(.shutdown, _):
             outcome = .failure(
                 UVError(
                     .loopClosed, operation: "spawn",

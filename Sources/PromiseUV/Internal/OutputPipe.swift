@@ -65,6 +65,8 @@ final class OutputPipe: @unchecked Sendable {
         switch output.storage {
         case .capture(let limit):
             guard captured.count + count <= limit else {
+                // The error carries exactly the limit's bytes.
+                captured.append(contentsOf: bytes.prefix(limit - captured.count))
                 return passedLimit("wrote more than its limit of \(limit) bytes")
             }
             captured.append(contentsOf: bytes)

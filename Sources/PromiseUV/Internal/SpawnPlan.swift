@@ -54,7 +54,7 @@ final class SpawnPlan: @unchecked Sendable {
     static func make(_ command: UVCommand) throws(UVError) -> SpawnPlan {
         func refuse(_ detail: String) -> UVError { UVError(.invalidArgument, operation: "spawn", detail: detail) }
         guard !command.program.isEmpty else { throw refuse("the program is an empty string: name a program or give its path") }
-        for text in [command.program] + command.arguments + [command.workingDirectory ?? ""] where text.utf8.contains(0) {
+        for text in [command.program, command.argv0 ?? ""] + command.arguments + [command.workingDirectory ?? ""] where text.utf8.contains(0) {
             throw refuse("\(AdapterPaths.showingNUL(text)) contains a NUL byte, which a C string cannot carry")
         }
         for (index, step) in command.teardown.enumerated() where step.wait < .zero {
@@ -76,7 +76,7 @@ final class SpawnPlan: @unchecked Sendable {
         let file = try resolve(command.program, in: command.workingDirectory, path: searchPath(environment))
         let input = try openInput(command.standardInput)
         return SpawnPlan(
-            file: file, arguments: [command.program] + command.arguments, environment: environment,
+            file: file, arguments: [command.argv0 ?? command.program] + command.arguments, environment: environment,
             workingDirectory: command.workingDirectory, inputDescriptor: input, teardown: command.teardown,
             processGroup: command.processGroup, outputs: [command.standardOutput, command.standardError])
     }
