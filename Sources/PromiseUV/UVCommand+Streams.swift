@@ -47,6 +47,9 @@ extension UVCommand {
             case capture(limit: Int)
             case lines(context: (any ExecutionContext)?, maxLength: Int, handler: @Sendable ([UInt8]) -> Void)
             case chunks(context: (any ExecutionContext)?, handler: @Sendable ([UInt8]) -> Void)
+            case file(path: String, append: Bool)
+            case descriptor(Int32)
+            case combinedWithOutput
         }
 
         let storage: Storage
@@ -106,5 +109,50 @@ extension UVCommand {
         public static func chunks(on context: (any ExecutionContext)? = nil, _ handler: @escaping @Sendable ([UInt8]) -> Void) -> Output {
             Output(storage: .chunks(context: context, handler: handler))
         }
+
+        /// The file at `path`, opened by ``UVLoop/spawn(_:)`` before anything starts: created if missing (mode
+        /// `0644`, less the umask), and emptied first, or written at its end with `append`. A
+        /// file that cannot be opened fails the spawn with libuv's code for the `errno`
+        /// (`ENOENT` for a missing directory, `EACCES`, `EISDIR`), operation `open`.
+        ///
+        /// - Parameters:
+        ///   - path: The file's path.
+        ///   - append: Whether to keep what the file holds and write after it.
+        /// - Returns: The output.
+        public static func file(_ path: String, append: Bool = false) -> Output { Output(storage: .file(path: path, append: append)) }
+
+        /// `descriptor`, a file, pipe or socket this program holds open: the child writes to a
+        /// copy of it, and this program keeps its own (and closes it when it wants). One that
+        /// is not open fails the spawn with libuv's `EBADF`, operation `spawn`.
+        ///
+        /// - Parameter descriptor: The open descriptor.
+        /// - Returns: The output.
+        public static func descriptor(_ descriptor: Int32) -> Output { Output(storage: .descriptor(descriptor)) }
+
+        /// For ``UVCommand/standardError``: wherever standard output goes, interleaved as the
+        /// child writes the two (a shell's `2>&1`). When standard output is captured or
+        /// streamed, both arrive through its pipe, and ``UVProcessResult/standardError`` stays
+        /// empty. Given for standard output itself, the spawn fails with
+        /// ``UVError/Code-swift.struct/invalidArgument``.
+        public static let combinedWithOutput = Output(storage: .combinedWithOutput)
+
+        /// Whether the loop reads this output through a pipe.
+        var isPipe: Bool { storage.isPipe }
+    }
+}
+
+extension UVCommand.Output.Storage {
+    /// Whether the loop reads this output through a pipe.
+    var isPipe: Bool {
+        switch self {
+        case .capture, .lines, .chunks: true
+        case .discard, .inherit, .file, .descriptor, .combinedWithOutput: false
+        }
+    }
+
+    /// Whether this is ``UVCommand/Output/combinedWithOutput``.
+    var isCombinedWithOutput: Bool {
+        if case .combinedWithOutput = self { return true }
+        return false
     }
 }

@@ -59,6 +59,23 @@ try awaitPromise(loop.shutdown())
         #expect(server.teardown.map(\.signal) == [.interrupt, .terminate])
     }
 
+    @Test func combiningStandardErrorWithOutput() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let directory = try TemporaryDirectory()
+        try "all:\n\t@echo compiling\n\t@echo warning >&2\n".write(toFile: directory.path + "/Makefile", atomically: true, encoding: .utf8)
+        let projectDirectory = directory.path
+        func body() async throws -> String {
+            // DocC: begin
+            var build = UVCommand("make", arguments: ["-j2"], workingDirectory: projectDirectory)
+            build.standardError = .combinedWithOutput          // one log, in the order it was written
+            let log = try await loop.spawn(build).get().outputText ?? ""
+            // DocC: end
+            return log
+        }
+        #expect(try await body() == "compiling\nwarning\n")
+    }
+
     @Test func cancellingALongRun() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }

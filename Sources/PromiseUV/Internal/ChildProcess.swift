@@ -42,7 +42,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Spawns the child (loop thread), or rejects the promise if the loop is shutting down,
     /// the promise was cancelled meanwhile, or `uv_spawn` fails.
     func start() {
-        defer { plan.closeInput() }
+        defer { plan.closeDescriptors() }
         switch machine.startRequested(loopShuttingDown: core.shuttingDown) {
         case .spawn:
             break
@@ -60,22 +60,46 @@ final class ChildProcess: @unchecked Sendable {
             containers[0].flags = UV_INHERIT_FD
             containers[0].data.fd = plan.inputDescriptor
         }
+        // Standard error combined with a piped standard output shares a pipe made here, whose
+        // write end both get; libuv's own pipes cannot be shared.
+        let combinedPipe = plan.outputs[0].isPipe && plan.outputs[1].storage.isCombinedWithOutput
+        var sharedWriteEnd: Int32 = -1
+        defer { if sharedWriteEnd >= 0 { _ = close(sharedWriteEnd) } }
         for (index, output) in plan.outputs.enumerated() {
             let descriptor = Int32(index + 1)
             switch output.storage {
             case .discard:
                 containers[index + 1].flags = UV_IGNORE
-            case .inherit:
+            case .inherit, .file, .descriptor:
                 containers[index + 1].flags = UV_INHERIT_FD
-                containers[index + 1].data.fd = descriptor
+                containers[index + 1].data.fd = plan.outputDescriptors[index]
+            case .combinedWithOutput:
+                containers[2] = containers[1]
             case .capture, .lines, .chunks:
                 let pipe = OutputPipe(child: self, output: output, descriptor: descriptor)
                 uv_pipe_init(core.loop, pipe.handle, 0)  // cannot fail without IPC
                 pipe.handle.pointee.data = Unmanaged.passRetained(pipe).toOpaque()
                 core.openHandles += 1
                 pipes.append(pipe)
-                containers[index + 1].flags = uv_stdio_flags(rawValue: UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
-                containers[index + 1].data.stream = pipe.stream
+                if combinedPipe {
+                    switch Self.openSharedPipe(pipe) {
+                    case .success(let writeEnd): sharedWriteEnd = writeEnd
+                    case .failure(let failure):
+                        machine.spawnFailed()
+                        for pipe in pipes {
+                            pipe.close()
+                            pipe.detach()
+                        }
+                        pipes = []
+                        promise.reject(failure)
+                        return
+                    }
+                    containers[index + 1].flags = UV_INHERIT_FD
+                    containers[index + 1].data.fd = sharedWriteEnd
+                } else {
+                    containers[index + 1].flags = uv_stdio_flags(rawValue: UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
+                    containers[index + 1].data.stream = pipe.stream
+                }
             }
         }
         let process = UnsafeMutablePointer<uv_process_t>.allocate(capacity: 1)
@@ -122,6 +146,23 @@ final class ChildProcess: @unchecked Sendable {
         machine.spawned()
         processID = process.pointee.pid
         for pipe in pipes { pipe.startReading() }
+    }
+
+    /// A close-on-exec socket pair (what libuv makes for its own pipes) whose first end
+    /// `pipe` reads; returns the other, which the child gets as its standard output and error.
+    private static func openSharedPipe(_ pipe: OutputPipe) -> Result<Int32, UVError> {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            return .failure(
+                UVError(UVError.Code(uvCode: -errno), operation: "socketpair", detail: "a pipe for the child's combined output"))
+        }
+        let status = uv_pipe_open(pipe.handle, ends[0])
+        guard status == 0 else {
+            _ = close(ends[0])
+            _ = close(ends[1])
+            return .failure(UVError(UVError.Code(uvCode: status), operation: "uv_pipe_open", detail: "the child's combined output"))
+        }
+        return .success(ends[1])
     }
 
     /// `uv_close` of the process handle, then the SIGCHLD lease ends (libuv has stopped its

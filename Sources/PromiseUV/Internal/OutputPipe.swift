@@ -90,8 +90,8 @@ final class OutputPipe: @unchecked Sendable {
             if partialLine.count > maxLength {
                 return passedLimit("wrote a line longer than its limit of \(maxLength) bytes")
             }
-        case .discard, .inherit:
-            break
+        case .discard, .inherit, .file, .descriptor, .combinedWithOutput:
+            break  // never read through a pipe
         }
     }
 

@@ -23,10 +23,18 @@ final class SpawnPlan: @unchecked Sendable {
     let teardown: [UVTeardownStep]
     let processGroup: UVCommand.ProcessGroup
     let outputs: [UVCommand.Output]
+    /// For standard output and error, the descriptor the child writes to when it is not a
+    /// pipe of the loop's or `/dev/null`: 1 or 2 to inherit, the program's own for
+    /// ``UVCommand/Output/descriptor(_:)``, or one this plan opened for
+    /// ``UVCommand/Output/file(_:append:)`` (in ``openedOutputs``); -1 otherwise.
+    let outputDescriptors: [Int32]
+    /// The output files this plan opened, closed once the child has its copies.
+    private var openedOutputs: [Int32]
 
     private init(
         file: String, arguments: [String], environment: [String]?, workingDirectory: String?, inputDescriptor: Int32,
-        teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output]
+        teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output],
+        outputDescriptors: [Int32], openedOutputs: [Int32]
     ) {
         self.file = file
         self.arguments = arguments
@@ -36,14 +44,19 @@ final class SpawnPlan: @unchecked Sendable {
         self.teardown = teardown
         self.processGroup = processGroup
         self.outputs = outputs
+        self.outputDescriptors = outputDescriptors
+        self.openedOutputs = openedOutputs
     }
 
-    deinit { closeInput() }
+    deinit { closeDescriptors() }
 
-    /// Closes standard input's descriptor if this plan opened it (the child has its own copy).
-    func closeInput() {
+    /// Closes the descriptors this plan opened (standard input's, output files): the child
+    /// has its own copies.
+    func closeDescriptors() {
         if inputDescriptor > 2 { _ = close(inputDescriptor) }
         inputDescriptor = -1
+        for descriptor in openedOutputs { _ = close(descriptor) }
+        openedOutputs = []
     }
 
     /// Checks `command` and prepares it.
@@ -74,11 +87,31 @@ final class SpawnPlan: @unchecked Sendable {
         let environment = try environmentStrings(command.environment)
         if let directory = command.workingDirectory { try checkDirectory(directory) }
         let file = try resolve(command.program, in: command.workingDirectory, path: searchPath(environment))
-        let input = try openInput(command.standardInput)
+        if case .combinedWithOutput = command.standardOutput.storage {
+            throw refuse("standardOutput is combinedWithOutput: only standardError can go where standard output goes")
+        }
+        var opened: [Int32] = []
+        var descriptors: [Int32] = []
+        do throws(UVError) {
+            for (index, output) in [command.standardOutput, command.standardError].enumerated() {
+                descriptors.append(try outputDescriptor(output, standard: Int32(index + 1), opened: &opened))
+            }
+        } catch {
+            for descriptor in opened { _ = close(descriptor) }
+            throw error
+        }
+        let input: Int32
+        do throws(UVError) {
+            input = try openInput(command.standardInput)
+        } catch {
+            for descriptor in opened { _ = close(descriptor) }
+            throw error
+        }
         return SpawnPlan(
             file: file, arguments: [command.argv0 ?? command.program] + command.arguments, environment: environment,
             workingDirectory: command.workingDirectory, inputDescriptor: input, teardown: command.teardown,
-            processGroup: command.processGroup, outputs: [command.standardOutput, command.standardError])
+            processGroup: command.processGroup, outputs: [command.standardOutput, command.standardError],
+            outputDescriptors: descriptors, openedOutputs: opened)
     }
 
     // MARK: Environment
@@ -217,6 +250,37 @@ final class SpawnPlan: @unchecked Sendable {
     }
 
     // MARK: Standard input
+
+    /// The descriptor `output` of standard descriptor `standard` (1 or 2) is written to, or
+    /// -1 (see ``outputDescriptors``); a file it opens is added to `opened`.
+    private static func outputDescriptor(_ output: UVCommand.Output, standard: Int32, opened: inout [Int32]) throws(UVError) -> Int32 {
+        let name = standard == 1 ? "standardOutput" : "standardError"
+        switch output.storage {
+        case .inherit:
+            return standard
+        case .descriptor(let descriptor):
+            guard descriptor >= 0, fcntl(descriptor, F_GETFD) != -1 else {
+                throw UVError(
+                    UVError.Code(uvCode: -EBADF), operation: "spawn",
+                    detail: "\(name) is descriptor \(descriptor), which this program does not hold open")
+            }
+            return descriptor
+        case .file(let path, let append):
+            guard !path.utf8.contains(0) else {
+                throw UVError(.invalidArgument, operation: "spawn", detail: "the \(name) file \(AdapterPaths.showingNUL(path)) contains a NUL byte")
+            }
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0o644)
+            guard descriptor >= 0 else {
+                let code = errno
+                throw UVError(
+                    UVError.Code(uvCode: -code), operation: "open", detail: "the \(name) file \(path) cannot be written: \(ErrnoText.describe(code))")
+            }
+            opened.append(descriptor)
+            return descriptor
+        case .discard, .capture, .lines, .chunks, .combinedWithOutput:
+            return -1
+        }
+    }
 
     private static func openInput(_ input: UVCommand.Input) throws(UVError) -> Int32 {
         switch input.storage {
