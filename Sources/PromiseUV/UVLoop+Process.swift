@@ -61,6 +61,40 @@ extension UVLoop {
     ///   limit (the child is stopped first); ``UVError/Code-swift.struct/loopClosed`` when
     ///   the loop is shut down; another libuv code when `uv_spawn` itself fails.
     public func spawn(_ command: UVCommand) -> Promise<UVProcessResult> {
+        launch(command, milestones: nil).promise
+    }
+
+    /// Starts `command` as a child process, as ``spawn(_:)`` does, and returns a handle to it
+    /// while it runs: its pid as soon as it has started, signals, its exit as soon as it is
+    /// reaped, and the same result ``spawn(_:)`` gives.
+    ///
+    /// ```swift
+    /// let worker = loop.start(UVCommand("/usr/bin/worker"))
+    /// worker.processID.then { pid in print("worker \(pid)") }
+    /// worker.send(.user1)                                 // ask it for a status report
+    /// let result = worker.result                          // reaped, and its pipes closed
+    /// ```
+    ///
+    /// - Parameter command: The program and its settings, as for ``spawn(_:)``.
+    /// - Returns: The child's handle. A command that is refused rejects all of its promises
+    ///   with the error ``spawn(_:)`` gives.
+    public func start(_ command: UVCommand) -> UVChildProcess {
+        let processID = Promise<Int32>.pending(resolvedOn: core.contextID)
+        let exit = Promise<UVProcessExit>.pending(resolvedOn: core.contextID)
+        // Their failures are the result's, which reports them if nobody handles it.
+        processID.catch(on: .inline) { _ in }
+        exit.catch(on: .inline) { _ in }
+        let (result, child) = launch(command, milestones: ChildProcess.Milestones(started: processID, reaped: exit))
+        if child == nil, let error = result.error {
+            processID.reject(error)
+            exit.reject(error)
+        }
+        return UVChildProcess(core: core, child: child, processID: processID, exit: exit, result: result)
+    }
+
+    /// Prepares `command` and queues its start; the child is `nil` when the command was
+    /// refused or the loop is shut down (the promise is then rejected).
+    private func launch(_ command: UVCommand, milestones: ChildProcess.Milestones?) -> (promise: Promise<UVProcessResult>, child: ChildProcess?) {
         let core = self.core
         let promise = Promise<UVProcessResult>.pending(resolvedOn: core.contextID)
         let plan: SpawnPlan
@@ -68,19 +102,19 @@ extension UVLoop {
             plan = try SpawnPlan.make(command)
         } catch {
             promise.reject(error)
-            return promise
+            return (promise, nil)
         }
-        let child = ChildProcess(core: core, promise: promise, plan: plan)
+        let child = ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones)
         if core.isOnLoopThread {
             child.start()
         } else if !core.submit(.user, { child.start() }) {
             promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down; spawn before calling shutdown()"))
-            return promise
+            return (promise, nil)
         }
         promise.onCancelRequestFromLibrary {
             _ = core.submit(.late) { child.requestStop(.cancelled) }
         }
-        return promise
+        return (promise, child)
     }
 
     /// Runs `program` with `arguments` and returns its standard output as text: the common

@@ -76,6 +76,35 @@ try awaitPromise(loop.shutdown())
         #expect(try await body() == "compiling\nwarning\n")
     }
 
+    @Test func aRunningChild() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        func example() -> UVChildProcess {
+            // DocC: begin
+            let server = loop.start(UVCommand("/usr/sbin/nginx", arguments: ["-g", "daemon off;"]))
+            server.processID.then { pid in print("nginx is \(pid)") }
+            server.send(.hangup)                               // reload, once it runs
+            server.exit.then { exit in print("nginx \(exit)") }
+            // DocC: end
+            return server
+        }
+        _ = example  // the block as written is compiled; it runs below against a stand-in
+        // A stand-in for the server (a real nginx would want port 80): a shell that reports
+        // SIGHUP and exits on SIGTERM.
+        let lines = CollectedLines()
+        var command = UVCommand(
+            "/bin/sh", arguments: ["-c", "trap 'echo reloaded' HUP; trap 'exit 0' TERM; echo ready; while :; do sleep 0.01; done"],
+            standardOutput: lines.output(on: loop))
+        command.teardown = [.signal(.terminate, wait: .seconds(30))]
+        let server = loop.start(command)
+        _ = try await server.processID.get()
+        #expect(try await eventually { lines.all == ["ready"] })
+        try await server.send(.hangup).get()
+        #expect(try await eventually { lines.all == ["ready", "reloaded"] })
+        server.result.cancel()
+        #expect(try await server.exit.get() == .exited(0))
+    }
+
     @Test func cancellingALongRun() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }

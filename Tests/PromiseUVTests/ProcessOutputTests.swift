@@ -24,13 +24,11 @@ import Testing
     @Test func standardErrorCombinedWithStreamedLines() async throws {
         let loop = try startedLoop("uv-combined-lines")
         defer { loop.shutdown() }
-        let lines = Mutex<[String]>([])
-        var command = UVCommand(
-            "/bin/sh", arguments: ["-c", Self.bothStreams],
-            standardOutput: .lines(on: loop) { line in lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) } })
+        let lines = CollectedLines()
+        var command = UVCommand("/bin/sh", arguments: ["-c", Self.bothStreams], standardOutput: lines.output(on: loop))
         command.standardError = .combinedWithOutput
         _ = try await loop.spawn(command).get()
-        #expect(lines.withLock { $0 } == ["out 1", "err 1", "out 2", "err 2"])
+        #expect(lines.all == ["out 1", "err 1", "out 2", "err 2"])
     }
 
     @Test func aCombinedOutputPastItsLimitCarriesBothStreams() async throws {

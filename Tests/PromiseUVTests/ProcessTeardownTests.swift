@@ -23,19 +23,17 @@ func isRunning(_ pid: Int32) -> Bool {
     @Test func aCancellationSendsEachStepsSignalAfterThePreviousWait() async throws {
         let loop = try startedLoop("uv-teardown")
         defer { loop.shutdown() }
-        let lines = Mutex<[String]>([])
-        var command = UVCommand(
-            "/bin/sh", arguments: ["-c", Self.reportingShell],
-            standardOutput: .lines(on: loop) { line in lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) } })
+        let lines = CollectedLines()
+        var command = UVCommand("/bin/sh", arguments: ["-c", Self.reportingShell], standardOutput: lines.output(on: loop))
         command.teardown = [.signal(.interrupt, wait: .milliseconds(300)), .signal(.hangup, wait: .milliseconds(300)), .signal(.terminate, wait: .seconds(30))]
         #expect(command.terminationGrace == .milliseconds(30_600))
         let child = loop.spawn(command)
-        #expect(try await eventually { lines.withLock { $0 } == ["ready"] })
+        #expect(try await eventually { lines.all == ["ready"] })
         let start = ContinuousClock.now
         child.cancel()
         await #expect(throws: CancellationError.self) { try await child.get() }
         let took = ContinuousClock.now - start
-        #expect(lines.withLock { $0 } == ["ready", "INT", "HUP", "TERM"])
+        #expect(lines.all == ["ready", "INT", "HUP", "TERM"])
         #expect(took >= .milliseconds(550), "the second and third signals came before their waits ended: \(took)")
         expectTimeLimit(took, under: .seconds(20), "a three-step teardown whose last step ends the child")
     }
@@ -43,17 +41,15 @@ func isRunning(_ pid: Int32) -> Bool {
     @Test func aTeardownOfNoStepsKillsAtOnce() async throws {
         let loop = try startedLoop("uv-teardown-0")
         defer { loop.shutdown() }
-        let lines = Mutex<[String]>([])
-        var command = UVCommand(
-            "/bin/sh", arguments: ["-c", Self.reportingShell],
-            standardOutput: .lines(on: loop) { line in lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) } })
+        let lines = CollectedLines()
+        var command = UVCommand("/bin/sh", arguments: ["-c", Self.reportingShell], standardOutput: lines.output(on: loop))
         command.teardown = []
         #expect(command.terminationGrace == .zero)
         let child = loop.spawn(command)
-        #expect(try await eventually { lines.withLock { $0 } == ["ready"] })
+        #expect(try await eventually { lines.all == ["ready"] })
         child.cancel()
         await #expect(throws: CancellationError.self) { try await child.get() }
-        #expect(lines.withLock { $0 } == ["ready"], "a signal other than SIGKILL was sent")
+        #expect(lines.all == ["ready"], "a signal other than SIGKILL was sent")
     }
 
     @Test func aNegativeWaitIsRefusedNamingItsStep() async throws {

@@ -59,3 +59,16 @@ enum DiagnosticsRecorder {
         reports.withLock { all in all.filter { $0.valueType == "\(valueType)" }.map(\.kind) }
     }
 }
+
+/// The lines a child writes to one of its outputs, collected as they arrive on the loop.
+final class CollectedLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    /// The lines so far.
+    var all: [String] { lines.withLock { $0 } }
+
+    /// An output that appends each line here.
+    func output(on loop: UVLoop) -> UVCommand.Output {
+        .lines(on: loop) { [self] line in lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) } }
+    }
+}

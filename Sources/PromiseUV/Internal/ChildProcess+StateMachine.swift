@@ -187,6 +187,27 @@ struct ChildProcessStateMachine {
         return .reject(reason, exit)
     }
 
+    // MARK: Signals
+
+    enum SignalAction: Equatable {
+        /// Send it now.
+        case send
+        /// Keep it until the child is spawned (or refused).
+        case wait
+        /// The child is not running: never started, or reaped (its pid may belong to another
+        /// process by now).
+        case refuse
+    }
+
+    /// A signal for the child was asked for (``UVChildProcess/send(_:)``).
+    func signalRequested() -> SignalAction {
+        switch state {
+        case .starting: .wait
+        case .running, .stopping: .send
+        case .cancelledBeforeStart, .exited, .settled: .refuse
+        }
+    }
+
     /// Whether a stop was asked for before the child was reaped or its pipes closed (for the
     /// report of what a shutdown lost).
     var isStopping: Bool {

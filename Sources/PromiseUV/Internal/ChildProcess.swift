@@ -13,9 +13,18 @@ internal import PromiseSignals
 final class ChildProcess: @unchecked Sendable {
     typealias StopReason = ChildProcessStateMachine.StopReason
 
+    /// The promises a ``UVChildProcess`` gives beside the result: the child's pid once it is
+    /// spawned, its exit once it is reaped.
+    struct Milestones {
+        let started: Promise<Int32>
+        let reaped: Promise<UVProcessExit>
+    }
+
     let core: LoopCore
     let promise: Promise<UVProcessResult>
     private let plan: SpawnPlan
+    /// `nil` for ``UVLoop/spawn(_:)``, which has only the result.
+    private let milestones: Milestones?
 
     // Loop thread only.
     private var machine: ChildProcessStateMachine
@@ -24,12 +33,25 @@ final class ChildProcess: @unchecked Sendable {
     private(set) var processID: Int32 = 0
     /// The wait of the current teardown step, while one runs.
     private var teardownTimer: TeardownTimer?
+    /// Signals asked for before the spawn, with the promises that say whether they went out.
+    private var queuedSignals: [(UVSignal, Promise<Void>)] = []
 
-    init(core: LoopCore, promise: Promise<UVProcessResult>, plan: SpawnPlan) {
+    init(core: LoopCore, promise: Promise<UVProcessResult>, plan: SpawnPlan, milestones: Milestones? = nil) {
         self.core = core
         self.promise = promise
         self.plan = plan
+        self.milestones = milestones
         machine = ChildProcessStateMachine(teardown: plan.teardown)
+    }
+
+    /// Rejects every promise of a child that was not spawned, with `error`.
+    private func refuse(_ error: any Error) {
+        promise.reject(error)
+        milestones?.started.reject(error)
+        milestones?.reaped.reject(error)
+        let signals = queuedSignals
+        queuedSignals = []
+        for (_, sent) in signals { sent.reject(error) }
     }
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
@@ -47,10 +69,10 @@ final class ChildProcess: @unchecked Sendable {
         case .spawn:
             break
         case .rejectCancelled:
-            promise.reject(CancellationError())
+            refuse(CancellationError())
             return
         case .rejectShutDown:
-            promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down before the child was started"))
+            refuse(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down before the child was started"))
             return
         }
         var containers = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: 3)
@@ -91,7 +113,7 @@ final class ChildProcess: @unchecked Sendable {
                             pipe.detach()
                         }
                         pipes = []
-                        promise.reject(failure)
+                        refuse(failure)
                         return
                     }
                     containers[index + 1].flags = UV_INHERIT_FD
@@ -139,13 +161,36 @@ final class ChildProcess: @unchecked Sendable {
             }
             pipes = []
             core.children[id] = nil
-            promise.reject(
-                UVError(UVError.Code(uvCode: status), operation: "uv_spawn", detail: "starting \(plan.arguments[0]) (\(plan.file))"))
+            refuse(UVError(UVError.Code(uvCode: status), operation: "uv_spawn", detail: "starting \(plan.arguments[0]) (\(plan.file))"))
             return
         }
         machine.spawned()
         processID = process.pointee.pid
         for pipe in pipes { pipe.startReading() }
+        milestones?.started.resolve(.success(processID))
+        let signals = queuedSignals
+        queuedSignals = []
+        for (signal, sent) in signals { deliver(signal, sent) }
+    }
+
+    // MARK: Signals
+
+    /// Sends `signal` to the child (or its group) if it runs, and settles `sent` with whether
+    /// it went out (loop thread). Asked before the spawn, it waits for it.
+    func deliver(_ signal: UVSignal, _ sent: Promise<Void>) {
+        switch machine.signalRequested() {
+        case .wait:
+            queuedSignals.append((signal, sent))
+        case .send:
+            send(signal.rawValue)
+            sent.resolve(.success(()))
+        case .refuse:
+            let detail =
+                processID == 0
+                ? "\(plan.arguments[0]) never started, so \(signal) was not sent"
+                : "\(plan.arguments[0]) (pid \(processID)) has exited and been reaped, so \(signal) was not sent (the pid may be another process's by now)"
+            sent.resolve(.failure(UVError(UVError.Code(uvCode: -ESRCH), operation: "kill", detail: detail)))
+        }
     }
 
     /// A close-on-exec socket pair (what libuv makes for its own pipes) whose first end
@@ -237,6 +282,7 @@ final class ChildProcess: @unchecked Sendable {
     func exited(status: Int64, signal: Int32) {
         let exit: UVProcessExit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
         let action = machine.exited(exit)
+        milestones?.reaped.resolve(.success(exit))
         stopTeardownTimer()
         if let handle {
             self.handle = nil

@@ -1,0 +1,69 @@
+import PromiseCore
+
+/// A child process started with ``UVLoop/start(_:)``: its pid as soon as it runs, signals
+/// while it runs, its exit as soon as it is reaped, and its whole result once its output pipes
+/// have closed too.
+///
+/// ```swift
+/// let server = loop.start(UVCommand("my-server", standardOutput: .inherit))
+/// server.processID.then { pid in print("started as \(pid)") }
+/// server.send(.hangup)                                // reload its configuration
+/// server.exit.then { exit in print("server \(exit)") } // before its pipes close
+/// ```
+///
+/// Node's `ChildProcess` in promises: ``processID`` is its `pid` once `spawn` is emitted,
+/// ``exit`` its `exit` event, ``result`` its `close` event. ``result`` is what
+/// ``UVLoop/spawn(_:)`` returns, with the same errors and the same cancellation: cancelling it
+/// stops the child with its ``UVCommand/teardown``.
+public final class UVChildProcess: Sendable {
+    /// The child's process ID, as soon as it has been spawned (on the loop thread). Rejected
+    /// with ``result``'s error when the child never starts (the command was refused, the
+    /// loop shut down, the result cancelled first); such a rejection is not reported as
+    /// unhandled, since ``result`` carries it too. Cancelling it stops nothing.
+    public let processID: Promise<Int32>
+    /// How the child ended, as soon as it has been reaped, before its output pipes have
+    /// necessarily closed (a grandchild may hold them open). A stopped child's exit is the
+    /// signal that ended it. Rejected as ``processID`` is when the child never starts.
+    /// Cancelling it stops nothing.
+    public let exit: Promise<UVProcessExit>
+    /// The child's ``UVProcessResult`` once it has been reaped and its output pipes have
+    /// closed, as ``UVLoop/spawn(_:)`` gives it. Cancelling it stops the child.
+    public let result: Promise<UVProcessResult>
+    private let core: LoopCore
+    private let child: ChildProcess?
+
+    init(core: LoopCore, child: ChildProcess?, processID: Promise<Int32>, exit: Promise<UVProcessExit>, result: Promise<UVProcessResult>) {
+        self.core = core
+        self.child = child
+        self.processID = processID
+        self.exit = exit
+        self.result = result
+    }
+
+    /// Sends `signal` to the child, or to its whole process group when it has one of its own
+    /// (``UVCommand/ProcessGroup/ownSession``), from the loop thread.
+    ///
+    /// A signal asked for before the child has been spawned goes out once it is. Once the
+    /// child has been reaped, nothing is sent (its pid may belong to another process by then)
+    /// and the promise is rejected with libuv's `ESRCH`, operation `kill`.
+    ///
+    /// - Parameter signal: The signal, such as ``UVSignal/hangup`` or ``UVSignal/user1``.
+    /// - Returns: A promise fulfilled once the signal was sent; rejected with `ESRCH` when the
+    ///   child is not running (never started, or reaped), or with
+    ///   ``UVError/Code-swift.struct/loopClosed`` when the loop was shut down.
+    @discardableResult
+    public func send(_ signal: UVSignal) -> Promise<Void> {
+        let sent = Promise<Void>.pending(resolvedOn: core.contextID)
+        guard let child else {
+            // Refused before it was queued: the result holds why.
+            sent.reject(result.error ?? UVError(.loopClosed, operation: "kill", detail: "\(signal) was not sent: the child never started"))
+            return sent
+        }
+        if core.isOnLoopThread {
+            child.deliver(signal, sent)
+        } else if !core.submit(.late, { child.deliver(signal, sent) }) {
+            sent.reject(UVError(.loopClosed, operation: "kill", detail: "the UVLoop was shut down; \(signal) was not sent"))
+        }
+        return sent
+    }
+}
