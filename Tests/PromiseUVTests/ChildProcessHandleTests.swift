@@ -63,7 +63,12 @@ import Testing
     @Test func theExitComesBeforeThePipesOfAGrandchildClose() async throws {
         let loop = try startedLoop("uv-handle-pipes")
         defer { loop.shutdown() }
-        let child = loop.start(UVCommand("/bin/sh", arguments: ["-c", "echo early; (sleep 3600; echo late) & exit 3"]))
+        // Its own session, so the grandchild can be killed with its group at the end.
+        var command = UVCommand("/bin/sh", arguments: ["-c", "echo early; (sleep 3600; echo late) & exit 3"])
+        command.processGroup = .ownSession
+        let child = loop.start(command)
+        let pid = try await child.processID.get()
+        defer { kill(-pid, SIGKILL) }
         #expect(try await child.exit.get() == .exited(3))
         #expect(child.result.isPending, "the result settled while a grandchild held the output open")
         // Cancelled after the exit, the result is the child's own, with the output read so far.
@@ -91,13 +96,12 @@ import Testing
     @Test func signalsFromManyThreadsAtOnceAllGoOut() async throws {
         let loop = try startedLoop("uv-handle-threads")
         defer { loop.shutdown() }
-        let count = Mutex(0)
+        let lines = CollectedLines()
         let child = loop.start(
             UVCommand(
                 "/bin/sh", arguments: ["-c", "trap 'echo hup' HUP; echo ready; while :; do sleep 0.01; done"],
-                standardOutput: .lines(on: loop) { line in if line == Array("hup".utf8) { count.withLock { $0 += 1 } } }, terminationGrace: .zero))
-        _ = try await child.processID.get()
-        try await Task.sleep(for: .milliseconds(100))  // the trap is set
+                standardOutput: lines.output(on: loop), terminationGrace: .zero))
+        #expect(try await eventually { lines.all == ["ready"] }, "the trap was not set")
         let sent = Mutex<[Promise<Void>]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let promise = child.send(.hangup)
@@ -105,7 +109,8 @@ import Testing
         }
         for promise in sent.withLock({ $0 }) { try await promise.get() }
         // Signals of one kind merge while pending, so at least one, at most eight, arrive.
-        #expect(try await eventually { count.withLock { $0 } >= 1 })
+        #expect(try await eventually { lines.all.contains("hup") })
+        #expect(lines.all.count { $0 == "hup" } <= 8)
         child.result.cancel()
         await #expect(throws: CancellationError.self) { try await child.result.get() }
     }
