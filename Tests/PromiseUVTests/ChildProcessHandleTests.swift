@@ -99,7 +99,7 @@ import Testing
         let lines = CollectedLines()
         let child = loop.start(
             UVCommand(
-                "/bin/sh", arguments: ["-c", "trap 'echo hup' HUP; echo ready; while :; do sleep 0.01; done"],
+                "/bin/sh", arguments: ["-c", "trap 'echo hup' HUP; echo ready; \(idleShellLoop)"],
                 standardOutput: lines.output(on: loop), terminationGrace: .zero))
         #expect(try await eventually { lines.all == ["ready"] }, "the trap was not set")
         let sent = Mutex<[Promise<Void>]>([])

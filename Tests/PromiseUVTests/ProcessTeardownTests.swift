@@ -18,7 +18,7 @@ func isRunning(_ pid: Int32) -> Bool {
 @Suite struct ProcessTeardownTests {
     /// A shell that reports each signal it gets on standard output, then keeps running, except
     /// that `SIGTERM` makes it exit.
-    static let reportingShell = "trap 'echo INT' INT; trap 'echo HUP' HUP; trap 'echo TERM; exit 7' TERM; echo ready; while :; do sleep 0.02; done"
+    static let reportingShell = "trap 'echo INT' INT; trap 'echo HUP' HUP; trap 'echo TERM; exit 7' TERM; echo ready; \(idleShellLoop)"
 
     @Test func aCancellationSendsEachStepsSignalAfterThePreviousWait() async throws {
         let loop = try startedLoop("uv-teardown")

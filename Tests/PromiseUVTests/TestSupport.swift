@@ -72,3 +72,8 @@ final class CollectedLines: Sendable {
         .lines(on: loop) { [self] line in lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) } }
     }
 }
+
+/// The end of a shell script that idles until a signal ends it: `wait` on a background
+/// `sleep` returns as soon as a trapped signal arrives, so its trap runs at once, however
+/// busy the machine (a loop of short sleeps runs a trap only after the current one).
+let idleShellLoop = "while :; do sleep 1 & wait $!; done"
