@@ -35,7 +35,9 @@ func isRunning(_ pid: Int32) -> Bool {
         let took = ContinuousClock.now - start
         #expect(lines.all == ["ready", "INT", "HUP", "TERM"])
         #expect(took >= .milliseconds(550), "the second and third signals came before their waits ended: \(took)")
-        expectTimeLimit(took, under: .seconds(20), "a three-step teardown whose last step ends the child")
+        // Only a hang is caught here: the order above is the behaviour, and under ASan on a
+        // busy machine the three signals and the reap have taken 44 s.
+        expectTimeLimit(took, under: .seconds(180), "a three-step teardown whose last step ends the child")
     }
 
     @Test func aTeardownOfNoStepsKillsAtOnce() async throws {
