@@ -114,13 +114,16 @@ extension HostileResponseTests {
         #expect(after.lines(named: "Cookie").isEmpty)
     }
 
-    @Test func sixtyThousandFoldedLinesComeOutAsOneValue() async throws {
-        // 240 000 bytes, under the 256 KiB head limit. The parser's time is checked by
-        // ParserTests.foldedLinesParseInLinearTime; libcurl's own handling of the lines, which
-        // reallocates per line, varies with the allocator (seconds under AddressSanitizer).
-        let response = try await client.get(faults.url("/folded?lines=60000")).timeout(.seconds(120)).validate().get()
+    @Test func tensOfThousandsOfFoldedLinesComeOutAsOneValue() async throws {
+        // 60 000 lines are 240 000 bytes, under the 256 KiB head limit. The parser's time is
+        // checked by ParserTests.foldedLinesParseInLinearTime. libcurl 7.88 appends each folded
+        // line to the value it stores by reallocating it, so its own time grows with the square
+        // of the lines: 3 s alone under AddressSanitizer, over 120 s beside the other suites
+        // there (measured). Under AddressSanitizer the value is 20 000 lines, a ninth of the work.
+        let lines = Sanitizer.address ? 20_000 : 60_000
+        let response = try await client.get(faults.url("/folded?lines=\(lines)")).timeout(.seconds(120)).validate().get()
         let value = try #require(response.headerFields[HTTPField.Name("X-Folded")!])
-        #expect(value.utf8.count == 5 + 60_000 * 2)
+        #expect(value.utf8.count == 5 + lines * 2)
         #expect(value.hasPrefix("start a a "))
         #expect(response.headerFields[.contentLength] == "2")
         #expect(response.text == "ok")

@@ -90,7 +90,7 @@ private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
         defer { holder.close() }
         try await holder.execute("CREATE TABLE t(n)").get()
         var patient = SQLiteConfiguration()
-        patient.busyTimeout = .seconds(30)
+        patient.busyTimeout = .seconds(120)
         let waiter = try await SQLiteDatabase.open(path: dir("db.sqlite"), configuration: patient).get()
         defer { waiter.close() }
         let entered = Gate()
@@ -104,11 +104,11 @@ private let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 F
         let started = ContinuousClock.now
         let blocked = waiter.execute("INSERT INTO t VALUES (2)").timeout(.milliseconds(200))
         await #expect(throws: PromiseError.self) { try await blocked.get() }
-        // The connection is free long before the 30-second busy timeout.
+        // The connection is free long before the 120-second busy timeout.
         let next = waiter.scalar(Int.self, "SELECT 1")
         let settled = SettleTime(of: next)
         #expect(try await next.get() == 1)
-        expectTimeLimit(settled.since(started), under: .seconds(20), "the cancelled wait for the lock settling (the busy timeout is 30 s)")
+        expectTimeLimit(settled.since(started), under: .seconds(60), "the cancelled wait for the lock settling (the busy timeout is 120 s)")
         proceed.open()
         try await holding.get()
         #expect(try await waiter.query(Int.self, "SELECT n FROM t").get() == [1])
