@@ -45,7 +45,7 @@ func inputMemfdCount() -> Int {
     }.count
 }
 
-/// The libuv handles open on `loop` (read on its thread): `LoopCore.ownHandleCount`
+/// The libuv handles open on `loop` (read on its thread): `LoopStateMachine.ownHandleCount`
 /// when no child or pipe is left. Each pipe's descriptor closes with its handle.
 func openHandleCount(_ loop: UVLoop) async throws -> Int {
     try await Promise<Int>(on: loop) { loop.core.openHandles }.get()
@@ -135,7 +135,7 @@ extension ProcessTests {
         }
         #expect(zombieChildren(running: "storm-sleep").isEmpty)
         #expect(try await eventually { inputMemfdCount() == 0 })
-        #expect(try await openHandleCount(loop) == LoopCore.ownHandleCount)
+        #expect(try await openHandleCount(loop) == LoopStateMachine.ownHandleCount)
     }
 
     @Test func thousandSpawnsLeaveNoDescriptorAndNoZombie() async throws {
@@ -155,7 +155,7 @@ extension ProcessTests {
         #expect(pids.count > 1)
         #expect(zombieChildren().intersection(pids).isEmpty)
         #expect(inputMemfdCount() == 0)
-        #expect(try await openHandleCount(loop) == LoopCore.ownHandleCount)
+        #expect(try await openHandleCount(loop) == LoopStateMachine.ownHandleCount)
         #expect(SignalOwner.childProcessCount == 0)
     }
 

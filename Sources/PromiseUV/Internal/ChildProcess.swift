@@ -65,7 +65,7 @@ final class ChildProcess: @unchecked Sendable {
     /// the promise was cancelled meanwhile, or `uv_spawn` fails.
     func start() {
         defer { plan.closeDescriptors() }
-        switch machine.startRequested(loopShuttingDown: core.shuttingDown) {
+        switch machine.startRequested(loopShuttingDown: core.isShuttingDown) {
         case .spawn:
             break
         case .rejectCancelled:
@@ -101,7 +101,7 @@ final class ChildProcess: @unchecked Sendable {
                 let pipe = OutputPipe(child: self, output: output, descriptor: descriptor)
                 uv_pipe_init(core.loop, pipe.handle, 0)  // cannot fail without IPC
                 pipe.handle.pointee.data = Unmanaged.passRetained(pipe).toOpaque()
-                core.openHandles += 1
+                core.handleOpened()
                 pipes.append(pipe)
                 if combinedPipe {
                     switch Self.openSharedPipe(pipe) {
@@ -128,7 +128,7 @@ final class ChildProcess: @unchecked Sendable {
         process.initialize(to: uv_process_t())
         process.pointee.data = Unmanaged.passRetained(self).toOpaque()
         handle = process
-        core.openHandles += 1
+        core.handleOpened()
         core.children[id] = self
         SignalOwner.beginChildProcess()
         let status = CStrings.with(plan.arguments) { argv in

@@ -68,7 +68,7 @@ final class FileWatch: @unchecked Sendable {
     private func start() {
         guard !hasEnded else { return }
         if cancelled.load(ordering: .acquiring) { return finish(nil) }
-        if core.shuttingDown { return finish(loopClosed("the UVLoop was shut down before the watch started")) }
+        if core.isShuttingDown { return finish(loopClosed("the UVLoop was shut down before the watch started")) }
         var target: WatchTarget
         switch WatchTarget.resolve(path) {
         case .failure(let failure): return finish(error(errno: failure.errno, detail: failure.detail))

@@ -19,6 +19,7 @@ extension LoopCore {
     /// shutdown rejected and a failed close, if anything, as `DroppedOwner` words it.
     func reportDrop(_ name: String, _ result: Result<Void, UVError>) {
         let dropped = DroppedOwner("UVLoop", named: name, call: "shutdown()")
+        let lostAtShutdown = machine.lost ?? LoopStateMachine.Lost()
         let rejected = DroppedOwner.rejected(
             [
                 (lostAtShutdown.timers, "pending timer", "pending timers"),

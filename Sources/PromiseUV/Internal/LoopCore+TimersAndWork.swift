@@ -8,7 +8,7 @@ extension LoopCore {
 
     /// Starts `entry`, due after `duration` (loop thread).
     func startTimer(_ entry: TimerEntry, after duration: Duration) -> Bool {
-        guard !shuttingDown else { return false }
+        guard !isShuttingDown else { return false }
         // The cached loop time dates from the start of this iteration, and callbacks may have
         // run long since: measure from now, so the timer never fires early.
         uv_update_time(loop)
@@ -99,7 +99,7 @@ extension LoopCore {
 
     /// Queues `request` on libuv's pool (loop thread). Throws when the loop is shutting down.
     func startWork(_ request: WorkRequest) throws(UVError) {
-        guard !shuttingDown else {
+        guard !isShuttingDown else {
             throw UVError(.loopClosed, operation: "work", detail: "the UVLoop was shut down before the work could be queued")
         }
         guard !request.cancelled.load(ordering: .acquiring) else {
@@ -121,6 +121,6 @@ extension LoopCore {
         inFlight[request.id] = nil
         let ran = status == 0 && request.didRun
         request.finish(ran, request.cancelled.load(ordering: .acquiring))
-        if shuttingDown, inFlight.isEmpty { closeHandles() }
+        if machine.poolWorkFinished(stillInFlight: inFlight.count) == .closeHandles { closeHandles() }
     }
 }

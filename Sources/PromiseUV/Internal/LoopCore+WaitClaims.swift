@@ -29,7 +29,7 @@ extension LoopCore {
         guard claimForRun() else { return false }
         remote.withLock { $0.threadName = name }
         holds.add(1, ordering: .relaxed)
-        holdsThread = true  // written before the thread starts; pthread_create orders it
+        machine.threadClaimed()  // written before the thread starts; pthread_create orders it
         return true
     }
 
@@ -39,7 +39,7 @@ extension LoopCore {
     /// the thread that never started: the caller drives the shutdown itself instead, so the
     /// shutdown promise does not stay pending.
     func unclaim() {
-        holdsThread = false
+        machine.threadUnclaimed()
         holds.subtract(1, ordering: .relaxed)
         let shutdownRequested: Bool = remote.withLock { state in
             state.threadName = nil
@@ -96,7 +96,7 @@ extension LoopCore {
         if settled() { return false }
         uv_run(loop, UV_RUN_ONCE)
         drainLocal()
-        guard asyncClosed, openHandles == 0 else { return false }
+        guard machine.turnEnded() == .closeLoop else { return false }
         finishShutdown()
         return true
     }

@@ -82,25 +82,14 @@ final class LoopCore: @unchecked Sendable {
     private var localHead = 0
     private var drainingLocal = false
     private var spare: [@Sendable () -> Void] = []
-    private var asyncReferenced = false
-    var shuttingDown = false
-    var holdsThread = false
-    private(set) var asyncClosed = false
-    /// What the shutdown rejected (timers, pool work not started, signal watches, file
-    /// watches, child processes), for the report of a loop dropped without `shutdown()`.
-    var lostAtShutdown = (timers: 0, work: 0, signals: 0, fileWatches: 0, processes: 0)
-    /// The handles every loop has (wake-up, timer, prepare), open until shutdown closes them.
-    static let ownHandleCount = 3
-    /// Handles not yet closed: the loop's own (``ownHandleCount``), child processes and their pipes.
-    var openHandles = ownHandleCount
-    private var loopClosed = false
+    /// The loop's lifecycle on its own thread: open, shutting down with what it rejected,
+    /// closing its handles, closed (``LoopStateMachine``).
+    var machine = LoopStateMachine()
     /// Set while `onTimer` runs: a timer started meanwhile must not re-arm the handle with a
     /// zero timeout (libuv 1.44 would fire it again in the same pass, forever).
     var inTimerCallback = false
     /// Timers became due while `onTimer` ran; the handle is re-armed after the next poll.
     var rearmAfterPoll = false
-    /// Set once the loop is closed and its last turn ran: nothing more is queued locally.
-    private var finishedLocally = false
     let timers = TimerQueue()
     var armedExpiry: UInt64?
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
@@ -169,7 +158,7 @@ final class LoopCore: @unchecked Sendable {
         // UVLoop's deinit). Never calls into libuv: the loop was closed (only its memory is
         // left), or uv_loop_close failed, which was reported, and the loop is leaked rather
         // than touched from an arbitrary thread.
-        if loopClosed { loop.deallocate() }
+        if machine.freesLoopMemory { loop.deallocate() }
     }
 
     // MARK: Threads
@@ -178,6 +167,13 @@ final class LoopCore: @unchecked Sendable {
         owner.load(ordering: .relaxed) == pthread_self()
     }
 
+    /// Whether the shutdown has reached the loop thread, which refuses user work from then on
+    /// (loop thread).
+    var isShuttingDown: Bool { !machine.acceptsUserWork }
+
+    /// Handles whose close callback has not run (loop thread).
+    var openHandles: Int { machine.openHandles }
+
     // MARK: Submitting work
 
     /// Queues `work` to run on the loop thread; when called there, after the current callback
@@ -185,7 +181,7 @@ final class LoopCore: @unchecked Sendable {
     /// Returns false when the loop refuses it (shut down).
     func submit(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
         if isOnLoopThread {
-            if finishedLocally || (kind == .user && shuttingDown) { return false }
+            if kind == .user ? !machine.acceptsUserWork : !machine.acceptsLateWork { return false }
             local.append(work)
             return true
         }
@@ -242,14 +238,14 @@ final class LoopCore: @unchecked Sendable {
 
     /// References the wake-up handle while holds exist (loop thread).
     private func updateReference() {
-        guard !asyncClosed else { return }
-        let wanted = !shuttingDown && holds.load(ordering: .acquiring) > 0
-        guard wanted != asyncReferenced else { return }
-        asyncReferenced = wanted
+        guard machine.wakeUpHandleIsOpen else { return }
+        let handle = cuv_async_as_handle(asyncHandle)
+        let wanted = machine.wakeUpKeepsLoopAlive(holds: holds.load(ordering: .acquiring))
+        guard wanted != (uv_has_ref(handle) != 0) else { return }
         if wanted {
-            uv_ref(cuv_async_as_handle(asyncHandle))
+            uv_ref(handle)
         } else {
-            uv_unref(cuv_async_as_handle(asyncHandle))
+            uv_unref(handle)
         }
     }
 
@@ -268,7 +264,7 @@ final class LoopCore: @unchecked Sendable {
             onWake()
             uv_run(loop, UV_RUN_DEFAULT)
             drainLocal()
-            if asyncClosed, openHandles == 0 {
+            if machine.turnEnded() == .closeLoop {
                 finishShutdown()
                 return
             }
@@ -321,7 +317,7 @@ final class LoopCore: @unchecked Sendable {
             item()
             ran += 1
             // Once the handles are closed there is no I/O to make room for: run it all.
-            if ran >= Self.localBatchLimit, localHead < local.count, !asyncClosed {
+            if ran >= Self.localBatchLimit, localHead < local.count, machine.wakeUpHandleIsOpen {
                 local.removeFirst(localHead)
                 localHead = 0
                 wake()
@@ -366,33 +362,29 @@ final class LoopCore: @unchecked Sendable {
     /// Loop thread: refuse user work, fail the timers, cancel pool work that has not started,
     /// and close the handles once no pool work is in flight.
     private func beginShutdown() {
-        guard !shuttingDown else { return }
-        shuttingDown = true
-        if holdsThread {
-            holdsThread = false
-            holds.subtract(1, ordering: .relaxed)
-        }
+        guard case .rejectPending(let releaseThreadHold) = machine.shutdownBegan() else { return }
+        if releaseThreadHold { holds.subtract(1, ordering: .relaxed) }
+        var lost = LoopStateMachine.Lost()
         // Pool work first: nothing below runs user code before every queued job is cancelled.
         for request in inFlight.values {
             let cancelledByCaller = request.cancelled.load(ordering: .acquiring)
-            if request.cancelIfQueued(), !cancelledByCaller { lostAtShutdown.work += 1 }
+            if request.cancelIfQueued(), !cancelledByCaller { lost.work += 1 }
         }
         for entry in timers.removeAll() where !entry.isCancelled {
-            lostAtShutdown.timers += 1
+            lost.timers += 1
             entry.abandon()
         }
-        lostAtShutdown.signals = abandonSignals()
-        lostAtShutdown.fileWatches = endFileWatches()
-        lostAtShutdown.processes = abandonProcesses()
+        lost.signals = abandonSignals()
+        lost.fileWatches = endFileWatches()
+        lost.processes = abandonProcesses()
         armTimer()
         updateReference()
-        if inFlight.isEmpty { closeHandles() }
+        if machine.rejected(lost, poolWorkInFlight: !inFlight.isEmpty) == .closeHandles { closeHandles() }
     }
 
-    /// Loop thread: take the last queued work, then close the loop's own handles. No other thread can
-    /// send a wake-up from here on.
+    /// Loop thread, when ``LoopStateMachine`` says `closeHandles`: take the last queued work,
+    /// then close the loop's own handles. No other thread can send a wake-up from here on.
     func closeHandles() {
-        guard !asyncClosed else { return }
         drainLocal()
         var leftovers: [@Sendable () -> Void] = []
         remote.withLock { state in
@@ -403,7 +395,6 @@ final class LoopCore: @unchecked Sendable {
             item()
         }
         drainLocal()
-        asyncClosed = true
         uv_close(cuv_async_as_handle(asyncHandle), Trampolines.closed)
         uv_close(cuv_timer_as_handle(timerHandle), Trampolines.closed)
         uv_close(cuv_prepare_as_handle(prepareHandle), Trampolines.closed)
@@ -412,14 +403,20 @@ final class LoopCore: @unchecked Sendable {
 
     /// A handle's close callback ran (loop thread).
     func handleClosed() {
-        openHandles -= 1
+        machine.handleClosed()
+    }
+
+    /// A handle was initialized on the loop (loop thread): the loop closes only after its
+    /// close callback.
+    func handleOpened() {
+        machine.handleOpened()
     }
 
     /// Loop thread, after `uv_run` returned with its handles closed: close the loop.
     func finishShutdown() {
         ContextRegistry.unregister(contextID)
         let status = uv_loop_close(loop)
-        loopClosed = status == 0
+        machine.loopClosed(succeeded: status == 0)
         let result: Result<Void, UVError> =
             status == 0
             ? .success(())
@@ -439,7 +436,7 @@ final class LoopCore: @unchecked Sendable {
         }
         local = []
         spare = []
-        finishedLocally = true
+        machine.lastTurnEnded()
         let adopted: [@Sendable () -> Void] = remote.withLock { state in
             owner.store(0, ordering: .relaxed)
             state.running = false

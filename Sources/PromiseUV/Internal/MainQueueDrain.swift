@@ -92,7 +92,7 @@ final class MainQueueDrain {
         }
         poll.pointee.data = Unmanaged.passRetained(core).toOpaque()
         uv_unref(cuv_poll_as_handle(poll))
-        core.openHandles += 1
+        core.handleOpened()
         handle = poll
         eventFD = fd
         return true

@@ -37,7 +37,7 @@ final class RepeatingTimer: TimerEntry, @unchecked Sendable {
     /// Puts the timer in the queue for its first tick (loop thread). False when the loop is
     /// shutting down.
     func start() -> Bool {
-        guard !core.shuttingDown else { return false }
+        guard !core.isShuttingDown else { return false }
         uv_update_time(core.loop)
         anchor = uv_now(core.loop)
         schedule(now: anchor, first: true)
@@ -55,7 +55,7 @@ final class RepeatingTimer: TimerEntry, @unchecked Sendable {
         guard let onTick else { return }
         let tick = nextTick
         AdapterSupport.runTurn(core.contextID) { onTick(tick) }
-        guard !isCancelled, !core.shuttingDown else { return }
+        guard !isCancelled, !core.isShuttingDown else { return }
         uv_update_time(core.loop)
         schedule(now: uv_now(core.loop), first: false)
     }
