@@ -84,8 +84,8 @@ extension LoopCore: BlockingWaitAdvisor {
         }
         while !wait.isSettled, deadline.map({ clock.now < $0 }) ?? true {
             if runOnceForWait(unless: { wait.isSettled }) {
+                // The close woke the threads standing by (``LoopCore/finishShutdown()``).
                 release()
-                wakeStandbysAfterClose()
                 return
             }
         }

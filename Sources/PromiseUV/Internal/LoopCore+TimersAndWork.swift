@@ -49,26 +49,25 @@ extension LoopCore {
     /// Points the one `uv_timer_t` at the earliest timer, or stops it when there is none, so
     /// that an empty timer queue does not keep the loop alive.
     func armTimer() {
-        // `onTimer` arms the handle itself once its callbacks are done.
-        guard !inTimerCallback else { return }
-        guard let expiry = timers.nextExpiry else {
-            if armedExpiry != nil {
-                armedExpiry = nil
-                uv_timer_stop(timerHandle)
-            }
-            return
-        }
+        let expiry = timers.nextExpiry
         // Only timers that keep the loop alive hold the handle's reference (`every` with
         // `keepsLoopAlive: false` does not), so `uv_run` returns when just those are left.
-        if timers.onlyUnreferenced {
-            uv_unref(cuv_timer_as_handle(timerHandle))
-        } else {
-            uv_ref(cuv_timer_as_handle(timerHandle))
+        if expiry != nil, timerHandleState.state != .firing {
+            if timers.onlyUnreferenced {
+                uv_unref(cuv_timer_as_handle(timerHandle))
+            } else {
+                uv_ref(cuv_timer_as_handle(timerHandle))
+            }
         }
-        guard expiry != armedExpiry else { return }
-        armedExpiry = expiry
-        let now = uv_now(loop)
-        uv_timer_start(timerHandle, Trampolines.timer, expiry > now ? expiry - now : 0, 0)
+        switch timerHandleState.arm(nextExpiry: expiry) {
+        case .start(let expiry):
+            let now = uv_now(loop)
+            uv_timer_start(timerHandle, Trampolines.timer, expiry > now ? expiry - now : 0, 0)
+        case .stop:
+            uv_timer_stop(timerHandle)
+        case .none:
+            break
+        }
     }
 
     /// The timer handle fired: run every timer that is due, in order.
@@ -77,21 +76,18 @@ extension LoopCore {
     /// timer that restarts itself) waits for the next loop iteration, after the loop has
     /// polled, so it cannot starve other work or shutdown.
     func onTimer() {
-        armedExpiry = nil
-        inTimerCallback = true
+        timerHandleState.fired()
         let now = uv_now(loop)
         let limit = timers.sequenceLimit
         while let entry = timers.popExpired(now: now, startedBefore: limit) {
             if !entry.isCancelled { entry.fire() }
         }
-        inTimerCallback = false
-        if let expiry = timers.nextExpiry, expiry <= uv_now(loop) {
-            // Due already: arming the handle now would run it again in this same pass of
-            // libuv 1.44's timer loop. Re-arm it from the wake-up, after this iteration's poll.
-            rearmAfterPoll = true
-            wake()
-        } else {
-            armTimer()
+        // Due already: arming the handle now would run it again in this same pass of libuv
+        // 1.44's timer loop. Re-arm it from the wake-up, after this iteration's poll.
+        let dueNow = timers.nextExpiry.map { $0 <= uv_now(loop) } ?? false
+        switch timerHandleState.firingEnded(nextDueNow: dueNow) {
+        case .rearmAfterPoll: wake()
+        case .arm: armTimer()
         }
     }
 

@@ -9,25 +9,13 @@ internal import Glibc
 extension LoopCore {
     /// Claims the loop for the calling thread. Returns false when it was shut down.
     func claimForRun() -> Bool {
-        let claimed: Bool? = remote.withLock { state in
-            if !state.lifecycle.isAccepting { return false }
-            if state.running { return nil }
-            state.running = true
-            return true
-        }
-        guard let claimed else {
-            preconditionFailure(
-                "UVLoop.run(): the loop is already running on another thread (or run() was called from inside the loop); a loop runs on one thread at a time and uv_run is not reentrant"
-            )
-        }
-        return claimed
+        claim(thread: nil)
     }
 
     /// Marks the loop as running on a thread of its own, named `name`, that holds it open
     /// until shutdown.
     func claimForThread(named name: String) -> Bool {
-        guard claimForRun() else { return false }
-        remote.withLock { $0.threadName = name }
+        guard claim(thread: name) else { return false }
         holds.add(1, ordering: .relaxed)
         machine.threadClaimed()  // written before the thread starts; pthread_create orders it
         return true
@@ -41,40 +29,35 @@ extension LoopCore {
     func unclaim() {
         machine.threadUnclaimed()
         holds.subtract(1, ordering: .relaxed)
-        let shutdownRequested: Bool = remote.withLock { state in
-            state.threadName = nil
-            if !state.lifecycle.isAccepting { return true }
-            state.running = false
-            return false
+        let shutdownRequested = remote.withLock { state in
+            state.driver.threadDidNotStart(accepting: state.lifecycle.isAccepting)
         }
         if shutdownRequested { drive() }
     }
 
-    /// How ``claimForWait(standingBy:)`` placed the calling thread.
-    enum WaitClaim {
-        /// The thread runs the loop now.
-        case claimed
-        /// Another blocking wait's thread runs the loop: `wake` is signalled when it gives the
-        /// loop up, and the caller tries again.
-        case standingBy
-        /// A thread runs the loop for good (``drive()``), or the loop is shut down.
-        case declined
+    /// Claims the loop for ``UVLoop/run()``, or for the thread named `thread`.
+    private func claim(thread: String?) -> Bool {
+        let claim = remote.withLock { state in
+            state.driver.claimForRun(accepting: state.lifecycle.isAccepting, thread: thread)
+        }
+        switch claim {
+        case .claimed:
+            return true
+        case .shutDown:
+            return false
+        case .alreadyRunning:
+            preconditionFailure(
+                "UVLoop.run(): the loop is already running on another thread (or run() was called from inside the loop); a loop runs on one thread at a time and uv_run is not reentrant"
+            )
+        }
     }
 
     /// Claims an idle loop for a blocking wait on the calling thread (see
     /// `LoopCore+BlockingWait.swift`); when another blocking wait's thread runs it, lists
     /// `wake` to be signalled once that thread gives the loop up.
-    func claimForWait(standingBy wake: DispatchSemaphore) -> WaitClaim {
-        let claim: WaitClaim = remote.withLock { state in
-            if !state.lifecycle.isAccepting { return .declined }
-            if state.running {
-                guard state.waitDriven else { return .declined }
-                if !state.standbys.contains(where: { $0 === wake }) { state.standbys.append(wake) }
-                return .standingBy
-            }
-            state.running = true
-            state.waitDriven = true
-            return .claimed
+    func claimForWait(standingBy wake: DispatchSemaphore) -> Driver.WaitClaim {
+        let claim = remote.withLock { state in
+            state.driver.claimForWait(wake, accepting: state.lifecycle.isAccepting)
         }
         if claim == .claimed {
             owner.store(pthread_self(), ordering: .relaxed)
@@ -85,7 +68,7 @@ extension LoopCore {
 
     /// Takes `wake` off the standby list, if it is still on it.
     func leaveStandby(_ wake: DispatchSemaphore) {
-        remote.withLock { state in state.standbys.removeAll { $0 === wake } }
+        remote.withLock { state in state.driver.leaveStandby(wake) }
     }
 
     /// One iteration of a blocking wait: queued work, then (unless `settled` holds by then) one
@@ -104,23 +87,9 @@ extension LoopCore {
     /// Gives up a claim taken with ``claimForWait(standingBy:)`` and wakes the threads
     /// standing by, one of which takes the loop over.
     func releaseWaitClaim() {
-        let standbys: [DispatchSemaphore] = remote.withLock { state in
+        let standbys = remote.withLock { state in
             owner.store(0, ordering: .relaxed)
-            state.running = false
-            state.waitDriven = false
-            defer { state.standbys = [] }
-            return state.standbys
-        }
-        for standby in standbys { standby.signal() }
-    }
-
-    /// Wakes the threads standing by after a shutdown closed the loop during a blocking wait:
-    /// they find it closed and block on their promises, which the shutdown settles.
-    func wakeStandbysAfterClose() {
-        let standbys: [DispatchSemaphore] = remote.withLock { state in
-            state.waitDriven = false
-            defer { state.standbys = [] }
-            return state.standbys
+            return state.driver.releaseWaitClaim()
         }
         for standby in standbys { standby.signal() }
     }

@@ -35,6 +35,10 @@ final class LoopCore: @unchecked Sendable {
         case late
     }
 
+    /// Who runs the loop and whether it still takes other threads' work, with a semaphore
+    /// for each thread standing by for a blocking wait's claim.
+    typealias Driver = LoopDriverStateMachine<DispatchSemaphore, @Sendable () -> Void>
+
     /// What other threads touch, under the `remote` lock.
     struct Remote {
         /// Work from other threads. The loop goes back to `uv_run` after each take without
@@ -44,19 +48,8 @@ final class LoopCore: @unchecked Sendable {
         /// result of `uv_loop_close`.
         var lifecycle = Lifecycle<Promise<Void>, UVError>(
             refusal: UVError(.loopClosed, operation: "submit", detail: "the UVLoop was shut down"))
-        /// The wake-up handle is closing: nothing more is posted, late work included.
-        var inboxClosed = false
-        var running = false
-        /// The thread running the loop does so for a blocking wait (``claimForWait(standingBy:)``).
-        var waitDriven = false
-        /// Threads waiting to take the loop over from a blocking wait's thread when it is done.
-        var standbys: [DispatchSemaphore] = []
-        /// The loop thread has left ``drive()`` for good after closing the loop.
-        var finished = false
-        /// Swift concurrency jobs refused after the close, waiting for the loop thread to finish.
-        var adopted: [@Sendable () -> Void] = []
-        /// The name of the thread ``UVLoop/startThread(named:)`` started, while it runs the loop.
-        var threadName: String?
+        /// Which thread runs the loop, and whether other threads' work still reaches it.
+        var driver = Driver()
         /// Set when the shutdown began because the `UVLoop` was deallocated without
         /// `shutdown()`: who closes the loop, for the report (``reportDrop(_:_:)``).
         var droppedAs: String?
@@ -85,13 +78,9 @@ final class LoopCore: @unchecked Sendable {
     /// The loop's lifecycle on its own thread: open, shutting down with what it rejected,
     /// closing its handles, closed (``LoopStateMachine``).
     var machine = LoopStateMachine()
-    /// Set while `onTimer` runs: a timer started meanwhile must not re-arm the handle with a
-    /// zero timeout (libuv 1.44 would fire it again in the same pass, forever).
-    var inTimerCallback = false
-    /// Timers became due while `onTimer` ran; the handle is re-armed after the next poll.
-    var rearmAfterPoll = false
     let timers = TimerQueue()
-    var armedExpiry: UInt64?
+    /// Where `timerHandle` stands (``TimerHandleStateMachine``).
+    var timerHandleState = TimerHandleStateMachine()
     var inFlight: [ObjectIdentifier: WorkRequest] = [:]
     /// Live file watches, each with a `uv_fs_event_t` (LoopCore+FileWatches.swift).
     var fileWatches: [ObjectIdentifier: FileWatch] = [:]
@@ -186,7 +175,7 @@ final class LoopCore: @unchecked Sendable {
             return true
         }
         return remote.withLock { state in
-            if state.inboxClosed || (kind == .user && !state.lifecycle.isAccepting) { return false }
+            guard state.driver.inboxIsOpen, kind == .late || state.lifecycle.isAccepting else { return false }
             if state.mailbox.post(work) { send(&state) }
             return true
         }
@@ -203,7 +192,7 @@ final class LoopCore: @unchecked Sendable {
     /// Wakes the loop so it re-reads the keep-alive count.
     func wake() {
         remote.withLock { state in
-            guard !state.inboxClosed, state.mailbox.requestWake() else { return }
+            guard state.driver.inboxIsOpen, state.mailbox.requestWake() else { return }
             send(&state)
         }
     }
@@ -270,7 +259,7 @@ final class LoopCore: @unchecked Sendable {
             }
             if mainQueue.runIfSignalled() { continue }
             let done: Bool = remote.withLock { state in
-                guard state.mailbox.count == 0, localHead == local.count, !rearmAfterPoll,
+                guard state.mailbox.count == 0, localHead == local.count, !timerHandleState.awaitsRearm,
                     holds.load(ordering: .acquiring) == 0, uv_loop_alive(loop) == 0
                 else { return false }
                 // In the same lock section as `running`: a thread that claims the loop next
@@ -278,7 +267,7 @@ final class LoopCore: @unchecked Sendable {
                 // and may run the loop elsewhere, where the main queue must not be polled.
                 mainQueue.runEnded()
                 owner.store(0, ordering: .relaxed)
-                state.running = false
+                state.driver.runEnded()
                 return true
             }
             if done { return }
@@ -299,10 +288,7 @@ final class LoopCore: @unchecked Sendable {
         spare = batch
         drainLocal()
         updateReference()
-        if rearmAfterPoll {
-            rearmAfterPoll = false
-            armTimer()
-        }
+        if timerHandleState.polled() { armTimer() }
     }
 
     /// Runs the loop thread's queue until it is empty (or long enough that I/O deserves a turn).
@@ -343,17 +329,17 @@ final class LoopCore: @unchecked Sendable {
             let step = state.lifecycle.shutdown(waiter)
             guard case .begin = step else { return (step, false) }
             let woken = state.mailbox.post { [self] in beginShutdown() }
-            if state.running {
+            switch state.driver.shutdownBegan() {
+            case .runningThread(let name):
                 if dropped {
-                    state.droppedAs = state.threadName.map { "thread '\($0)'" } ?? "\(identity), closed by the thread running it"
+                    state.droppedAs = name.map { "thread '\($0)'" } ?? "\(identity), closed by the thread running it"
                 }
                 if woken { send(&state) }
                 return (step, false)
+            case .caller:
+                if dropped { state.droppedAs = "\(identity), which no thread ran, closed on the thread that deallocated it" }
+                return (step, true)
             }
-            // Nobody runs the loop: the caller drives it through the shutdown.
-            if dropped { state.droppedAs = "\(identity), which no thread ran, closed on the thread that deallocated it" }
-            state.running = true
-            return (step, true)
         }
         if case .settled(let result) = step { waiter.resolve(result.mapError { $0 as any Error }) }
         return (waiter, drive)
@@ -388,7 +374,7 @@ final class LoopCore: @unchecked Sendable {
         drainLocal()
         var leftovers: [@Sendable () -> Void] = []
         remote.withLock { state in
-            state.inboxClosed = true
+            state.driver.inboxClosed()
             state.mailbox.takeAllBeforeWaiting(into: &leftovers)
         }
         for item in leftovers {
@@ -437,17 +423,16 @@ final class LoopCore: @unchecked Sendable {
         local = []
         spare = []
         machine.lastTurnEnded()
-        let adopted: [@Sendable () -> Void] = remote.withLock { state in
+        let (adopted, standbys) = remote.withLock { state in
             owner.store(0, ordering: .relaxed)
-            state.running = false
-            state.finished = true
-            var adopted: [@Sendable () -> Void] = []
-            swap(&adopted, &state.adopted)
-            return adopted
+            return state.driver.finished()
         }
         for job in adopted {
             closedJobs.async { [self] in runAsOwner(job) }
         }
+        // Threads standing by for a blocking wait find the loop closed and wait for their
+        // promises, which the shutdown settled.
+        for standby in standbys { standby.signal() }
     }
 
     /// Takes a Swift concurrency job that the closed loop refused, so its task still
@@ -456,17 +441,16 @@ final class LoopCore: @unchecked Sendable {
     /// starts is refused). Returns false if the loop is not closed (the job was refused for
     /// another reason).
     func adoptAfterClose(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let runNow: Bool? = remote.withLock { state in
-            guard state.inboxClosed else { return nil }
-            if state.finished { return true }
-            state.adopted.append(job)
+        let action = remote.withLock { $0.driver.adopt(job) }
+        switch action {
+        case .notClosed:
             return false
-        }
-        guard let runNow else { return false }
-        if runNow {
+        case .held:
+            return true
+        case .runNow:
             closedJobs.async { [self] in runAsOwner(job) }
+            return true
         }
-        return true
     }
 
     /// Runs `job` on the closed loop's serial queue as the loop's only thread.
