@@ -46,24 +46,13 @@ extension UVLoop {
     ///   `PromiseError.Code.contextInvalidated`; a plain closure is dropped, reported once per
     ///   process on standard error.
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
-        schedule(WorkTimer(.closure(work)), after: delay)
+        core.executeAfter(delay, work)
     }
 
     /// Runs PromiseCore's `job` on the loop thread once `delay` has passed; refuses it when
     /// the loop shuts down first, which rejects the promise waiting for it with
     /// `PromiseError.Code.contextInvalidated`.
     public func submit(_ job: ContextJob, after delay: Duration) -> ScheduledWork {
-        schedule(WorkTimer(.job(job)), after: delay)
-    }
-
-    private func schedule(_ timer: WorkTimer, after delay: Duration) -> ScheduledWork {
-        let core = self.core
-        if core.isOnLoopThread {
-            if !core.startTimer(timer, after: delay) { timer.abandon() }
-        } else if !core.submit(.user, { core.startTimerIfNotCancelled(timer, after: delay) }) {
-            timer.abandon()
-            return ScheduledWork {}
-        }
-        return ScheduledWork { core.cancelTimer(timer) }
+        core.submit(job, after: delay)
     }
 }

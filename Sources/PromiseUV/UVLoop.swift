@@ -63,7 +63,8 @@ import PromiseCore
 /// that rejected pending timers, pool work, signal or file watches, or the close failed (the loop's
 /// memory is then leaked), a `notShutDown` diagnostic says so (see
 /// `Promises.diagnosticsHandler`). Call ``shutdown()`` yourself to choose where and when
-/// this happens.
+/// this happens. Promise callbacks bound to the loop do not keep the `UVLoop` alive; a
+/// closure that captures it does.
 public final class UVLoop: ExecutionContext, Sendable {
     let core: LoopCore
 
@@ -219,17 +220,13 @@ public final class UVLoop: ExecutionContext, Sendable {
     ///
     /// - Parameter work: The work to run.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        if !core.submit(.user, work) {
-            reportDroppedClosure()
-        }
+        core.execute(work)
     }
 
     /// Runs PromiseCore's `job` like ``execute(_:)``; after ``shutdown()`` it is refused,
     /// which rejects the promise waiting for it with `PromiseError.Code.contextInvalidated`.
     public func submit(_ job: ContextJob) {
-        if !core.submit(.user, job.runner) {
-            job.refuse()
-        }
+        core.submit(job)
     }
 
     /// `true`: a callback bound to the loop that waits on a pending promise keeps ``run()``
@@ -238,12 +235,12 @@ public final class UVLoop: ExecutionContext, Sendable {
 
     /// Counts one more waiting callback: the loop keeps running.
     public func callbackBeganWaiting() {
-        core.retainForCallback()
+        core.callbackBeganWaiting()
     }
 
     /// Counts one waiting callback less.
     public func callbackStoppedWaiting() {
-        core.release()
+        core.callbackStoppedWaiting()
     }
 
     /// This loop as a context whose waiting callbacks do not keep ``run()`` going: for

@@ -284,15 +284,6 @@ func uniqueThreadName() -> String {
     "own-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
 }
 
-/// The names of this process's threads (`/proc/self/task/*/comm`).
-func threadNames() -> Set<String> {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return Set(
-        tasks.compactMap { task in
-            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
-        })
-}
-
 /// What this process's open descriptors point at (`/proc/self/fd/*`).
 func openDescriptorTargets() -> Set<String> {
     let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []

@@ -91,11 +91,25 @@ import Testing
         }
         #expect(Self.standbys(machine).map(ObjectIdentifier.init) == [first, second, third].map(ObjectIdentifier.init), "each once, in order")
         machine.leaveStandby(second)
-        let woken = machine.releaseWaitClaim()
+        let (woken, drivesShutdown) = machine.releaseWaitClaim(accepting: true)
         #expect(woken.map(ObjectIdentifier.init) == [first, third].map(ObjectIdentifier.init))
+        #expect(!drivesShutdown)
         #expect(Phase(machine.driver) == .nobody)
         // One of them takes the loop over.
         #expect(machine.claimForWait(third, accepting: true) == .claimed)
+    }
+
+    @Test func aWaitEndingAfterAShutdownWasAskedForRunsTheLoopThroughIt() {
+        var machine = Self.machine(in: .blockingWait)
+        let standby = Standby()
+        #expect(machine.claimForWait(standby, accepting: true) == .standingBy)
+        #expect(machine.shutdownBegan() == .runningThread(named: nil), "the waiting thread is left to process it")
+        let (woken, drivesShutdown) = machine.releaseWaitClaim(accepting: false)
+        #expect(drivesShutdown, "the shutdown may still wait for pool work or a child; nobody else runs the loop")
+        #expect(woken.map(ObjectIdentifier.init) == [ObjectIdentifier(standby)])
+        #expect(Phase(machine.driver) == .caller)
+        // The woken threads find the loop shut down and wait for their promises.
+        #expect(machine.claimForWait(standby, accepting: false) == .declined)
     }
 
     @Test(arguments: [Phase.nobody, .caller, .thread])
@@ -167,7 +181,7 @@ import Testing
         await #expect(processExitsWith: .failure) {
             var machine = Machine()
             _ = machine.claimForRun(accepting: true)
-            _ = machine.releaseWaitClaim()
+            _ = machine.releaseWaitClaim(accepting: true)
         }
     }
 

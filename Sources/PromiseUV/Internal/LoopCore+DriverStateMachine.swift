@@ -121,14 +121,17 @@ struct LoopDriverStateMachine<Standby: AnyObject, Job> {
         driver = .blockingWait(standbys: standbys)
     }
 
-    /// A blocking wait's thread gives the loop up. Returns the threads to wake, one of which
-    /// takes the loop over.
-    mutating func releaseWaitClaim() -> [Standby] {
+    /// A blocking wait's thread gives the loop up: its own promise settled, or its time ran
+    /// out. Returns the threads to wake, one of which takes the loop over, and whether the
+    /// releasing thread must go on running the loop through a shutdown asked for meanwhile
+    /// (`accepting` false), which it alone was running the loop for: the shutdown may still
+    /// wait for pool work or a child's exit, and nobody else will run it.
+    mutating func releaseWaitClaim(accepting: Bool) -> (standbys: [Standby], drivesShutdown: Bool) {
         guard case .blockingWait(let standbys) = driver else {
             preconditionFailure("LoopDriverStateMachine: a blocking wait gave up a claim in \(driver)")
         }
-        driver = .nobody
-        return standbys
+        driver = accepting ? .nobody : .caller
+        return (standbys, !accepting)
     }
 
     /// The thread running the loop found nothing left to do and leaves it.

@@ -85,12 +85,14 @@ extension LoopCore {
     }
 
     /// Gives up a claim taken with ``claimForWait(standingBy:)`` and wakes the threads
-    /// standing by, one of which takes the loop over.
+    /// standing by, one of which takes the loop over; when a shutdown was asked for
+    /// meanwhile, the calling thread runs the loop through it first (nobody else will).
     func releaseWaitClaim() {
-        let standbys = remote.withLock { state in
+        let (standbys, drivesShutdown) = remote.withLock { state in
             owner.store(0, ordering: .relaxed)
-            return state.driver.releaseWaitClaim()
+            return state.driver.releaseWaitClaim(accepting: state.lifecycle.isAccepting)
         }
         for standby in standbys { standby.signal() }
+        if drivesShutdown { drive() }
     }
 }
