@@ -67,6 +67,8 @@ import PromiseCore
 /// closure that captures it does.
 public final class UVLoop: ExecutionContext, Sendable {
     let core: LoopCore
+    /// What promise callbacks bound to this loop store as their context.
+    let context: LoopContext
 
     /// `DroppedOwner`'s policy: shuts the loop down as ``shutdown()`` does, on the thread
     /// running it or, when none does, on this one (see "Shutting down" above).
@@ -81,6 +83,7 @@ public final class UVLoop: ExecutionContext, Sendable {
     ///   `uv_async_init`: usually too many open files).
     public init() throws(UVError) {
         core = try LoopCore.make()
+        context = LoopContext(core)
     }
 
     /// Whether the calling thread is the one running this loop right now (after the loop has
@@ -235,12 +238,12 @@ public final class UVLoop: ExecutionContext, Sendable {
 
     /// Counts one more waiting callback: the loop keeps running.
     public func callbackBeganWaiting() {
-        core.callbackBeganWaiting()
+        core.retainForCallback()
     }
 
     /// Counts one waiting callback less.
     public func callbackStoppedWaiting() {
-        core.callbackStoppedWaiting()
+        core.release()
     }
 
     /// This loop as a context whose waiting callbacks do not keep ``run()`` going: for

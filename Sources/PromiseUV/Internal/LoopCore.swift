@@ -138,9 +138,9 @@ final class LoopCore: @unchecked Sendable {
         uv_prepare_start(prepare, Trampolines.prepare)  // cannot fail on an initialized handle
         uv_unref(cuv_prepare_as_handle(prepare))
         ContextRegistry.register(core, for: core.contextID)
-        // A callback bound to a `UVLoop` stores its core (LoopCore+ExecutionContext.swift).
-        registerClassContextType(ObjectIdentifier(UVLoop.self), serial: true) { unsafeDowncast($0, to: UVLoop.self).core }
-        registerClassContextType(LoopCore.self, serial: true)
+        // A callback bound to a `UVLoop` stores its `LoopContext` (LoopCore+ExecutionContext.swift).
+        registerClassContextType(ObjectIdentifier(UVLoop.self), serial: true) { unsafeDowncast($0, to: UVLoop.self).context }
+        registerClassContextType(LoopContext.self, serial: true)
         return core
     }
 
