@@ -19,12 +19,16 @@ func stillPending(_ promises: [Promise<[UInt8]>], after timeout: Duration) async
 /// Frees pool threads that an `open(2)` of the FIFO at `path` holds while it waits for the
 /// other end, so that a failing test ends instead of hanging: holds a read end open (and
 /// drains it) while opening and closing write ends, until no promise is pending (at most 30 s).
+///
+/// Every FIFO end a test opens is close-on-exec: a child another test spawns meanwhile would
+/// otherwise keep it open for its whole life, and a later open of the FIFO, which must find
+/// no reader, would find one (CI saw that write open succeed).
 func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async throws {
-    let reader = open(path, O_RDONLY | O_NONBLOCK)
+    let reader = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     defer { if reader >= 0 { close(reader) } }
     var sink = [UInt8](repeating: 0, count: 4096)
     _ = try await eventually(.seconds(30)) {
-        let writer = open(path, O_WRONLY | O_NONBLOCK)
+        let writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         if writer >= 0 { close(writer) }
         if reader >= 0 { _ = read(reader, &sink, sink.count) }
         return promises.allSatisfy { !$0.isPending }
@@ -34,7 +38,7 @@ func releaseFIFOWaiters(of path: String, _ promises: [Promise<[UInt8]>]) async t
 /// Opens the FIFO at `path` for writing (waiting for a reader), writes `bytes` and closes it,
 /// with plain libc.
 func plainWriteFIFO(_ path: String, _ bytes: [UInt8]) {
-    let fd = open(path, O_WRONLY)
+    let fd = open(path, O_WRONLY | O_CLOEXEC)
     guard fd >= 0 else { return }
     var offset = 0
     while offset < bytes.count {
@@ -196,7 +200,7 @@ extension DispatchGroup {
         #expect(try await opened.get().isEmpty, "no writer yet: end of file")
 
         // With a reader, the write end opens and the descriptor blocks as usual.
-        let reader = open(pipe, O_RDONLY | O_NONBLOCK)
+        let reader = open(pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         #expect(reader >= 0)
         defer { close(reader) }
         try await fs.writeText(pipe, "through the pipe", options: .inPlace).get()

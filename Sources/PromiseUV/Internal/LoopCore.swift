@@ -264,7 +264,7 @@ final class LoopCore: @unchecked Sendable {
                 guard state.mailbox.count == 0, localHead == local.count, !timerHandleState.awaitsRearm,
                     holds.load(ordering: .acquiring) == 0, uv_loop_alive(loop) == 0
                 else { return false }
-                // In the same lock section as `running`: a thread that claims the loop next
+                // In the same lock section as the driver's `runEnded()`: a thread that claims the loop next
                 // sets its own owner, which must never be cleared by this one leaving late,
                 // and may run the loop elsewhere, where the main queue must not be polled.
                 mainQueue.runEnded()
