@@ -45,6 +45,9 @@ import Testing
     @Test func writeAllDeliversEveryByteThroughAPipe() throws {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
+        // Close-on-exec: a child another test spawns meanwhile would keep the write end open,
+        // and the read below would never see the end of the data.
+        for end in ends { try #require(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
         defer { SystemCall.close(ends[0]) }
         let bytes = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         // The pipe holds 64 KiB: the writer blocks until the reader below has taken the rest.
