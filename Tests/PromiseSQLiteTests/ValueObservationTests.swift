@@ -37,9 +37,11 @@ import Testing
         }
     }
 
-    /// Waits (up to 60 s) until `condition` holds; whether it did.
+    /// Waits (up to 180 s) until `condition` holds; whether it did. Only a hang takes that
+    /// long: beside the other suites under AddressSanitizer, a first value took over 60 s to
+    /// arrive (twice in CI, 0.1 s in a run of this suite alone).
     static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(180)
         while ContinuousClock.now < deadline {
             if condition() { return true }
             try await Task.sleep(for: .milliseconds(2))
@@ -47,7 +49,12 @@ import Testing
         return false
     }
 
-    /// Waits (up to 60 s) until the consumer of `values` waits for a change.
+    /// How a running observation's promise stands, for a failure message.
+    static func describe(_ watching: Promise<Void>) -> String {
+        watching.isPending ? "is still running" : "ended with \(String(describing: watching.error))"
+    }
+
+    /// Waits (up to 180 s) until the consumer of `values` waits for a change.
     static func waiting<V>(_ values: SQLiteObservedValues<V>) async throws -> Bool {
         try await eventually { values.observer.waitsForAChange }
     }
@@ -251,9 +258,9 @@ import Testing
                 dispatchPrecondition(condition: .onQueue(queue))
                 seen.withLock { $0.append(count) }
             }
-        #expect(try await Self.eventually { !seen.withLock { $0.isEmpty } })
+        #expect(try await Self.eventually { !seen.withLock { $0.isEmpty } }, "no first value; the observation \(Self.describe(watching))")
         try await db.execute("INSERT INTO a VALUES (1)").get()
-        #expect(try await Self.eventually { seen.withLock { $0.count >= 2 } })
+        #expect(try await Self.eventually { seen.withLock { $0.count >= 2 } }, "no second value; the observation \(Self.describe(watching))")
         #expect(seen.withLock { $0 } == [0, 1])
         watching.cancel()
         #expect(await isCancelled(watching))
