@@ -24,7 +24,8 @@ final class PoolBlocker: Sendable {
                 return index
             }
         }
-        let full = try await eventually { started.value.load(ordering: .relaxed) == Self.poolSize }
+        // Generous: only a hang should miss it, even with the other suites sharing 2 cores.
+        let full = try await eventually(.seconds(120)) { started.value.load(ordering: .relaxed) == Self.poolSize }
         if !full {
             // Open the gate first: jobs that start late must not hold libuv's process-wide pool
             // (and every later test that needs it) forever.

@@ -49,11 +49,6 @@ final class SettlementCounter: Sendable {
 
 extension PoolTests {
     @Suite struct ShutdownUnderLoadTests {
-        /// Whether this process runs under ThreadSanitizer (its runtime is linked in).
-        static let underThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_acquire") != nil
-        /// Whether this process runs under AddressSanitizer.
-        static let underAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
-
         @Test func shutdownWithAHundredThousandTimersAndPoolWorkInFlightSettlesEachOnceAndRunsNothingLater() async throws {
             let loop = try startedLoop("uv-load")
             let counter = SettlementCounter()
@@ -63,13 +58,18 @@ extension PoolTests {
                 if closed.load(ordering: .acquiring) { late.add(1, ordering: .relaxed) }
             }
 
+            // Pool work: every pool thread busy with a job that waits for the test, and 2 000 more
+            // jobs queued behind them below. The pool is taken before the timers exist: the loop
+            // thread fires due timers before it hands new work to the pool, so taking it later
+            // would wait behind the firing of the first half.
+            let blocker = try await PoolBlocker(loop)
+            blocker.promises.forEach { counter.track($0) }
+
             // 100 000 timers, started on the loop thread in one turn (from another thread each
             // would be a hop): half due within 50 ms (most fire before the shutdown), half in an
             // hour. Every fifth has a callback on the loop. ThreadSanitizer makes each about ten
-            // times slower (12 s for this test), so it gets 20 000, and so does AddressSanitizer:
-            // beside the other suites on 2 cores, the loop thread was still firing the first half
-            // when the pool work below had waited 30 s for it.
-            let timerCount = Self.underThreadSanitizer || Self.underAddressSanitizer ? 20_000 : 100_000
+            // times slower (12 s for this test), so it gets 20 000, and so does AddressSanitizer.
+            let timerCount = Sanitizer.thread || Sanitizer.address ? 20_000 : 100_000
             let (timers, tracked) = try await Promise<([Promise<Void>], [Promise<Void>])>(on: loop) {
                 var timers: [Promise<Void>] = []
                 var tracked: [Promise<Void>] = []
@@ -86,10 +86,6 @@ extension PoolTests {
                 }
                 return (timers, tracked)
             }.get()
-            // Pool work: every pool thread busy with a job that waits for the test, and 2 000
-            // more queued behind them.
-            let blocker = try await PoolBlocker(loop)
-            blocker.promises.forEach { counter.track($0) }
             let jobsRan = Atomic<Int>(0)
             let jobs = (0..<2_000).map { index in
                 loop.work { () -> Int in
