@@ -1,6 +1,6 @@
 /// One change to a watched file, or to an entry of a watched directory, as
-/// ``UVLoop/nextChange(of:keepsLoopAlive:)``, ``UVLoop/watchChanges(of:keepsLoopAlive:_:)``
-/// and ``UVLoop/changes(of:keepsLoopAlive:)`` report it.
+/// ``UVLoop/nextChange(of:recursive:keepsLoopAlive:)``, ``UVLoop/watchChanges(of:recursive:keepsLoopAlive:_:)``
+/// and ``UVLoop/changes(of:recursive:keepsLoopAlive:)`` report it.
 ///
 /// Linux (inotify, through libuv's `uv_fs_event`) says which name changed and whether its
 /// contents or attributes changed (``Events-swift.struct/change``) or the name itself was

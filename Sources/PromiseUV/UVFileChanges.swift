@@ -1,7 +1,7 @@
 import PromiseCore
 
 /// The changes to a watched file or directory as an asynchronous sequence; made by
-/// ``UVLoop/changes(of:keepsLoopAlive:)``.
+/// ``UVLoop/changes(of:recursive:keepsLoopAlive:)``.
 ///
 /// Each iterator starts its own watch when it is made and stops it when it is dropped or when
 /// the iterating task is cancelled (the sequence then ends). Changes wait for the consumer
@@ -18,11 +18,12 @@ public struct UVFileChanges: AsyncSequence, Sendable {
 
     let loop: UVLoop
     let path: String
+    let recursive: Bool
     let keepsLoopAlive: Bool
 
     /// Starts a watch and returns the iterator that reads its changes.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(FileChangeInbox(loop: loop, path: path, keepsLoopAlive: keepsLoopAlive))
+        Iterator(FileChangeInbox(loop: loop, path: path, recursive: recursive, keepsLoopAlive: keepsLoopAlive))
     }
 
     /// Reads one watch's changes.
@@ -56,13 +57,13 @@ final class FileChangeInbox: Sendable {
     private let state: Lock<State>
     private let watch: FileWatch
 
-    init(loop: UVLoop, path: String, keepsLoopAlive: Bool) {
+    init(loop: UVLoop, path: String, recursive: Bool, keepsLoopAlive: Bool) {
         state = Lock(State(waiting: ChangeCoalescer(overflowPath: path)))
         // The watch's consumer holds this inbox weakly: once the iterator is gone, the
         // inbox's deinit stops the watch.
         let box = WeakInbox()
         watch = FileWatch(
-            core: loop.core, path: path, operation: "changes", keepsLoopAlive: keepsLoopAlive,
+            core: loop.core, path: path, operation: "changes", keepsLoopAlive: keepsLoopAlive, recursive: recursive,
             consumer: FileWatch.Consumer(
                 deliver: { changes in
                     box.inbox?.deliver(changes)

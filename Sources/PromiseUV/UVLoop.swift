@@ -36,7 +36,7 @@ import PromiseCore
 /// loop have run, and a callback whose promise is dropped unresolved stops counting once its
 /// broken-promise rejection is delivered. Callbacks bound to ``unreferenced`` do not count:
 /// use it for background work that must not keep a program alive. The loop's own handles do
-/// not count either. A file watch (``nextChange(of:keepsLoopAlive:)`` and the rest) counts
+/// not count either. A file watch (``nextChange(of:recursive:keepsLoopAlive:)`` and the rest) counts
 /// unless started with `keepsLoopAlive: false`. A loop started with ``startThread(named:)``
 /// runs until ``shutdown()``.
 ///

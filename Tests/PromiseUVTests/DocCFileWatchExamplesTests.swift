@@ -99,6 +99,28 @@ extension InotifyTests {
             try await loop.shutdown().get()
         }
 
+        @Test func aTree() async throws {
+            let directory = try WatchDirectory()
+            defer { directory.cleanUp() }
+            let site = directory.path
+            try FileManager.default.createDirectory(atPath: "\(site)/assets/css", withIntermediateDirectories: true)
+            let loop = try UVLoop()
+            try loop.startThread()
+            let stop = Flag()
+            defer { stop.set() }
+            Self.keepWriting("\(site)/assets/css/main.css", until: stop)
+            // DocC: begin
+            for try await change in loop.changes(of: site, recursive: true) {
+                print(change.path, change.exists ? "exists" : "gone")   // /srv/site/assets/css/main.css exists
+                if change.name == "main.css" { break }
+            }
+            // DocC: end
+            // Only the `break` ends the loop: the sequence has no end of its own. Leaving it
+            // stopped the watch and its subdirectories' watches.
+            #expect(try await eventuallyAsync { try await liveWatches(loop) == 0 })
+            try await loop.shutdown().get()
+        }
+
         @Test func errors() async throws {
             let directory = try WatchDirectory()
             defer { directory.cleanUp() }

@@ -44,5 +44,18 @@ extension InotifyTests {
                 #expect(line.contains("sysctl fs.inotify.max_user_watches"), "\(line)")
             }
         }
+
+        @Test(.enabled(if: userNamespaces, "cannot make a user namespace here (unshare -r)"))
+        func aRecursiveWatchOfATreePastTheLimitFailsWithWatchLimitReached() async throws {
+            let dir = try WatchDirectory()
+            defer { dir.cleanUp() }
+            // The directory and its 5 subdirectories need 6 watches; 3 are allowed.
+            let (status, output) = try await runHelperProgram("promiseuv-watch-helper", [dir.path, "3", "5", "tree"])
+            #expect(status == 0, "\(output)")
+            let line = try #require(output.split(separator: "\n").map(String.init).first { $0.contains("UVError") || $0 == "pending" }, "\(output)")
+            #expect(line.hasPrefix("watchLimitReached UVError.watchLimitReached"), "\(line)")
+            #expect(line.contains("inside the recursively watched directory '\(dir.path)' (3 directories watched)"), "\(line)")
+            #expect(line.contains("limit 3 in this user namespace"), "\(line)")
+        }
     }
 }

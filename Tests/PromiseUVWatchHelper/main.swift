@@ -7,6 +7,11 @@
 // starts <watches> watches of subdirectories of <directory>, and prints one line per watch:
 // `pending`, or the error's code name and description.
 //
+//   promiseuv-watch-helper <directory> <limit> <subdirectories> tree
+//
+// As above, but makes <subdirectories> subdirectories of <directory> and starts one recursive
+// watch of <directory>, which needs one inotify watch for each directory; prints its one line.
+//
 //   promiseuv-watch-helper churn <directory>
 //
 // Counts the process's descriptors (/proc/self/fd) before the loop exists (after a first loop
@@ -57,19 +62,21 @@ if arguments.count == 3, arguments[1] == "churn" {
     print("before \(before) after-1 \(afterOne) after-1000 \(afterThousand) after-shutdown \(descriptorCount())")
     exit(0)
 }
-guard arguments.count == 4 || (arguments.count == 5 && arguments[4] == "inside") else {
-    print("usage: promiseuv-watch-helper <directory> <limit> <watches>")
+let inside = arguments.count >= 5 && arguments[4] == "inside"
+let tree = arguments.last == "tree"
+guard (4...6).contains(arguments.count), arguments.count == 4 + (inside ? 1 : 0) + (tree ? 1 : 0) else {
+    print("usage: promiseuv-watch-helper <directory> <limit> <watches> [tree]")
     exit(2)
 }
 let directory = arguments[1]
 let limit = arguments[2]
 let count = Int(arguments[3]) ?? 0
 
-if arguments.count == 4 {
+if !inside {
     var buffer = [CChar](repeating: 0, count: 4096)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     let me = String(decoding: buffer[0..<max(0, length)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let words: [String] = ["unshare", "-r", me, directory, limit, arguments[3], "inside"]
+    let words: [String] = ["unshare", "-r", me, directory, limit, arguments[3], "inside"] + (tree ? ["tree"] : [])
     let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     execv("/usr/bin/unshare", argv)
     print("execv unshare: errno \(errno)")
@@ -83,7 +90,10 @@ guard let file = fopen("/proc/sys/user/max_inotify_watches", "w"), fputs(limit, 
 for index in 0..<count { mkdir("\(directory)/d\(index)", 0o755) }
 
 let loop = try UVLoop()
-let watches = (0..<count).map { index in loop.nextChange(of: "\(directory)/d\(index)", keepsLoopAlive: false) }
+let watches =
+    tree
+    ? [loop.nextChange(of: directory, recursive: true, keepsLoopAlive: false)]
+    : (0..<count).map { index in loop.nextChange(of: "\(directory)/d\(index)", keepsLoopAlive: false) }
 loop.run()  // starts the watches; returns once only unreferenced watches are left
 for watch in watches {
     if watch.isPending {

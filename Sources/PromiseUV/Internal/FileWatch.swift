@@ -8,6 +8,12 @@ internal import Synchronization
 /// loop thread's queue, after the poll that read them, so every event read in one pass is
 /// merged before delivery.
 ///
+/// A recursive watch of a directory also owns one `uv_fs_event_t` per directory below it
+/// (``Subdirectory``, held in a ``WatchTree``; inotify watches one directory per watch): it
+/// starts them when it starts, watches a directory that appears (created or moved in) before
+/// listing it, reporting what it already holds as created, and stops the watches of one that
+/// goes away.
+///
 /// `@unchecked Sendable`: other threads only set ``cancelled`` (atomic) and queue ``stop(_:)``
 /// on the loop; everything else is read and written on the loop thread, or by the creating
 /// thread before the loop ever saw the watch.
@@ -27,6 +33,8 @@ final class FileWatch: @unchecked Sendable {
     /// The public method, for errors: `nextChange`, `watchChanges`, `changes`.
     let operation: String
     let keepsLoopAlive: Bool
+    /// Whether a directory's subdirectories are watched too, at every depth.
+    let recursive: Bool
     /// Set by ``cancel()`` on any thread; a watch that sees it before starting never starts.
     let cancelled = Atomic<Bool>(false)
 
@@ -38,12 +46,15 @@ final class FileWatch: @unchecked Sendable {
     private var flushQueued = false
     /// How the watch ends once this poll's changes are delivered (its directory went away).
     private var pendingEnd: UVError?
+    /// A recursive watch's directories below the watched one.
+    private var tree = WatchTree<Subdirectory>()
 
-    init(core: LoopCore, path: String, operation: String, keepsLoopAlive: Bool, consumer: Consumer) {
+    init(core: LoopCore, path: String, operation: String, keepsLoopAlive: Bool, recursive: Bool = false, consumer: Consumer) {
         self.core = core
         self.path = path
         self.operation = operation
         self.keepsLoopAlive = keepsLoopAlive
+        self.recursive = recursive
         self.consumer = consumer
         self.waiting = ChangeCoalescer(overflowPath: path)
     }
@@ -89,6 +100,9 @@ final class FileWatch: @unchecked Sendable {
             return stop(error(errno: ENOENT, detail: "'\(target.directory)' was removed as the watch started"))
         }
         self.target = target
+        if recursive, target.fileName == nil, let failure = watchSubdirectories(below: [], reportingEntries: false) {
+            stop(failure)
+        }
     }
 
     /// Cancels the watch from any thread: no change is delivered after the loop processed it
@@ -120,6 +134,7 @@ final class FileWatch: @unchecked Sendable {
             self.handle = nil
             uv_close(Self.asHandle(handle), Trampolines.fileWatchClosed)
         }
+        for subdirectory in tree.removeAll() { subdirectory.close() }
     }
 
     private func finish(_ error: UVError?) {
@@ -163,6 +178,103 @@ final class FileWatch: @unchecked Sendable {
         let entryName = target.fileName == nil ? String(decoding: bytes, as: UTF8.self) : String(decoding: target.fileName!, as: UTF8.self)
         waiting.add(UVFileChange(path: target.entryPath(bytes), name: entryName, events: kinds, exists: exists))
         queueFlush()
+        if recursive, target.fileName == nil, pendingEnd == nil, kinds.contains(.rename) { reconcile(bytes) }
+    }
+
+    // MARK: Subdirectories of a recursive watch
+
+    /// The `uv_fs_event_t` callback of a directory below a recursive watch's directory (loop
+    /// thread): its entries' events, reported as the watched directory's own entries are.
+    func onEvent(in subdirectory: Subdirectory, name: UnsafePointer<CChar>?, events: Int32, status: Int32) {
+        // A directory already stopped may still have events read in this poll.
+        guard !hasEnded, pendingEnd == nil, let target, tree.watch(at: subdirectory.relative) === subdirectory else { return }
+        let location = "'\(String(decoding: subdirectory.absolute, as: UTF8.self))' inside the watched directory '\(path)'"
+        if status < 0 {
+            return endAfterDelivery(UVError(UVError.Code(uvCode: status), operation: operation, detail: "watching \(location)"))
+        }
+        let bytes =
+            name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+        // libuv names the directory's own events after the directory. Its removal or move, and
+        // a change of its attributes, are reported by its parent, as the change of its name.
+        let mayBeOwnEvent = bytes.isEmpty || bytes == WatchTree<Subdirectory>.split(subdirectory.relative).name
+        if mayBeOwnEvent, !subdirectory.isStillThere { return }
+        guard target.reports(bytes) else { return }
+        let relative = WatchTree<Subdirectory>.path(of: bytes, in: subdirectory.relative)
+        var kinds: UVFileChange.Events = []
+        if events & Int32(UV_CHANGE.rawValue) != 0 { kinds.insert(.change) }
+        if events & Int32(UV_RENAME.rawValue) != 0 { kinds.insert(.rename) }
+        if kinds.contains(.change), mayBeOwnEvent, !target.entryExists(relative) { return }
+        let exists = kinds.contains(.rename) ? target.entryExists(relative) : true
+        waiting.add(UVFileChange(path: target.entryPath(relative), name: String(decoding: bytes, as: UTF8.self), events: kinds, exists: exists))
+        queueFlush()
+        if kinds.contains(.rename) { reconcile(relative) }
+    }
+
+    /// The entry at `relative` was created, removed, renamed or replaced: watches it (and what
+    /// is below it) when it is a directory not watched yet, stops the watches of a directory
+    /// that is gone or was replaced.
+    private func reconcile(_ relative: [UInt8]) {
+        guard let target else { return }
+        let absolute = target.directoryBytes(relative)
+        let current = Subdirectory.identity(absolute)
+        if let watched = tree.watch(at: relative), watched.identity != current {
+            for subdirectory in tree.removeSubtree(at: relative) { subdirectory.close() }
+        }
+        guard current != nil, tree.watch(at: relative) == nil else { return }
+        if let failure = watchSubdirectory(relative) ?? watchSubdirectories(below: relative, reportingEntries: true) {
+            endAfterDelivery(failure)
+        }
+    }
+
+    /// Watches every directory below the one at `relative`, at every depth, each before it is
+    /// listed, so nothing created in it meanwhile goes unseen; with `reportingEntries`, every
+    /// entry found is reported as created (the directory appeared with them).
+    ///
+    /// - Returns: The error that ends the watch, if a directory cannot be watched or listed
+    ///   (one that is gone meanwhile is skipped: its parent reports it).
+    private func watchSubdirectories(below relative: [UInt8], reportingEntries: Bool) -> UVError? {
+        guard let target else { return nil }
+        var pending = [relative]
+        while let directory = pending.popLast() {
+            let absolute = target.directoryBytes(directory)
+            let listing = DirectoryListing.entries(of: absolute)
+            if listing.errno != 0 {
+                if listing.errno == ENOENT || listing.errno == ENOTDIR { continue }
+                return subdirectoryError(-listing.errno, absolute, doing: "list")
+            }
+            for entry in listing.entries {
+                let child = WatchTree<Subdirectory>.path(of: entry.name, in: directory)
+                if reportingEntries, target.reports(entry.name) {
+                    waiting.add(
+                        UVFileChange(path: target.entryPath(child), name: String(decoding: entry.name, as: UTF8.self), events: .rename, exists: true))
+                    queueFlush()
+                }
+                guard entry.isDirectory, tree.watch(at: child) == nil else { continue }
+                if let failure = watchSubdirectory(child) { return failure }
+                if tree.watch(at: child) != nil { pending.append(child) }
+            }
+        }
+        return nil
+    }
+
+    /// Starts watching the directory at `relative`.
+    ///
+    /// - Returns: The error that ends the watch; `nil` when it is watched, or gone already.
+    private func watchSubdirectory(_ relative: [UInt8]) -> UVError? {
+        guard let target else { return nil }
+        let subdirectory = Subdirectory(watch: self, relative: relative, absolute: target.directoryBytes(relative))
+        let status = subdirectory.start(on: core.loop)
+        guard status == 0 else {
+            if status == -ENOENT || status == -ENOTDIR { return nil }
+            return subdirectoryError(status, subdirectory.absolute, doing: "watch")
+        }
+        if !keepsLoopAlive { uv_unref(Self.asHandle(subdirectory.handle)) }
+        guard subdirectory.recordIdentity() else {
+            subdirectory.close()
+            return nil
+        }
+        _ = tree.insert(subdirectory, at: relative)
+        return nil
     }
 
     /// Delivers what waits once the loop has finished this poll's events: the flush goes on
@@ -201,6 +313,29 @@ final class FileWatch: @unchecked Sendable {
 
     private func error(errno code: Int32, detail: String) -> UVError {
         UVError(UVError.Code(uvCode: -code), operation: operation, detail: detail)
+    }
+
+    /// A directory below a recursive watch's directory could not be watched or listed: the
+    /// whole watch ends, rather than miss that directory's changes.
+    private func subdirectoryError(_ status: Int32, _ absolute: [UInt8], doing action: String) -> UVError {
+        let directory = String(decoding: absolute, as: UTF8.self)
+        let underlying = UVError(
+            UVError.Code(uvCode: status), operation: action == "watch" ? "uv_fs_event_start" : "opendir", detail: "'\(directory)'")
+        let watched = "\(tree.count + 1) director\(tree.count == 0 ? "y" : "ies") watched"
+        switch -status {
+        case ENOSPC:
+            return UVError(
+                .watchLimitReached, operation: operation,
+                detail:
+                    "cannot watch '\(directory)' inside the recursively watched directory '\(path)' (\(watched)): this user's inotify watches are all taken (\(InotifyLimits.watchLimit())); watch a smaller tree or raise the limit with sysctl fs.inotify.max_user_watches=N",
+                underlying: underlying)
+        default:
+            return UVError(
+                UVError.Code(uvCode: status), operation: operation,
+                detail:
+                    "cannot \(action) '\(directory)' inside the recursively watched directory '\(path)' (\(watched)): \(String(cString: strerror(-status))); a recursive watch needs to read every directory below the one it watches",
+                underlying: underlying)
+        }
     }
 
     /// `uv_fs_event_start`'s failure, with what the user can do about the inotify limits.

@@ -1,6 +1,6 @@
 internal import CUV
 
-// LoopCore's file watches (``UVLoop/nextChange(of:keepsLoopAlive:)`` and the rest), split
+// LoopCore's file watches (``UVLoop/nextChange(of:recursive:keepsLoopAlive:)`` and the rest), split
 // from LoopCore.swift by concern. Each watch owns a `uv_fs_event_t` on this loop; the loop
 // keeps the live ones so that shutdown can end them.
 extension LoopCore {
@@ -30,6 +30,21 @@ extension Trampolines {
         handle, name, events, status in
         Unmanaged<FileWatch>.fromOpaque(handle!.pointee.data).takeUnretainedValue()
             .onEvent(name: name, events: events, status: status)
+    }
+
+    /// `uv_fs_event_t` callback of a directory below a recursive watch's directory.
+    static let subdirectoryEvent: @convention(c) (UnsafeMutablePointer<uv_fs_event_t>?, UnsafePointer<CChar>?, Int32, Int32) -> Void = {
+        handle, name, events, status in
+        let subdirectory = Unmanaged<FileWatch.Subdirectory>.fromOpaque(handle!.pointee.data).takeUnretainedValue()
+        subdirectory.watch.onEvent(in: subdirectory, name: name, events: events, status: status)
+    }
+
+    /// `uv_close` callback of a subdirectory's handle: releases the reference the handle held
+    /// and frees the handle's memory.
+    static let subdirectoryClosed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in
+        Unmanaged<FileWatch.Subdirectory>.fromOpaque(handle!.pointee.data).release()
+        handle!.pointee.data = nil
+        UnsafeMutableRawPointer(handle!).deallocate()
     }
 
     /// `uv_close` callback of a watch's handle: releases the reference the handle held and

@@ -87,6 +87,12 @@ struct WatchTarget {
         return path + separator + String(decoding: name, as: UTF8.self)
     }
 
+    /// The path of the directory at `relative` below ``directory`` (``directory`` itself for
+    /// the empty path), as bytes.
+    func directoryBytes(_ relative: [UInt8]) -> [UInt8] {
+        relative.isEmpty ? Array(directory.utf8) : Array(directory.utf8) + [UInt8(ascii: "/")] + relative
+    }
+
     /// Whether the entry exists now (`lstat`: a symbolic link counts, wherever it points).
     func entryExists(_ name: [UInt8]) -> Bool {
         var info = stat()
