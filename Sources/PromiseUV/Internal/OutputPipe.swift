@@ -5,9 +5,9 @@ import PromiseCore
 /// on the loop thread and captures, splits into lines or passes on the bytes as the
 /// ``UVCommand/Output`` asks.
 ///
-/// `@unchecked Sendable`: used on the loop thread only (created in ``ChildProcess/start()``,
-/// then by libuv's callbacks); the handler calls it queues capture copies of the bytes.
-final class OutputPipe: @unchecked Sendable {
+/// Not `Sendable`: used on the loop thread only (created in ``ChildProcess/start()``, then by
+/// libuv's callbacks); the handler calls it queues capture copies of the bytes.
+final class OutputPipe {
     /// How many bytes one read may deliver.
     static let bufferSize = 64 << 10
 

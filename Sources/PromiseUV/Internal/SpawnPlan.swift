@@ -7,9 +7,9 @@ internal import PromiseSystem
 /// strings, the working directory checked, and standard input's descriptor opened
 /// (close-on-exec).
 ///
-/// `@unchecked Sendable`: built by one thread, then handed whole to the loop thread, which
-/// alone uses and closes it.
-final class SpawnPlan: @unchecked Sendable {
+/// Not `Sendable`: built by one thread, then handed whole, inside its ``ChildProcess``, to the
+/// loop thread, which alone uses and closes it.
+final class SpawnPlan {
     /// The path `uv_spawn` executes.
     let file: String
     /// `argv`, starting with the program as given.

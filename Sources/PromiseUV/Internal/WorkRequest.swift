@@ -59,8 +59,8 @@ final class WorkRequest: @unchecked Sendable {
 
 /// The result of a work body, written on the pool thread and read on the loop thread.
 ///
-/// `@unchecked Sendable`: written once by ``WorkRequest/perform()`` and read only in the
-/// after-work callback, which libuv orders after it (see ``WorkRequest``).
-final class ResultBox<T>: @unchecked Sendable {
+/// Not `Sendable`: written once by ``WorkRequest/perform()`` and read only in the after-work
+/// callback, which libuv orders after it (see ``WorkRequest``).
+final class ResultBox<T> {
     var result: Result<T, any Error>?
 }
