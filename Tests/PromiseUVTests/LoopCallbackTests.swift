@@ -12,7 +12,7 @@ import Testing
 @Suite struct LoopCallbackTests {
     /// Where a promise is settled on the loop thread, each by a different libuv callback.
     enum Source: String, CaseIterable, Sendable {
-        case timer, poolWork, otherThread, fileEvent, childExit, pipeRead
+        case timer, poolWork, otherThread, fileEvent, subdirectoryEvent, childExit, pipeRead
         case closeCallback
 
         /// The C callbacks (`Enum.name` under Sources/PromiseUV) that settle this source's promise.
@@ -22,10 +22,14 @@ import Testing
             case .poolWork: ["Trampolines.work", "Trampolines.afterWork"]
             case .otherThread: ["Trampolines.wake"]
             case .fileEvent: ["Trampolines.fileEvent"]
+            case .subdirectoryEvent: ["Trampolines.subdirectoryEvent"]
             case .childExit: ["ProcessTrampolines.exited"]
             case .pipeRead: ["ProcessTrampolines.allocate", "ProcessTrampolines.read"]
             case .closeCallback:
-                ["Trampolines.closed", "ProcessTrampolines.closed", "ProcessTrampolines.pipeClosed", "Trampolines.fileWatchClosed"]
+                [
+                    "Trampolines.closed", "ProcessTrampolines.closed", "ProcessTrampolines.pipeClosed", "Trampolines.fileWatchClosed",
+                    "Trampolines.subdirectoryClosed",
+                ]
             }
         }
     }
@@ -100,6 +104,13 @@ import Testing
             try await loop.after(.zero).get()  // work from one thread runs in order: the watch has started
             chained = onLoop(change)
             try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+        case .subdirectoryEvent:
+            let below = directory.path + "/below"
+            try FileManager.default.createDirectory(atPath: below, withIntermediateDirectories: false)
+            let change = loop.nextChange(of: directory.path, recursive: true)
+            try await loop.after(.zero).get()  // the watch of `below` has started
+            chained = onLoop(change)
+            try Data("x".utf8).write(to: URL(fileURLWithPath: below + "/file"))
         case .childExit:
             chained = onLoop(loop.spawn(UVCommand("/bin/true")))
         case .pipeRead:
