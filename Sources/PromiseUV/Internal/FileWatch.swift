@@ -38,14 +38,13 @@ final class FileWatch: @unchecked Sendable {
     /// Set by ``cancel()`` on any thread; a watch that sees it before starting never starts.
     let cancelled = Atomic<Bool>(false)
 
-    // Loop thread.
+    // Loop thread (or the creating thread, before the loop ever saw the watch).
+    private var machine = FileWatchStateMachine<UVError>()
+    /// Released once the watch has ended and told it.
     private var consumer: Consumer?
     private var handle: UnsafeMutablePointer<uv_fs_event_t>?
     private var target: WatchTarget?
     private var waiting: ChangeCoalescer
-    private var flushQueued = false
-    /// How the watch ends once this poll's changes are delivered (its directory went away).
-    private var pendingEnd: UVError?
     /// A recursive watch's directories below the watched one.
     private var tree = WatchTree<Subdirectory>()
 
@@ -61,9 +60,6 @@ final class FileWatch: @unchecked Sendable {
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
 
-    /// Whether the watch has ended (loop thread).
-    private var hasEnded: Bool { consumer == nil }
-
     // MARK: Starting and stopping
 
     /// Starts the watch from any thread: on the loop thread now, otherwise at its next turn.
@@ -71,19 +67,27 @@ final class FileWatch: @unchecked Sendable {
         if core.isOnLoopThread {
             start()
         } else if !core.submit(.user, { [self] in start() }) {
-            finish(loopClosed("the UVLoop was shut down; start watches before calling shutdown()"))
+            // The loop never sees this watch: this thread still owns it.
+            machine.startFailed()
+            tellConsumer(loopClosed("the UVLoop was shut down; start watches before calling shutdown()"))
         }
     }
 
     /// Loop thread: resolves the path, starts `uv_fs_event_start` on its directory.
     private func start() {
-        guard !hasEnded else { return }
-        if cancelled.load(ordering: .acquiring) { return finish(nil) }
-        if core.isShuttingDown { return finish(loopClosed("the UVLoop was shut down before the watch started")) }
+        switch machine.startRequested(cancelled: cancelled.load(ordering: .acquiring), loopShuttingDown: core.isShuttingDown) {
+        case .start: break
+        case .endCancelled: return tellConsumer(nil)
+        case .endShutDown: return tellConsumer(loopClosed("the UVLoop was shut down before the watch started"))
+        case .none: return
+        }
         var target: WatchTarget
         switch WatchTarget.resolve(path) {
-        case .failure(let failure): return finish(error(errno: failure.errno, detail: failure.detail))
-        case .success(let resolved): target = resolved
+        case .failure(let failure):
+            machine.startFailed()
+            return tellConsumer(error(errno: failure.errno, detail: failure.detail))
+        case .success(let resolved):
+            target = resolved
         }
         let handle = UnsafeMutablePointer<uv_fs_event_t>.allocate(capacity: 1)
         uv_fs_event_init(core.loop, handle)  // cannot fail
@@ -91,8 +95,10 @@ final class FileWatch: @unchecked Sendable {
         let status = uv_fs_event_start(handle, Trampolines.fileEvent, target.directory, 0)
         guard status == 0 else {
             uv_close(Self.asHandle(handle), Trampolines.fileWatchClosed)
-            return finish(startError(status, target))
+            machine.startFailed()
+            return tellConsumer(startError(status, target))
         }
+        machine.started()
         self.handle = handle
         if !keepsLoopAlive { uv_unref(Self.asHandle(handle)) }
         core.fileWatches[id] = self
@@ -120,12 +126,15 @@ final class FileWatch: @unchecked Sendable {
     /// Loop thread: ends the watch, closing its handle, and tells the consumer: with `nil`
     /// (cancelled) at once; with an error after the changes that wait.
     func stop(_ error: UVError?) {
-        guard !hasEnded else { return }
+        switch machine.stopRequested() {
+        case .close: break
+        case .none: return
+        }
         closeHandle()
         if error != nil, let consumer, !waiting.isEmpty, !consumer.deliver(waiting.takeAll()) {
-            return finish(nil)
+            return tellConsumer(nil)
         }
-        finish(error)
+        tellConsumer(error)
     }
 
     private func closeHandle() {
@@ -137,8 +146,9 @@ final class FileWatch: @unchecked Sendable {
         for subdirectory in tree.removeAll() { subdirectory.close() }
     }
 
-    private func finish(_ error: UVError?) {
-        guard let consumer else { return }
+    /// Tells the consumer that the watch ended, once, and lets it go.
+    private func tellConsumer(_ error: UVError?) {
+        guard let consumer else { preconditionFailure("a file watch told its consumer twice") }
         self.consumer = nil
         _ = waiting.takeAll()
         consumer.end(error)
@@ -148,7 +158,7 @@ final class FileWatch: @unchecked Sendable {
 
     /// The `uv_fs_event_t` callback (loop thread).
     func onEvent(name: UnsafePointer<CChar>?, events: Int32, status: Int32) {
-        guard !hasEnded, let target else { return }
+        guard machine.readsEvents, let target else { return }
         if status < 0 {
             return endAfterDelivery(UVError(UVError.Code(uvCode: status), operation: operation, detail: "watching '\(path)'"))
         }
@@ -157,7 +167,7 @@ final class FileWatch: @unchecked Sendable {
         if target.mayBeDirectoryEvent(bytes) {
             // Once the directory is known to be gone, its own last events (removed, ignored) say
             // nothing more; events of its entries read in the same pass are still delivered.
-            if pendingEnd != nil { return }
+            if !machine.isWatching { return }
             if !target.directoryIsStillThere {
                 let what = target.fileName == nil ? "the watched directory" : "the directory of the watched file"
                 return endAfterDelivery(
@@ -178,7 +188,7 @@ final class FileWatch: @unchecked Sendable {
         let entryName = target.fileName == nil ? String(decoding: bytes, as: UTF8.self) : String(decoding: target.fileName!, as: UTF8.self)
         waiting.add(UVFileChange(path: target.entryPath(bytes), name: entryName, events: kinds, exists: exists))
         queueFlush()
-        if recursive, target.fileName == nil, pendingEnd == nil, kinds.contains(.rename) { reconcile(bytes) }
+        if recursive, target.fileName == nil, machine.isWatching, kinds.contains(.rename) { reconcile(bytes) }
     }
 
     // MARK: Subdirectories of a recursive watch
@@ -187,7 +197,7 @@ final class FileWatch: @unchecked Sendable {
     /// thread): its entries' events, reported as the watched directory's own entries are.
     func onEvent(in subdirectory: Subdirectory, name: UnsafePointer<CChar>?, events: Int32, status: Int32) {
         // A directory already stopped may still have events read in this poll.
-        guard !hasEnded, pendingEnd == nil, let target, tree.watch(at: subdirectory.relative) === subdirectory else { return }
+        guard machine.isWatching, let target, tree.watch(at: subdirectory.relative) === subdirectory else { return }
         let location = "'\(String(decoding: subdirectory.absolute, as: UTF8.self))' inside the watched directory '\(path)'"
         if status < 0 {
             return endAfterDelivery(UVError(UVError.Code(uvCode: status), operation: operation, detail: "watching \(location)"))
@@ -280,8 +290,11 @@ final class FileWatch: @unchecked Sendable {
     /// Delivers what waits once the loop has finished this poll's events: the flush goes on
     /// the loop thread's queue, which runs at the next wake-up.
     private func queueFlush() {
-        guard !flushQueued else { return }
-        flushQueued = true
+        guard machine.changesAdded() else { return }
+        submitFlush()
+    }
+
+    private func submitFlush() {
         if core.submit(.late, { [self] in flush() }) {
             core.wake()
         } else {
@@ -293,16 +306,18 @@ final class FileWatch: @unchecked Sendable {
     /// stays open until then, so the events of the directory's entries that come with its
     /// removal (each entry removed) are reported first.
     private func endAfterDelivery(_ error: UVError) {
-        guard pendingEnd == nil else { return }
-        pendingEnd = error
-        queueFlush()
+        if machine.endRequested(error) { submitFlush() }
     }
 
     private func flush() {
-        flushQueued = false
-        guard let consumer else { return }
-        if !waiting.isEmpty, !consumer.deliver(waiting.takeAll()) { return stop(nil) }
-        if let pendingEnd { stop(pendingEnd) }
+        let ending: UVError?
+        switch machine.flushRan() {
+        case .deliver: ending = nil
+        case .deliverThenStop(let error): ending = error
+        case .none: return
+        }
+        if let consumer, !waiting.isEmpty, !consumer.deliver(waiting.takeAll()) { return stop(nil) }
+        if let ending { stop(ending) }
     }
 
     // MARK: Errors
