@@ -14,6 +14,15 @@ extension InotifyTests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
 
+        /// A loop on a thread of its own, and a recursive watch of `path` that records each
+        /// change and whether it came on the loop thread.
+        static func recordedWatch(of path: String) throws -> (UVLoop, ChangeLog, Promise<Void>) {
+            let loop = try startedLoop()
+            let log = ChangeLog()
+            let watching = loop.watchChanges(of: path, recursive: true) { change in log.record(change, onLoop: loop.isOnLoopThread) }
+            return (loop, log, watching)
+        }
+
         /// How many watches the kernel holds on `loop`'s inotify descriptor.
         static func kernelWatches(_ loop: UVLoop) async throws -> Int {
             kernelWatchCount(try await onLoopThread(loop) { loop.core.inotifyDescriptor })
@@ -28,9 +37,7 @@ extension InotifyTests {
             let dir = try WatchDirectory()
             defer { dir.cleanUp() }
             try Self.makeDirectories(dir("a/b/c"))
-            let loop = try startedLoop()
-            let log = ChangeLog()
-            let watching = loop.watchChanges(of: dir.path, recursive: true) { change in log.record(change, onLoop: loop.isOnLoopThread) }
+            let (loop, log, watching) = try Self.recordedWatch(of: dir.path)
             let plainLog = ChangeLog()
             let plain = loop.watchChanges(of: dir.path) { change in plainLog.record(change, onLoop: true) }
             let next = loop.nextChange(of: dir.path, recursive: true)
@@ -71,9 +78,7 @@ extension InotifyTests {
         @Test func aDirectoryCreatedWhileWatchedIsWatchedAndWhatItAlreadyHeldIsReported() async throws {
             let dir = try WatchDirectory()
             defer { dir.cleanUp() }
-            let loop = try startedLoop()
-            let log = ChangeLog()
-            let watching = loop.watchChanges(of: dir.path, recursive: true) { change in log.record(change, onLoop: true) }
+            let (loop, log, watching) = try Self.recordedWatch(of: dir.path)
             #expect(try await Self.kernelWatches(loop) == 1)
             // Made faster than the loop can watch each level: what lands before a directory's
             // watch is found by listing it.
@@ -104,9 +109,7 @@ extension InotifyTests {
             try Self.makeDirectories(outside("x/y"))
             writeInPlace(outside("x/y/one"), "1")
             writeInPlace(outside("x/two"), "2")
-            let loop = try startedLoop()
-            let log = ChangeLog()
-            let watching = loop.watchChanges(of: dir.path, recursive: true) { change in log.record(change, onLoop: true) }
+            let (loop, log, watching) = try Self.recordedWatch(of: dir.path)
             #expect(try await Self.kernelWatches(loop) == 1)
             #expect(rename(outside("x"), dir("x")) == 0)
             for path in ["x", "x/y", "x/y/one", "x/two"] {
@@ -128,9 +131,7 @@ extension InotifyTests {
             }
             try Self.makeDirectories(dir("a/b"))
             try Self.makeDirectories(dir("gone/deeper"))
-            let loop = try startedLoop()
-            let log = ChangeLog()
-            let watching = loop.watchChanges(of: dir.path, recursive: true) { change in log.record(change, onLoop: true) }
+            let (loop, log, watching) = try Self.recordedWatch(of: dir.path)
             #expect(try await Self.kernelWatches(loop) == 5)
 
             // Moved away: the kernel would keep watching the moved directories; the watch stops them.
@@ -156,9 +157,7 @@ extension InotifyTests {
             let dir = try WatchDirectory()
             defer { dir.cleanUp() }
             try Self.makeDirectories(dir("old/sub"))
-            let loop = try startedLoop()
-            let log = ChangeLog()
-            let watching = loop.watchChanges(of: dir.path, recursive: true) { change in log.record(change, onLoop: true) }
+            let (loop, log, watching) = try Self.recordedWatch(of: dir.path)
             #expect(try await Self.kernelWatches(loop) == 3)
             #expect(rename(dir("old"), dir("new")) == 0)
             #expect(try await Self.sees(log, dir("old"), exists: false))
@@ -180,9 +179,7 @@ extension InotifyTests {
             }
             #expect(symlink(outside.path, dir("link")) == 0)
             #expect(symlink(dir.path, dir("loop")) == 0, "a link to the watched directory itself")
-            let loop = try startedLoop()
-            let log = ChangeLog()
-            let watching = loop.watchChanges(of: dir.path, recursive: true) { change in log.record(change, onLoop: true) }
+            let (loop, log, watching) = try Self.recordedWatch(of: dir.path)
             #expect(try await Self.kernelWatches(loop) == 1)
             #expect(symlink(outside.path, dir("later-link")) == 0)
             #expect(try await Self.sees(log, dir("later-link")))
@@ -202,9 +199,7 @@ extension InotifyTests {
                 #expect(mkdir(dir("d\(top)"), 0o755) == 0)
                 for inner in 0..<99 { #expect(mkdir(dir("d\(top)/e\(inner)"), 0o755) == 0) }
             }
-            let loop = try startedLoop()
-            let log = ChangeLog()
-            let watching = loop.watchChanges(of: dir.path, recursive: true) { change in log.record(change, onLoop: true) }
+            let (loop, log, watching) = try Self.recordedWatch(of: dir.path)
             #expect(try await Self.kernelWatches(loop) == 10_001)
             writeInPlace(dir("d57/e42/deep"), "")
             #expect(try await Self.sees(log, dir("d57/e42/deep")))
