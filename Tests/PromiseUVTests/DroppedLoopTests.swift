@@ -22,6 +22,8 @@ import Testing
         case every
         /// A file watch.
         case watch
+        /// A recursive file watch of a directory with subdirectories, one handle each.
+        case recursiveWatch
         /// A running child process.
         case child
         /// Another thread blocked in `awaitPromise` on the loop's timer: for a loop no thread
@@ -38,7 +40,7 @@ import Testing
             switch self {
             case .timer, .callbackOnTheLoop, .every, .blockingWaiter, .blockingWaiterAndRunningPoolWork:
                 "1 pending timer was rejected with loopClosed"
-            case .watch: "1 file watch was rejected with loopClosed"
+            case .watch, .recursiveWatch: "1 file watch was rejected with loopClosed"
             case .child: "1 running child process (killed) was rejected with loopClosed"
             }
         }
@@ -97,6 +99,9 @@ import Testing
             return []
         case .watch:
             return [Owed("the watch", loop.nextChange(of: directory))]
+        case .recursiveWatch:
+            for below in ["a", "a/b", "c"] { mkdir(directory + "/" + below, 0o755) }
+            return [Owed("the recursive watch", loop.nextChange(of: directory, recursive: true))]
         case .child:
             return [Owed("the child", loop.spawn(UVCommand("sleep", arguments: ["3600"])))]
         case .blockingWaiter:
