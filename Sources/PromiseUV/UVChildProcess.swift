@@ -30,9 +30,9 @@ public final class UVChildProcess: Sendable {
     /// closed, as ``UVLoop/spawn(_:)`` gives it. Cancelling it stops the child.
     public let result: Promise<UVProcessResult>
     private let core: LoopCore
-    private let child: ChildProcess?
+    private let child: LoopOwned<ChildProcess>?
 
-    init(core: LoopCore, child: ChildProcess?, processID: Promise<Int32>, exit: Promise<UVProcessExit>, result: Promise<UVProcessResult>) {
+    init(core: LoopCore, child: LoopOwned<ChildProcess>?, processID: Promise<Int32>, exit: Promise<UVProcessExit>, result: Promise<UVProcessResult>) {
         self.core = core
         self.child = child
         self.processID = processID
@@ -60,8 +60,8 @@ public final class UVChildProcess: Sendable {
             return sent
         }
         if core.isOnLoopThread {
-            child.deliver(signal, sent)
-        } else if !core.submit(.late, { child.deliver(signal, sent) }) {
+            child.value.deliver(signal, sent)
+        } else if !core.submit(.late, { child.value.deliver(signal, sent) }) {
             sent.reject(UVError(.loopClosed, operation: "kill", detail: "the UVLoop was shut down; \(signal) was not sent"))
         }
         return sent

@@ -94,7 +94,9 @@ extension UVLoop {
 
     /// Prepares `command` and queues its start; the child is `nil` when the command was
     /// refused or the loop is shut down (the promise is then rejected).
-    private func launch(_ command: UVCommand, milestones: ChildProcess.Milestones?) -> (promise: Promise<UVProcessResult>, child: ChildProcess?) {
+    private func launch(
+        _ command: UVCommand, milestones: ChildProcess.Milestones?
+    ) -> (promise: Promise<UVProcessResult>, child: LoopOwned<ChildProcess>?) {
         let core = self.core
         let promise = Promise<UVProcessResult>.pending(resolvedOn: core.contextID)
         let plan: SpawnPlan
@@ -104,15 +106,15 @@ extension UVLoop {
             promise.reject(error)
             return (promise, nil)
         }
-        let child = ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones)
+        let child = LoopOwned(ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones), core: core)
         if core.isOnLoopThread {
-            child.start()
-        } else if !core.submit(.user, { child.start() }) {
+            child.value.start()
+        } else if !core.submit(.user, { child.value.start() }) {
             promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down; spawn before calling shutdown()"))
             return (promise, nil)
         }
         promise.onCancelRequestFromLibrary {
-            _ = core.submit(.late) { child.requestStop(.cancelled) }
+            _ = core.submit(.late) { child.value.requestStop(.cancelled) }
         }
         return (promise, child)
     }

@@ -8,9 +8,10 @@ internal import PromiseSignals
 /// ``ChildProcessStateMachine`` decides: spawn or refuse, signal, kill, close the pipes,
 /// settle the promise once the child is reaped and its pipes are closed.
 ///
-/// `@unchecked Sendable`: everything is read and written on the loop thread only
-/// (``start()``, ``requestStop(_:)`` and the libuv callbacks run there).
-final class ChildProcess: @unchecked Sendable {
+/// Not `Sendable`: everything is read and written on the loop thread only (``start()``,
+/// ``requestStop(_:)`` and the libuv callbacks run there). Other threads reach it through a
+/// ``LoopOwned``.
+final class ChildProcess {
     typealias StopReason = ChildProcessStateMachine.StopReason
 
     /// The promises a ``UVChildProcess`` gives beside the result: the child's pid once it is
