@@ -162,8 +162,7 @@ final class FileWatch: @unchecked Sendable {
         if status < 0 {
             return endAfterDelivery(UVError(UVError.Code(uvCode: status), operation: operation, detail: "watching '\(path)'"))
         }
-        let bytes =
-            name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+        let bytes = Self.bytes(of: name)
         if target.mayBeDirectoryEvent(bytes) {
             // Once the directory is known to be gone, its own last events (removed, ignored) say
             // nothing more; events of its entries read in the same pass are still delivered.
@@ -177,9 +176,7 @@ final class FileWatch: @unchecked Sendable {
             }
         }
         guard target.reports(bytes) else { return }
-        var kinds: UVFileChange.Events = []
-        if events & Int32(UV_CHANGE.rawValue) != 0 { kinds.insert(.change) }
-        if events & Int32(UV_RENAME.rawValue) != 0 { kinds.insert(.rename) }
+        let kinds = Self.kinds(of: events)
         let exists = kinds.contains(.rename) ? target.entryExists(bytes) : true
         // libuv names the directory's own attribute changes (`chmod` of the directory) after
         // the directory, as `change`, plus `rename` for inotify's IN_ISDIR bit: when no entry
@@ -189,6 +186,19 @@ final class FileWatch: @unchecked Sendable {
         waiting.add(UVFileChange(path: target.entryPath(bytes), name: entryName, events: kinds, exists: exists))
         queueFlush()
         if recursive, target.fileName == nil, machine.isWatching, kinds.contains(.rename) { reconcile(bytes) }
+    }
+
+    /// The name libuv reports, as bytes (empty for none).
+    private static func bytes(of name: UnsafePointer<CChar>?) -> [UInt8] {
+        name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+    }
+
+    /// libuv's `UV_CHANGE` and `UV_RENAME` bits as events.
+    private static func kinds(of events: Int32) -> UVFileChange.Events {
+        var kinds: UVFileChange.Events = []
+        if events & Int32(UV_CHANGE.rawValue) != 0 { kinds.insert(.change) }
+        if events & Int32(UV_RENAME.rawValue) != 0 { kinds.insert(.rename) }
+        return kinds
     }
 
     // MARK: Subdirectories of a recursive watch
@@ -202,17 +212,14 @@ final class FileWatch: @unchecked Sendable {
         if status < 0 {
             return endAfterDelivery(UVError(UVError.Code(uvCode: status), operation: operation, detail: "watching \(location)"))
         }
-        let bytes =
-            name.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+        let bytes = Self.bytes(of: name)
         // libuv names the directory's own events after the directory. Its removal or move, and
         // a change of its attributes, are reported by its parent, as the change of its name.
         let mayBeOwnEvent = bytes.isEmpty || bytes == WatchTree<Subdirectory>.split(subdirectory.relative).name
         if mayBeOwnEvent, !subdirectory.isStillThere { return }
         guard target.reports(bytes) else { return }
         let relative = WatchTree<Subdirectory>.path(of: bytes, in: subdirectory.relative)
-        var kinds: UVFileChange.Events = []
-        if events & Int32(UV_CHANGE.rawValue) != 0 { kinds.insert(.change) }
-        if events & Int32(UV_RENAME.rawValue) != 0 { kinds.insert(.rename) }
+        let kinds = Self.kinds(of: events)
         if kinds.contains(.change), mayBeOwnEvent, !target.entryExists(relative) { return }
         let exists = kinds.contains(.rename) ? target.entryExists(relative) : true
         waiting.add(UVFileChange(path: target.entryPath(relative), name: String(decoding: bytes, as: UTF8.self), events: kinds, exists: exists))
@@ -250,7 +257,7 @@ final class FileWatch: @unchecked Sendable {
             let listing = DirectoryListing.entries(of: absolute)
             if listing.errno != 0 {
                 if listing.errno == ENOENT || listing.errno == ENOTDIR { continue }
-                return subdirectoryError(-listing.errno, absolute, doing: "list")
+                return subdirectoryError(-listing.errno, absolute, doing: .list)
             }
             for entry in listing.entries {
                 let child = WatchTree<Subdirectory>.path(of: entry.name, in: directory)
@@ -276,7 +283,7 @@ final class FileWatch: @unchecked Sendable {
         let status = subdirectory.start(on: core.loop)
         guard status == 0 else {
             if status == -ENOENT || status == -ENOTDIR { return nil }
-            return subdirectoryError(status, subdirectory.absolute, doing: "watch")
+            return subdirectoryError(status, subdirectory.absolute, doing: .watch)
         }
         if !keepsLoopAlive { uv_unref(Self.asHandle(subdirectory.handle)) }
         guard subdirectory.recordIdentity() else {
@@ -330,12 +337,24 @@ final class FileWatch: @unchecked Sendable {
         UVError(UVError.Code(uvCode: -code), operation: operation, detail: detail)
     }
 
+    /// What a recursive watch does to a directory below its own: its word in a message, and the
+    /// call that does it.
+    private enum SubdirectoryStep: String {
+        case watch, list
+
+        var call: String {
+            switch self {
+            case .watch: "uv_fs_event_start"
+            case .list: "opendir"
+            }
+        }
+    }
+
     /// A directory below a recursive watch's directory could not be watched or listed: the
     /// whole watch ends, rather than miss that directory's changes.
-    private func subdirectoryError(_ status: Int32, _ absolute: [UInt8], doing action: String) -> UVError {
+    private func subdirectoryError(_ status: Int32, _ absolute: [UInt8], doing action: SubdirectoryStep) -> UVError {
         let directory = String(decoding: absolute, as: UTF8.self)
-        let underlying = UVError(
-            UVError.Code(uvCode: status), operation: action == "watch" ? "uv_fs_event_start" : "opendir", detail: "'\(directory)'")
+        let underlying = UVError(UVError.Code(uvCode: status), operation: action.call, detail: "'\(directory)'")
         let watched = "\(tree.count + 1) director\(tree.count == 0 ? "y" : "ies") watched"
         switch -status {
         case ENOSPC:
@@ -348,7 +367,7 @@ final class FileWatch: @unchecked Sendable {
             return UVError(
                 UVError.Code(uvCode: status), operation: operation,
                 detail:
-                    "cannot \(action) '\(directory)' inside the recursively watched directory '\(path)' (\(watched)): \(String(cString: strerror(-status))); a recursive watch needs to read every directory below the one it watches",
+                    "cannot \(action.rawValue) '\(directory)' inside the recursively watched directory '\(path)' (\(watched)): \(String(cString: strerror(-status))); a recursive watch needs to read every directory below the one it watches",
                 underlying: underlying)
         }
     }
