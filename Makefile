@@ -31,10 +31,11 @@ lint:
 ## test: the style check (`make lint`), then every suite, then what a package depending on each product alone resolves, then the bytes of PromiseCore and of two adapter programs against their recorded figures and PromiseCore's hot-path allocations against their limits, then the type-checking time of promise chains, then PromiseCore, PromiseTesting and PromiseUV under ThreadSanitizer, then PromiseCore and the adapters under AddressSanitizer, then the demo's own tests, then the documentation site in headless Chromium, then the fuzz targets (replayed, then fuzzed briefly)
 test: bootstrap lint test-core test-resolution test-core-cost test-typecheck test-tsan test-asan test-examples test-docs test-fuzz
 
-# A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget.
+# A hung test fails the run after TEST_TIMEOUT seconds instead of eating CI's time budget;
+# scripts/run-bounded prints the stacks of the test process and the tests that never finished.
 TEST_TIMEOUT ?= 900
-run_bounded = timeout --kill-after=30 $(TEST_TIMEOUT) $(1) || { status=$$?; \
-	if [ $$status -eq 124 ] || [ $$status -eq 137 ]; then echo "make: '$(2)' did not finish within $(TEST_TIMEOUT) s: a test hangs (raise TEST_TIMEOUT=… only if the machine is just slow)" >&2; fi; \
+run_bounded = scripts/run-bounded $(TEST_TIMEOUT) '$(2)' $(1) || { status=$$?; \
+	if [ $$status -eq 124 ]; then echo "make: '$(2)' did not finish within $(TEST_TIMEOUT) s: a test hangs (raise TEST_TIMEOUT=… only if the machine is just slow)" >&2; fi; \
 	exit $$status; }
 
 # PromiseCoreTests' ModelBasedTests runs PROMISE_MODEL_ITERATIONS random programs against the
