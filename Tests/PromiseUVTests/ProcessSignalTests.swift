@@ -71,28 +71,4 @@ extension ProcessTests {
         #expect(process.terminationStatus == 7)
         for child in churn { #expect(try await child.get().exit == .exited(0)) }
     }
-
-    @Test func sigchldActionFromBeforeTheFirstChildComesBack() async throws {
-        #expect(SignalOwner.childProcessCount == 0)
-        // A handler of the program's own (a no-op: children still wait to be reaped).
-        var mine = sigaction()
-        mine.__sigaction_handler.sa_handler = ignoreChildSignal
-        mine.sa_flags = SA_RESTART
-        var original = sigaction()
-        sigaction(SIGCHLD, &mine, &original)
-        defer { sigaction(SIGCHLD, &original, nil) }
-        let loop = try startedLoop()
-        defer { loop.shutdown() }
-        let result = try await loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "exit 4"])).get()
-        #expect(result.exit == .exited(4))
-        // libuv resets SIGCHLD to the default when its last child is closed; the owner puts
-        // the program's handler back after that.
-        #expect(try await eventually { SignalOwner.childProcessCount == 0 })
-        var now = sigaction()
-        sigaction(SIGCHLD, nil, &now)
-        #expect(unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(ignoreChildSignal, to: Int.self))
-    }
 }
-
-/// The stand-in for a program's own SIGCHLD handler.
-private let ignoreChildSignal: @convention(c) (Int32) -> Void = { _ in }

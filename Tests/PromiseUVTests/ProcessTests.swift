@@ -6,6 +6,12 @@ import Testing
 
 /// Child processes against real programs. Serialized: the checks for descriptors and zombies
 /// left over look at the whole test process.
+///
+/// No test in this process changes SIGCHLD's action. Other suites spawn children beside these,
+/// and libuv installs its SIGCHLD handler only when the process's first child watcher starts:
+/// a handler of a test's own, swapped in while another suite's child runs, would swallow every
+/// exit after it, and each child started meanwhile would wait forever. A program's own SIGCHLD
+/// handler is checked in processes of their own, by `ChildSignalOwnerTests`.
 @Suite(.serialized) struct ProcessTests {
     @Test func capturesOutputErrorAndExitStatus() async throws {
         let loop = try startedLoop()
