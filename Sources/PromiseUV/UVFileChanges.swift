@@ -23,15 +23,15 @@ public struct UVFileChanges: AsyncSequence, Sendable {
 
     /// Starts a watch and returns the iterator that reads its changes.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(FileChangeInbox(loop: loop, path: path, recursive: recursive, keepsLoopAlive: keepsLoopAlive))
+        Iterator(FileChangeReader(loop: loop, path: path, recursive: recursive, keepsLoopAlive: keepsLoopAlive))
     }
 
     /// Reads one watch's changes.
     public struct Iterator: AsyncIteratorProtocol {
-        private let inbox: FileChangeInbox
+        private let reader: FileChangeReader
 
-        init(_ inbox: FileChangeInbox) {
-            self.inbox = inbox
+        init(_ reader: FileChangeReader) {
+            self.reader = reader
         }
 
         /// The next change, waiting for one if none is ready; `nil` once the sequence has
@@ -39,13 +39,48 @@ public struct UVFileChanges: AsyncSequence, Sendable {
         ///
         /// - Throws: ``UVError`` when the watch could not start or ended on its own.
         public mutating func next() async throws -> UVFileChange? {
-            try await inbox.next()
+            try await reader.next()
         }
     }
 }
 
-/// Where one iterator's watch leaves changes, merged while they wait, or the continuation of
-/// a waiting `next()`. Stops the watch when the iterator is dropped.
+/// One iterator's watch and the inbox it fills. Stops the watch when the iterator is dropped.
+final class FileChangeReader: Sendable {
+    private let inbox: FileChangeInbox
+    private let watch: FileWatchHandle
+
+    init(loop: UVLoop, path: String, recursive: Bool, keepsLoopAlive: Bool) {
+        // The watch holds the inbox, not the reader: once the iterator is gone, the reader's
+        // deinit stops the watch, which then lets the inbox go.
+        let inbox = FileChangeInbox(path: path)
+        self.inbox = inbox
+        watch = FileWatchHandle(
+            core: loop.core, path: path, operation: "changes", keepsLoopAlive: keepsLoopAlive, recursive: recursive,
+            consumer: FileWatch.Consumer(
+                deliver: { changes in
+                    inbox.deliver(changes)
+                    return true
+                },
+                end: { error in inbox.end(error) }
+            ))
+    }
+
+    deinit {
+        watch.cancel()
+    }
+
+    func next() async throws -> UVFileChange? {
+        try await withTaskCancellationHandler {
+            try await inbox.next()
+        } onCancel: {
+            inbox.end(nil)
+            watch.cancel()
+        }
+    }
+}
+
+/// Where a watch leaves changes, merged while they wait, or the continuation of a waiting
+/// `next()`.
 final class FileChangeInbox: Sendable {
     private struct State {
         var waiting: ChangeCoalescer
@@ -55,54 +90,30 @@ final class FileChangeInbox: Sendable {
     }
 
     private let state: Lock<State>
-    private let watch: FileWatch
 
-    init(loop: UVLoop, path: String, recursive: Bool, keepsLoopAlive: Bool) {
+    init(path: String) {
         state = Lock(State(waiting: ChangeCoalescer(overflowPath: path)))
-        // The watch's consumer holds this inbox weakly: once the iterator is gone, the
-        // inbox's deinit stops the watch.
-        let box = WeakInbox()
-        watch = FileWatch(
-            core: loop.core, path: path, operation: "changes", keepsLoopAlive: keepsLoopAlive, recursive: recursive,
-            consumer: FileWatch.Consumer(
-                deliver: { changes in
-                    box.inbox?.deliver(changes)
-                    return true
-                },
-                end: { error in box.inbox?.end(error) }
-            ))
-        box.inbox = self
-        watch.submitStart()
-    }
-
-    deinit {
-        watch.cancel()
     }
 
     func next() async throws -> UVFileChange? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UVFileChange?, any Error>) in
-                let immediate: Result<UVFileChange?, UVError>? = state.withLock { state in
-                    if let change = state.waiting.takeFirst() { return .success(change) }
-                    switch state.end {
-                    case .failure(let error):
-                        state.end = .success(())
-                        return .failure(error)
-                    case .success: return .success(nil)
-                    case nil:
-                        state.waiter = continuation
-                        return nil
-                    }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UVFileChange?, any Error>) in
+            let immediate: Result<UVFileChange?, UVError>? = state.withLock { state in
+                if let change = state.waiting.takeFirst() { return .success(change) }
+                switch state.end {
+                case .failure(let error):
+                    state.end = .success(())
+                    return .failure(error)
+                case .success: return .success(nil)
+                case nil:
+                    state.waiter = continuation
+                    return nil
                 }
-                if let immediate { continuation.resume(with: immediate.mapError { $0 as any Error }) }
             }
-        } onCancel: {
-            end(nil)
-            watch.cancel()
+            if let immediate { continuation.resume(with: immediate.mapError { $0 as any Error }) }
         }
     }
 
-    private func deliver(_ changes: [UVFileChange]) {
+    func deliver(_ changes: [UVFileChange]) {
         let handOver: (CheckedContinuation<UVFileChange?, any Error>, UVFileChange)? = state.withLock { state in
             guard state.end == nil else { return nil }
             for change in changes { state.waiting.add(change) }
@@ -113,7 +124,7 @@ final class FileChangeInbox: Sendable {
         if let (waiter, change) = handOver { waiter.resume(returning: change) }
     }
 
-    private func end(_ error: UVError?) {
+    func end(_ error: UVError?) {
         let waiter: CheckedContinuation<UVFileChange?, any Error>? = state.withLock { state in
             guard state.end == nil else { return nil }
             state.end = error.map { .failure($0) } ?? .success(())
@@ -128,12 +139,4 @@ final class FileChangeInbox: Sendable {
             if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
         }
     }
-}
-
-/// The inbox, held weakly by its watch's consumer.
-///
-/// `@unchecked Sendable`: `inbox` is written once, by the inbox's initializer before the
-/// watch starts (submitting the start to the loop orders it before every read there).
-private final class WeakInbox: @unchecked Sendable {
-    weak var inbox: FileChangeInbox?
 }

@@ -34,7 +34,7 @@ extension UVLoop {
     public func nextChange(of path: String, recursive: Bool = false, keepsLoopAlive: Bool = true) -> Promise<UVFileChange> {
         let promise = Promise<UVFileChange>.pending(resolvedOn: core.contextID)
         let contextID = core.contextID
-        let watch = FileWatch(
+        let watch = FileWatchHandle(
             core: core, path: path, operation: "nextChange", keepsLoopAlive: keepsLoopAlive, recursive: recursive,
             consumer: FileWatch.Consumer(
                 deliver: { changes in
@@ -44,7 +44,6 @@ extension UVLoop {
                 end: { error in if let error { promise.reject(error) } }
             ))
         promise.onCancelFromLibrary { watch.cancel() }
-        watch.submitStart()
         return promise
     }
 
@@ -83,7 +82,7 @@ extension UVLoop {
     ) -> Promise<Void> {
         let promise = Promise<Void>.pending(resolvedOn: core.contextID)
         let contextID = core.contextID
-        let watch = FileWatch(
+        let watch = FileWatchHandle(
             core: core, path: path, operation: "watchChanges", keepsLoopAlive: keepsLoopAlive, recursive: recursive,
             consumer: FileWatch.Consumer(
                 deliver: { changes in
@@ -95,7 +94,6 @@ extension UVLoop {
                 end: { error in if let error { promise.reject(error) } }
             ))
         promise.onCancelFromLibrary { watch.cancel() }
-        watch.submitStart()
         return promise
     }
 

@@ -39,4 +39,32 @@ import Testing
             _ = confined.value
         }
     }
+
+    /// What a loop-confined object queues for later on its own loop.
+    final class Log {
+        var entries: [String] = []
+    }
+
+    @Test func theLoopThreadQueuesWorkThatUsesLoopConfinedObjects() async throws {
+        let loop = try startedLoop("uv-confined")
+        let (entries, resolver) = Promise<[String]>.pending()
+        loop.execute {
+            let log = Log()
+            let queued = loop.core.submitOnLoopThread(.late) {
+                log.entries.append("queued")
+                resolver.fulfill(log.entries)
+            }
+            log.entries.append(queued ? "current" : "refused")
+        }
+        // The queued work runs after the current callback, not inside it.
+        #expect(try await entries.get() == ["current", "queued"])
+        try await loop.shutdown().get()
+    }
+
+    @Test func queueingSuchWorkFromAnotherThreadStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let loop = try startedLoop("uv-confined")
+            _ = loop.core.submitOnLoopThread(.late) {}
+        }
+    }
 }

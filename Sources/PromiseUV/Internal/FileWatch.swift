@@ -14,18 +14,24 @@ internal import Synchronization
 /// listing it, reporting what it already holds as created, and stops the watches of one that
 /// goes away.
 ///
-/// `@unchecked Sendable`: other threads only set ``cancelled`` (atomic) and queue ``stop(_:)``
-/// on the loop; everything else is read and written on the loop thread, or by the creating
-/// thread before the loop ever saw the watch.
-final class FileWatch: @unchecked Sendable {
-    /// How a watch hands over its changes and its end, on the loop thread.
-    struct Consumer {
+/// Not `Sendable`: it lives on the loop thread. Other threads hold a ``FileWatchHandle``,
+/// which starts and cancels it there through a checked ``LoopOwned``.
+final class FileWatch {
+    /// How a watch hands over its changes and its end, on the loop thread (or, for a watch
+    /// the loop never took, `end` on the thread that made it).
+    struct Consumer: Sendable {
         /// Takes changes (never empty); returns false when it wants no more (a promise of the
         /// next change got it).
-        var deliver: ([UVFileChange]) -> Bool
+        var deliver: @Sendable ([UVFileChange]) -> Bool
         /// The watch ended: with the error, or `nil` when it was cancelled or its consumer
         /// wanted no more.
-        var end: (UVError?) -> Void
+        var end: @Sendable (UVError?) -> Void
+    }
+
+    /// Set once, from any thread, when the watch is cancelled: a watch that sees it before
+    /// starting never starts.
+    final class Cancellation: Sendable {
+        let requested = Atomic<Bool>(false)
     }
 
     let core: LoopCore
@@ -35,10 +41,8 @@ final class FileWatch: @unchecked Sendable {
     let keepsLoopAlive: Bool
     /// Whether a directory's subdirectories are watched too, at every depth.
     let recursive: Bool
-    /// Set by ``cancel()`` on any thread; a watch that sees it before starting never starts.
-    let cancelled = Atomic<Bool>(false)
+    private let cancellation: Cancellation
 
-    // Loop thread (or the creating thread, before the loop ever saw the watch).
     private var machine = FileWatchStateMachine<UVError>()
     /// Released once the watch has ended and told it.
     private var consumer: Consumer?
@@ -48,8 +52,12 @@ final class FileWatch: @unchecked Sendable {
     /// A recursive watch's directories below the watched one.
     private var tree = WatchTree<Subdirectory>()
 
-    init(core: LoopCore, path: String, operation: String, keepsLoopAlive: Bool, recursive: Bool = false, consumer: Consumer) {
+    init(
+        core: LoopCore, path: String, operation: String, keepsLoopAlive: Bool, recursive: Bool, cancellation: Cancellation,
+        consumer: Consumer
+    ) {
         self.core = core
+        self.cancellation = cancellation
         self.path = path
         self.operation = operation
         self.keepsLoopAlive = keepsLoopAlive
@@ -62,20 +70,9 @@ final class FileWatch: @unchecked Sendable {
 
     // MARK: Starting and stopping
 
-    /// Starts the watch from any thread: on the loop thread now, otherwise at its next turn.
-    func submitStart() {
-        if core.isOnLoopThread {
-            start()
-        } else if !core.submit(.user, { [self] in start() }) {
-            // The loop never sees this watch: this thread still owns it.
-            machine.startFailed()
-            tellConsumer(loopClosed("the UVLoop was shut down; start watches before calling shutdown()"))
-        }
-    }
-
     /// Loop thread: resolves the path, starts `uv_fs_event_start` on its directory.
-    private func start() {
-        switch machine.startRequested(cancelled: cancelled.load(ordering: .acquiring), loopShuttingDown: core.isShuttingDown) {
+    func start() {
+        switch machine.startRequested(cancelled: cancellation.requested.load(ordering: .acquiring), loopShuttingDown: core.isShuttingDown) {
         case .start: break
         case .endCancelled: return tellConsumer(nil)
         case .endShutDown: return tellConsumer(loopClosed("the UVLoop was shut down before the watch started"))
@@ -108,18 +105,6 @@ final class FileWatch: @unchecked Sendable {
         self.target = target
         if recursive, target.fileName == nil, let failure = watchSubdirectories(below: [], reportingEntries: false) {
             stop(failure)
-        }
-    }
-
-    /// Cancels the watch from any thread: no change is delivered after the loop processed it
-    /// (at once on the loop thread).
-    func cancel() {
-        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if core.isOnLoopThread {
-            stop(nil)
-        } else {
-            // Refused only once the loop is closed, and shutdown has ended every watch.
-            _ = core.submit(.late) { [self] in stop(nil) }
         }
     }
 
@@ -302,7 +287,7 @@ final class FileWatch: @unchecked Sendable {
     }
 
     private func submitFlush() {
-        if core.submit(.late, { [self] in flush() }) {
+        if core.submitOnLoopThread(.late, { [self] in flush() }) {
             core.wake()
         } else {
             flush()  // the loop is closing its last turn: deliver now
@@ -428,5 +413,44 @@ extension String {
         var text = self
         while let last = text.last, predicate(last) { text.removeLast() }
         return text
+    }
+}
+
+/// What other threads hold of a ``FileWatch``: the watch is made and started here, and
+/// cancelled here; everything else happens on the loop thread, which ``LoopOwned`` checks.
+struct FileWatchHandle: Sendable {
+    private let watch: LoopOwned<FileWatch>
+    private let cancellation: FileWatch.Cancellation
+
+    /// Makes a watch and starts it from any thread: on the loop thread now, otherwise at the
+    /// loop's next turn. A loop that is shut down never takes it: `consumer` is told at once,
+    /// on this thread, with ``UVError/Code-swift.struct/loopClosed``.
+    init(core: LoopCore, path: String, operation: String, keepsLoopAlive: Bool, recursive: Bool = false, consumer: FileWatch.Consumer) {
+        let cancellation = FileWatch.Cancellation()
+        let watch = LoopOwned(
+            FileWatch(
+                core: core, path: path, operation: operation, keepsLoopAlive: keepsLoopAlive, recursive: recursive,
+                cancellation: cancellation, consumer: consumer),
+            core: core)
+        self.watch = watch
+        self.cancellation = cancellation
+        if core.isOnLoopThread {
+            watch.value.start()
+        } else if !core.submit(.user, { watch.value.start() }) {
+            consumer.end(UVError(.loopClosed, operation: operation, detail: "the UVLoop was shut down; start watches before calling shutdown()"))
+        }
+    }
+
+    /// Cancels the watch from any thread: no change is delivered after the loop processed it
+    /// (at once on the loop thread).
+    func cancel() {
+        guard !cancellation.requested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let watch = self.watch
+        if watch.core.isOnLoopThread {
+            watch.value.stop(nil)
+        } else {
+            // Refused only once the loop is closed, and shutdown has ended every watch.
+            _ = watch.core.submit(.late) { watch.value.stop(nil) }
+        }
     }
 }

@@ -71,7 +71,7 @@ final class LoopCore: @unchecked Sendable {
     private let closedJobs = DispatchQueue(label: "swift-promise.uvloop.closed")
 
     // Loop thread only.
-    private var local: [@Sendable () -> Void] = []
+    private var local: [() -> Void] = []
     private var localHead = 0
     private var drainingLocal = false
     private var spare: [@Sendable () -> Void] = []
@@ -171,16 +171,26 @@ final class LoopCore: @unchecked Sendable {
     /// and before the loop next waits for I/O (the prepare handle drains the local queue).
     /// Returns false when the loop refuses it (shut down).
     func submit(_ kind: Kind, _ work: @escaping @Sendable () -> Void) -> Bool {
-        if isOnLoopThread {
-            if kind == .user ? !machine.acceptsUserWork : !machine.acceptsLateWork { return false }
-            local.append(work)
-            return true
-        }
+        if isOnLoopThread { return appendLocal(kind, work) }
         return remote.withLock { state in
             guard state.driver.inboxIsOpen, kind == .late || state.lifecycle.isAccepting else { return false }
             if state.mailbox.post(work) { send(&state) }
             return true
         }
+    }
+
+    /// ``submit(_:_:)`` from the loop thread (checked), for work that uses loop-confined
+    /// objects: it never leaves the loop thread, so it need not be `Sendable`.
+    func submitOnLoopThread(_ kind: Kind, _ work: @escaping () -> Void) -> Bool {
+        precondition(isOnLoopThread, "submitOnLoopThread called off the loop thread")
+        return appendLocal(kind, work)
+    }
+
+    /// Queues `work` on the local queue, which the loop thread alone reads and writes.
+    private func appendLocal(_ kind: Kind, _ work: @escaping () -> Void) -> Bool {
+        if kind == .user ? !machine.acceptsUserWork : !machine.acceptsLateWork { return false }
+        local.append(work)
+        return true
     }
 
     /// Whether the loop accepts user work (no shutdown asked for yet); any thread.
