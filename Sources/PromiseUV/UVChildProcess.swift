@@ -29,11 +29,18 @@ public final class UVChildProcess: Sendable {
     /// The child's ``UVProcessResult`` once it has been reaped and its output pipes have
     /// closed, as ``UVLoop/spawn(_:)`` gives it. Cancelling it stops the child.
     public let result: Promise<UVProcessResult>
+    /// The child's standard input, to write while it runs, when the command's
+    /// ``UVCommand/standardInput`` is ``UVCommand/Input/writer``; `nil` otherwise.
+    public let standardInput: UVStandardInput?
     private let core: LoopCore
     private let child: LoopOwned<ChildProcess>?
 
-    init(core: LoopCore, child: LoopOwned<ChildProcess>?, processID: Promise<Int32>, exit: Promise<UVProcessExit>, result: Promise<UVProcessResult>) {
+    init(
+        core: LoopCore, child: LoopOwned<ChildProcess>?, processID: Promise<Int32>, exit: Promise<UVProcessExit>, result: Promise<UVProcessResult>,
+        standardInput: UVStandardInput?
+    ) {
         self.core = core
+        self.standardInput = standardInput
         self.child = child
         self.processID = processID
         self.exit = exit

@@ -8,6 +8,7 @@ extension UVCommand {
             case inherit
             case bytes([UInt8])
             case file(String)
+            case writer
         }
 
         let storage: Storage
@@ -37,6 +38,22 @@ extension UVCommand {
         /// - Parameter path: The file's path.
         /// - Returns: The input.
         public static func file(_ path: String) -> Input { Input(storage: .file(path)) }
+
+        /// Written while the child runs, through ``UVChildProcess/standardInput`` of a child
+        /// started with ``UVLoop/start(_:)``: each write's promise is fulfilled once its bytes
+        /// are in the pipe, so a child that reads slowly holds the writer back, and
+        /// ``UVStandardInput/finish()`` closes the pipe (the child reads end-of-file).
+        ///
+        /// The child's descriptor 0 is one end of a socket pair (as Node's and libuv's pipes
+        /// are). ``UVLoop/spawn(_:)``, which gives no handle to write with, rejects it with
+        /// ``UVError/Code-swift.struct/invalidArgument``.
+        public static let writer = Input(storage: .writer)
+
+        /// Whether the input is ``writer``.
+        var isWriter: Bool {
+            if case .writer = storage { return true }
+            return false
+        }
     }
 
     /// Where a child's standard output or standard error goes.

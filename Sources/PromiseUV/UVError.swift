@@ -80,11 +80,15 @@ public struct UVError: PromiseLibraryError {
         public static let isADirectory = Code(uvCode: -21)
         /// `UV_ENOTDIR`: not a directory (a working directory naming a file).
         public static let notADirectory = Code(uvCode: -20)
+        /// `UV_EPIPE`: the other end of a pipe is closed (a child's standard input written
+        /// through ``UVStandardInput`` after the child closed it, exited, or was reaped).
+        public static let brokenPipe = Code(uvCode: -32)
 
         private static let constantNames: [Int32: String] = [
             -16: "busy", -125: "canceled", -22: "invalidArgument", -12: "outOfMemory", -24: "tooManyOpenFiles",
             -11: "tryAgain",
             -2: "noSuchFileOrDirectory", -13: "permissionDenied", -21: "isADirectory", -20: "notADirectory",
+            -32: "brokenPipe",
         ]
 
         /// The code's name, as written after `UVError.Code.` (`busy`), or libuv's name

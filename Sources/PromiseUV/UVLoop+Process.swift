@@ -61,7 +61,13 @@ extension UVLoop {
     ///   limit (the child is stopped first); ``UVError/Code-swift.struct/loopClosed`` when
     ///   the loop is shut down; another libuv code when `uv_spawn` itself fails.
     public func spawn(_ command: UVCommand) -> Promise<UVProcessResult> {
-        launch(command, milestones: nil).promise
+        guard !command.standardInput.isWriter else {
+            return Promise(
+                UVError(
+                    .invalidArgument, operation: "spawn",
+                    detail: "standard input .writer is written through UVChildProcess.standardInput: start the command with loop.start(_:)"))
+        }
+        return launch(command, milestones: nil).promise
     }
 
     /// Starts `command` as a child process, as ``spawn(_:)`` does, and returns a handle to it
@@ -89,7 +95,8 @@ extension UVLoop {
             processID.reject(error)
             exit.reject(error)
         }
-        return UVChildProcess(core: core, child: child, processID: processID, exit: exit, result: result)
+        let standardInput = command.standardInput.isWriter ? UVStandardInput(core: core, child: child, result: result) : nil
+        return UVChildProcess(core: core, child: child, processID: processID, exit: exit, result: result, standardInput: standardInput)
     }
 
     /// Prepares `command` and queues its start; the child is `nil` when the command was

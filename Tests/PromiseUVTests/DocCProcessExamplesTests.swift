@@ -107,6 +107,21 @@ try awaitPromise(loop.shutdown())
         #expect(try await server.exit.get() == .exited(0))
     }
 
+    @Test func writingToARunningChild() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // DocC: begin
+        let sorter = loop.start(UVCommand("sort", standardInput: .writer))
+        let input = sorter.standardInput!
+        for name in ["pear", "apple", "fig"] {
+            input.write(name + "\n")                     // fulfilled once in the pipe
+        }
+        input.finish()                                   // sort reads end-of-file
+        let sorted = sorter.result.then(on: loop) { $0.outputText ?? "" }
+        // DocC: end
+        #expect(try await sorted.get() == "apple\nfig\npear\n")
+    }
+
     @Test func cancellingALongRun() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }

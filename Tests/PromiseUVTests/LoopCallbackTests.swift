@@ -12,7 +12,7 @@ import Testing
 @Suite struct LoopCallbackTests {
     /// Where a promise is settled on the loop thread, each by a different libuv callback.
     enum Source: String, CaseIterable, Sendable {
-        case timer, poolWork, otherThread, fileEvent, subdirectoryEvent, childExit, pipeRead
+        case timer, poolWork, otherThread, fileEvent, subdirectoryEvent, childExit, pipeRead, inputWritable
         case closeCallback
 
         /// The C callbacks (`Enum.name` under Sources/PromiseUV) that settle this source's promise.
@@ -25,10 +25,11 @@ import Testing
             case .subdirectoryEvent: ["Trampolines.subdirectoryEvent"]
             case .childExit: ["ProcessTrampolines.exited"]
             case .pipeRead: ["ProcessTrampolines.allocate", "ProcessTrampolines.read"]
+            case .inputWritable: ["ProcessTrampolines.inputWritable"]
             case .closeCallback:
                 [
                     "Trampolines.closed", "ProcessTrampolines.closed", "ProcessTrampolines.pipeClosed", "Trampolines.fileWatchClosed",
-                    "Trampolines.subdirectoryClosed",
+                    "Trampolines.subdirectoryClosed", "ProcessTrampolines.inputClosed",
                 ]
             }
         }
@@ -121,6 +122,14 @@ import Testing
                     standardOutput: .lines(on: loop) { _ in lineResolver.fulfill(()) }, terminationGrace: .zero))
             chained = onLoop(line)
             chained.always { child.cancel() }
+        case .inputWritable:
+            // More than the pipe holds, to a child that reads only later: the write's promise
+            // settles in the callback that finds room again.
+            let child = loop.start(
+                UVCommand("/bin/sh", arguments: ["-c", "sleep 0.3; exec cat > /dev/null"], standardInput: .writer, standardOutput: .discard))
+            let input = try #require(child.standardInput)
+            chained = onLoop(input.write([UInt8](repeating: 0x61, count: 8 << 20)))
+            chained.always { input.finish() }
         case .closeCallback:
             // A child's promise settles once its process handle and both pipes have closed.
             chained = onLoop(loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "echo out; echo err >&2"])))

@@ -36,6 +36,8 @@ final class ChildProcess {
     private var teardownTimer: TeardownTimer?
     /// Signals asked for before the spawn, with the promises that say whether they went out.
     private var queuedSignals: [(UVSignal, Promise<Void>)] = []
+    /// Standard input written while the child runs (``UVCommand/Input/writer``), or `nil`.
+    let input: InputWriter?
 
     init(core: LoopCore, promise: Promise<UVProcessResult>, plan: SpawnPlan, milestones: Milestones? = nil) {
         self.core = core
@@ -43,6 +45,7 @@ final class ChildProcess {
         self.plan = plan
         self.milestones = milestones
         machine = ChildProcessStateMachine(teardown: plan.teardown)
+        input = plan.takeWriterDescriptor().map { InputWriter(core: core, descriptor: $0, program: plan.arguments[0]) }
     }
 
     /// Rejects every promise of a child that was not spawned, with `error`.
@@ -53,6 +56,7 @@ final class ChildProcess {
         let signals = queuedSignals
         queuedSignals = []
         for (_, sent) in signals { sent.reject(error) }
+        input?.end(error as? UVError ?? UVError(.brokenPipe, operation: "write", detail: "\(plan.arguments[0]) never started: \(error)"))
     }
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
@@ -167,6 +171,7 @@ final class ChildProcess {
         }
         machine.spawned()
         processID = process.pointee.pid
+        input?.spawned()
         for pipe in pipes { pipe.startReading() }
         milestones?.started.resolve(.success(processID))
         let signals = queuedSignals
@@ -223,6 +228,10 @@ final class ChildProcess {
     /// Stops the child for `reason` (loop thread), as the machine decides: the teardown's
     /// first signal, `SIGKILL`, closing the pipes of a child already reaped, or nothing.
     func requestStop(_ reason: StopReason) {
+        if case .shutdown = reason {
+            // What waits to be written is lost with the loop, whatever the child does next.
+            input?.end(UVError(.loopClosed, operation: "write", detail: "the UVLoop was shut down; \(plan.arguments[0])'s standard input is closed"))
+        }
         perform(machine.stopRequested(reason))
     }
 
@@ -285,6 +294,7 @@ final class ChildProcess {
         let action = machine.exited(exit)
         milestones?.reaped.resolve(.success(exit))
         stopTeardownTimer()
+        input?.end(inputEndedError(exit))
         if let handle {
             self.handle = nil
             closeProcessHandle(handle)
@@ -297,6 +307,13 @@ final class ChildProcess {
             for pipe in pipes { pipe.close() }
         }
         settleIfDone()
+    }
+
+    /// What fails the writes to standard input still queued when the child is reaped.
+    private func inputEndedError(_ exit: UVProcessExit) -> UVError {
+        UVError(
+            .brokenPipe, operation: "write",
+            detail: "\(plan.arguments[0]) (pid \(processID)) \(exit) before reading all of its standard input")
     }
 
     /// A pipe reached its end or was closed.

@@ -1,7 +1,8 @@
 internal import CUV
 
 // The C callbacks of child processes and their pipes. A process handle's `data` holds a
-// reference to its ``ChildProcess`` and a pipe's to its ``OutputPipe``, taken with
+// reference to its ``ChildProcess``, a pipe's to its ``OutputPipe`` and a standard input's poll
+// to its ``InputWriter``, taken with
 // `Unmanaged.passRetained` before `uv_spawn` and released exactly once, in the close callback.
 
 enum ProcessTrampolines {
@@ -35,5 +36,18 @@ enum ProcessTrampolines {
         handle!.pointee.data = nil
         UnsafeMutableRawPointer(handle!).deallocate()
         pipe.core.handleClosed()
+    }
+
+    /// `uv_poll_cb` of a child's standard input: there is room in the pipe again (or an error).
+    static let inputWritable: @convention(c) (UnsafeMutablePointer<uv_poll_t>?, Int32, Int32) -> Void = { handle, status, _ in
+        Unmanaged<InputWriter>.fromOpaque(handle!.pointee.data).takeUnretainedValue().writable(status: status)
+    }
+
+    /// `uv_close` callback of a standard input's poll.
+    static let inputClosed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in
+        let writer = Unmanaged<InputWriter>.fromOpaque(handle!.pointee.data).takeRetainedValue()
+        handle!.pointee.data = nil
+        UnsafeMutableRawPointer(handle!).deallocate()
+        writer.core.handleClosed()
     }
 }

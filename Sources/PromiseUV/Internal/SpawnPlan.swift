@@ -20,6 +20,9 @@ final class SpawnPlan {
     /// Standard input: -1 for `/dev/null`, 0 for this process's, or a descriptor this plan
     /// opened (a memfd or a file) and closes once the child has it.
     private(set) var inputDescriptor: Int32
+    /// For ``UVCommand/Input/writer``, this process's end of the pipe whose other end is
+    /// ``inputDescriptor``, until ``takeWriterDescriptor()`` hands it over; -1 otherwise.
+    private var writerDescriptor: Int32
     let teardown: [UVTeardownStep]
     let processGroup: UVCommand.ProcessGroup
     let outputs: [UVCommand.Output]
@@ -33,7 +36,7 @@ final class SpawnPlan {
 
     private init(
         file: String, arguments: [String], environment: [String]?, workingDirectory: String?, inputDescriptor: Int32,
-        teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output],
+        writerDescriptor: Int32, teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output],
         outputDescriptors: [Int32], openedOutputs: [Int32]
     ) {
         self.file = file
@@ -41,6 +44,7 @@ final class SpawnPlan {
         self.environment = environment
         self.workingDirectory = workingDirectory
         self.inputDescriptor = inputDescriptor
+        self.writerDescriptor = writerDescriptor
         self.teardown = teardown
         self.processGroup = processGroup
         self.outputs = outputs
@@ -48,7 +52,18 @@ final class SpawnPlan {
         self.openedOutputs = openedOutputs
     }
 
-    deinit { closeDescriptors() }
+    deinit {
+        closeDescriptors()
+        if writerDescriptor >= 0 { _ = close(writerDescriptor) }
+    }
+
+    /// Hands over this process's end of a ``UVCommand/Input/writer`` pipe, once; `nil` for
+    /// other inputs.
+    func takeWriterDescriptor() -> Int32? {
+        guard writerDescriptor >= 0 else { return nil }
+        defer { writerDescriptor = -1 }
+        return writerDescriptor
+    }
 
     /// Closes the descriptors this plan opened (standard input's, output files): the child
     /// has its own copies.
@@ -100,7 +115,7 @@ final class SpawnPlan {
             for descriptor in opened { _ = close(descriptor) }
             throw error
         }
-        let input: Int32
+        let input: (child: Int32, writer: Int32)
         do throws(UVError) {
             input = try openInput(command.standardInput)
         } catch {
@@ -109,7 +124,8 @@ final class SpawnPlan {
         }
         return SpawnPlan(
             file: file, arguments: [command.argv0 ?? command.program] + command.arguments, environment: environment,
-            workingDirectory: command.workingDirectory, inputDescriptor: input, teardown: command.teardown,
+            workingDirectory: command.workingDirectory, inputDescriptor: input.child, writerDescriptor: input.writer,
+            teardown: command.teardown,
             processGroup: command.processGroup, outputs: [command.standardOutput, command.standardError],
             outputDescriptors: descriptors, openedOutputs: opened)
     }
@@ -282,10 +298,12 @@ final class SpawnPlan {
         }
     }
 
-    private static func openInput(_ input: UVCommand.Input) throws(UVError) -> Int32 {
+    /// The child's standard input, and for ``UVCommand/Input/writer`` this process's end of its
+    /// pipe (-1 otherwise).
+    private static func openInput(_ input: UVCommand.Input) throws(UVError) -> (child: Int32, writer: Int32) {
         switch input.storage {
-        case .null: return -1
-        case .inherit: return 0
+        case .null: return (-1, -1)
+        case .inherit: return (0, -1)
         case .file(let path):
             guard !path.utf8.contains(0) else {
                 throw UVError(.invalidArgument, operation: "spawn", detail: "the input file \(AdapterPaths.showingNUL(path)) contains a NUL byte")
@@ -295,10 +313,24 @@ final class SpawnPlan {
                 let code = errno
                 throw UVError(UVError.Code(uvCode: -code), operation: "open", detail: "the input file \(path) cannot be read: \(ErrnoText.describe(code))")
             }
-            return descriptor
+            return (descriptor, -1)
         case .bytes(let bytes):
-            return try memoryFile(holding: bytes)
+            return (try memoryFile(holding: bytes), -1)
+        case .writer:
+            return try inputPipe()
         }
+    }
+
+    /// A close-on-exec socket pair: the child's end, and this process's end, which only sends.
+    private static func inputPipe() throws(UVError) -> (child: Int32, writer: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            let code = errno
+            throw UVError(UVError.Code(uvCode: -code), operation: "socketpair", detail: "the child's standard input: \(ErrnoText.describe(code))")
+        }
+        _ = shutdown(ends[0], Int32(SHUT_WR))
+        _ = shutdown(ends[1], Int32(SHUT_RD))
+        return (ends[0], ends[1])
     }
 
     /// A close-on-exec memfd holding `bytes`, positioned at its start.
