@@ -145,15 +145,23 @@ final class InputWriter {
             guard write.promise.isPending, write.sent < write.bytes.count else {
                 queueHead += 1
                 if write.promise.isPending { done.append(write.promise) }
+                // A queue that never empties (a child always a little behind) lets go of the
+                // bytes of the writes that are out.
+                if queueHead >= 32, queueHead * 2 >= queue.count {
+                    queue.removeFirst(queueHead)
+                    queueHead = 0
+                }
                 continue
             }
             let result = write.bytes.withUnsafeBytes { bytes in
                 send(descriptor, bytes.baseAddress! + write.sent, bytes.count - write.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             }
-            if result >= 0 {
+            if result > 0 {
                 queue[queueHead].sent += result
                 continue
             }
+            // A stream socket takes at least one byte or fails; nothing taken is a full pipe.
+            if result == 0 { return machine.pipeFull() }
             let code = errno
             switch code {
             case EINTR:

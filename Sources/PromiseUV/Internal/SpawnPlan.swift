@@ -1,3 +1,4 @@
+internal import CUV
 internal import Glibc
 import PromiseCore
 internal import PromiseSystem
