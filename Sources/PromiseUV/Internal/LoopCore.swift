@@ -23,7 +23,9 @@ internal import Synchronization
 /// under the `remote` lock, so it sees everything the loop thread wrote); everything other
 /// threads touch is in `remote` (a lock) or atomic. libuv is called only from the loop thread,
 /// except `uv_async_send`, which is thread-safe and is called under the `remote` lock, so it
-/// never runs once the async handle is closed.
+/// never runs once the async handle is closed. It is the one object every thread reaches to
+/// submit work, so it cannot sit behind a ``LoopOwned``; the loop thread's part is checked
+/// where it matters (``submitOnLoopThread(_:_:)``, ``LoopOwned/value``).
 final class LoopCore: @unchecked Sendable {
     /// What a piece of queued work is, which decides whether a shutting-down loop takes it.
     enum Kind {

@@ -5,7 +5,10 @@ internal import PromiseSystem
 ///
 /// `@unchecked Sendable`: handles to it (a `ScheduledWork`, an `onCancel` handler) cross
 /// threads, but those only touch ``cancelled`` (an atomic); every other field is read and
-/// written on the loop thread alone.
+/// written on the loop thread alone. It is not split into a loop-owned entry behind a
+/// ``LoopOwned`` and a `Sendable` cancellation, as ``FileWatch`` is: every `after`,
+/// `executeAfter` and PromiseCore `delay`, `timeout` and `retry` on a loop makes one, and the
+/// split would add an object to each.
 class TimerEntry: @unchecked Sendable {
     /// When it is due, in loop milliseconds (`uv_now`).
     final var expiry: UInt64 = 0

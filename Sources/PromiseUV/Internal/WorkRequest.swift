@@ -5,7 +5,8 @@ internal import Synchronization
 ///
 /// `@unchecked Sendable`: ``perform()`` runs on a libuv pool thread and ``finish`` on the loop
 /// thread, strictly after it: libuv hands the request from the pool back to the loop under its
-/// work-queue mutex, which orders the two. ``cancelled`` is atomic.
+/// work-queue mutex, which orders the two. ``cancelled`` is atomic. Not loop-confined, so
+/// ``LoopOwned`` cannot check it: it is handed from thread to thread, which libuv orders.
 final class WorkRequest: @unchecked Sendable {
     let request: UnsafeMutablePointer<uv_work_t>
     let core: LoopCore
