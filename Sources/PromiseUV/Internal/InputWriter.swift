@@ -154,7 +154,9 @@ final class InputWriter {
                 continue
             }
             let result = write.bytes.withUnsafeBytes { bytes in
-                send(descriptor, bytes.baseAddress! + write.sent, bytes.count - write.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                SystemCall.retryingInterrupts {
+                    send(descriptor, bytes.baseAddress! + write.sent, bytes.count - write.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
             }
             if result > 0 {
                 queue[queueHead].sent += result
@@ -164,8 +166,6 @@ final class InputWriter {
             if result == 0 { return machine.pipeFull() }
             let code = errno
             switch code {
-            case EINTR:
-                continue
             case EAGAIN, EWOULDBLOCK:
                 if let pollError {
                     end(UVError(UVError.Code(uvCode: pollError), operation: "write", detail: "waiting for room in \(program)'s standard input"))
