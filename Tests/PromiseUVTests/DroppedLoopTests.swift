@@ -26,6 +26,8 @@ import Testing
         case recursiveWatch
         /// A running child process.
         case child
+        /// A running child whose standard input holds a write it does not read.
+        case childWithInput
         /// Another thread blocked in `awaitPromise` on the loop's timer: for a loop no thread
         /// runs, that thread is the one running the loop when it is dropped.
         case blockingWaiter
@@ -41,7 +43,7 @@ import Testing
             case .timer, .callbackOnTheLoop, .every, .blockingWaiter, .blockingWaiterAndRunningPoolWork:
                 "1 pending timer was rejected with loopClosed"
             case .watch, .recursiveWatch: "1 file watch was rejected with loopClosed"
-            case .child: "1 running child process (killed) was rejected with loopClosed"
+            case .child, .childWithInput: "1 running child process (killed) was rejected with loopClosed"
             }
         }
     }
@@ -104,6 +106,11 @@ import Testing
             return [Owed("the recursive watch", loop.nextChange(of: directory, recursive: true))]
         case .child:
             return [Owed("the child", loop.spawn(UVCommand("sleep", arguments: ["3600"])))]
+        case .childWithInput:
+            // The handles go with this function: only the promises are kept.
+            let child = loop.start(UVCommand("sleep", arguments: ["3600"], standardInput: .writer))
+            let write = child.standardInput!.write([UInt8](repeating: 0, count: 8 << 20))
+            return [Owed("the child", child.result), Owed("the write to its standard input", write)]
         case .blockingWaiter:
             let timer = loop.after(.seconds(3_600))
             let (waited, waitedResolver) = Promise<Void>.pending()
