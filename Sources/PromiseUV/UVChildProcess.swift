@@ -66,9 +66,7 @@ public final class UVChildProcess: Sendable {
             sent.reject(result.error ?? UVError(.loopClosed, operation: "kill", detail: "\(signal) was not sent: the child never started"))
             return sent
         }
-        if core.isOnLoopThread {
-            child.value.deliver(signal, sent)
-        } else if !core.submit(.late, { child.value.deliver(signal, sent) }) {
+        if !child.run(.late, { $0.deliver(signal, sent) }) {
             sent.reject(UVError(.loopClosed, operation: "kill", detail: "the UVLoop was shut down; \(signal) was not sent"))
         }
         return sent

@@ -114,9 +114,7 @@ extension UVLoop {
             return (promise, nil)
         }
         let child = LoopOwned(ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones), core: core)
-        if core.isOnLoopThread {
-            child.value.start()
-        } else if !core.submit(.user, { child.value.start() }) {
+        if !child.run(.user, { $0.start() }) {
             promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down; spawn before calling shutdown()"))
             return (promise, nil)
         }

@@ -90,15 +90,11 @@ public final class UVStandardInput: Sendable {
             promise.reject(result.error ?? UVError(.loopClosed, operation: operation, detail: "the child never started"))
             return promise
         }
-        let run: @Sendable () -> Void = {
-            guard let writer = child.value.input else {
-                preconditionFailure("a UVStandardInput for a child whose input is not .writer")
-            }
+        let queued = child.run(.late) { child in
+            guard let writer = child.input else { preconditionFailure("a UVStandardInput for a child whose input is not .writer") }
             request(writer, promise)
         }
-        if core.isOnLoopThread {
-            run()
-        } else if !core.submit(.late, run) {
+        if !queued {
             promise.reject(UVError(.loopClosed, operation: operation, detail: "the UVLoop was shut down; the child's standard input is closed"))
         }
         return promise

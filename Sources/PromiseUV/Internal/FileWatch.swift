@@ -434,9 +434,7 @@ struct FileWatchHandle: Sendable {
             core: core)
         self.watch = watch
         self.cancellation = cancellation
-        if core.isOnLoopThread {
-            watch.value.start()
-        } else if !core.submit(.user, { watch.value.start() }) {
+        if !watch.run(.user, { $0.start() }) {
             consumer.end(UVError(.loopClosed, operation: operation, detail: "the UVLoop was shut down; start watches before calling shutdown()"))
         }
     }
@@ -445,12 +443,7 @@ struct FileWatchHandle: Sendable {
     /// (at once on the loop thread).
     func cancel() {
         guard !cancellation.requested.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let watch = self.watch
-        if watch.core.isOnLoopThread {
-            watch.value.stop(nil)
-        } else {
-            // Refused only once the loop is closed, and shutdown has ended every watch.
-            _ = watch.core.submit(.late) { watch.value.stop(nil) }
-        }
+        // Refused only once the loop is closed, and shutdown has ended every watch.
+        _ = watch.run(.late) { $0.stop(nil) }
     }
 }

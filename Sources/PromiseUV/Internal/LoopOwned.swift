@@ -22,4 +22,16 @@ struct LoopOwned<Object: AnyObject>: @unchecked Sendable {
         precondition(core.isOnLoopThread, "\(Object.self) used off its loop's thread")
         return object
     }
+
+    /// Runs `body` with the object on the loop thread: at once when called there, otherwise
+    /// queued on the loop as `kind`.
+    ///
+    /// - Returns: `false` when the loop refused the work (shut down); `body` never runs then.
+    func run(_ kind: LoopCore.Kind, _ body: @escaping @Sendable (Object) -> Void) -> Bool {
+        if core.isOnLoopThread {
+            body(object)
+            return true
+        }
+        return core.submit(kind) { body(value) }
+    }
 }
