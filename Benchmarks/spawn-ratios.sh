@@ -5,6 +5,10 @@
 # interleaved (the order rotates), medians with min and max, ratios against the raw loop.
 #
 #   Benchmarks/spawn-ratios.sh [ROUNDS] [COUNT]     default 5 rounds of 500 spawns
+#   PARENT_MIB=1024 Benchmarks/spawn-ratios.sh ...  each candidate first touches 1 GiB
+#
+# A fork's cost grows with the parent's mapped memory, a posix_spawn's does not: the second
+# form shows which candidates stay flat as a server's heap grows.
 #
 # Not pinned: a spawn's cost is the kernel's fork/exec and the child's run, which want the
 # second CPU as a real program's would.
@@ -20,7 +24,8 @@ echo "== building PromiseSpawnBench (release)" >&2
 swift build -c release --product PromiseSpawnBench >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 bin=$(swift build -c release --show-bin-path)
 candidates=(raw promiseuv subprocess node)
-echo "== $rounds rounds of $count spawns of /bin/true per candidate; Node $(node --version)" >&2
+export PARENT_MIB=${PARENT_MIB:-0}
+echo "== $rounds rounds of $count spawns of /bin/true per candidate, parent holding $PARENT_MIB MiB; Node $(node --version)" >&2
 : >"$work/runs.tsv"
 for round in $(seq 1 "$rounds"); do
     for offset in 0 1 2 3; do

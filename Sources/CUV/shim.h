@@ -5,6 +5,7 @@
 #include <uv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <errno.h>
 
 // libuv's handle and request types share a common prefix (uv_handle_t, uv_req_t) that C reaches
 // with a cast; these typed wrappers do the casts Swift cannot write directly.
@@ -41,6 +42,17 @@ static inline int cuv_is_process_main_thread(void) {
 // runs that work, and may be called only on the main thread.
 extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *message);
+
+// pidfd_open(2) (Linux 5.3): a descriptor that becomes readable when process `pid` exits,
+// which glibc 2.36 declares only for _GNU_SOURCE. -1 with errno ENOSYS on an older kernel.
+static inline int cuv_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
 
 static inline uv_req_t *cuv_work_as_req(uv_work_t *request) {
     return (uv_req_t *)request;

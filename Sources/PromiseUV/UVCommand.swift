@@ -9,10 +9,9 @@ import PromiseCore
 /// command.standardOutput = .capture(limit: 1 << 20)
 /// ```
 ///
-/// Every descriptor the loop opens for a child is close-on-exec, so none of them reaches
-/// another child. A descriptor this program opened without close-on-exec (`O_CLOEXEC`) does
-/// reach every child: libuv 1.44's spawn does not close them, so open with close-on-exec
-/// whatever a child must not get.
+/// The child gets descriptors 0, 1 and 2 and no other: every other descriptor of this
+/// program is closed in the child before its program starts, whether it was opened with
+/// close-on-exec (`O_CLOEXEC`) or not.
 public struct UVCommand: Sendable {
     /// The program: a path when it contains a `/` (relative to ``workingDirectory`` when that
     /// is set), otherwise a name looked up in the directories of `PATH` (the child's `PATH`

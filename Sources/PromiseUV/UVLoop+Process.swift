@@ -1,7 +1,7 @@
 import PromiseCore
 
 extension UVLoop {
-    /// Starts `command` as a child process (`uv_spawn`) and returns a promise of its end.
+    /// Starts `command` as a child process (`posix_spawn`) and returns a promise of its end.
     ///
     /// ```swift
     /// let listing = loop.spawn(UVCommand("ls", arguments: ["-l", "/"]))
@@ -33,14 +33,17 @@ extension UVLoop {
     /// with `SIGKILL` and rejects their promises with ``UVError/Code-swift.struct/loopClosed``
     /// once they are reaped; the loop closes after that.
     ///
-    /// **SIGCHLD.** libuv learns of a child's exit through `SIGCHLD`, with a handler it
-    /// installs while any child runs. Signal watches of this package (`Promises.nextSignal`,
-    /// ``nextSignal(_:)``) refuse `SIGCHLD`, so the two never fight; the action `SIGCHLD` had
-    /// before the first child is put back after the last. libuv reaps only its own children
-    /// (`waitpid` on each one's pid), so `Foundation.Process` or `posix_spawn` and `waitpid`
-    /// in the same program keep their children's exit statuses. The thread that runs the
-    /// loop has `SIGCHLD` unblocked from its first spawn on, so a program started with
-    /// every signal blocked still sees its children exit.
+    /// **Exits and SIGCHLD.** The loop learns of a child's exit through the child's pidfd
+    /// (Linux 5.3 and later), which needs no signal; on an older kernel, through `SIGCHLD`,
+    /// with libuv's handler installed while such a child runs. Signal watches of this package
+    /// (`Promises.nextSignal`, ``nextSignal(_:)``) refuse `SIGCHLD`; an ignored `SIGCHLD`
+    /// (`SIG_IGN`, which would have the kernel reap children and lose their status) is set to
+    /// the default while children run; the action `SIGCHLD` had before the first child is
+    /// put back after the last. The loop reaps only its own children (`waitpid` on each one's
+    /// pid), so `Foundation.Process` or `posix_spawn` and `waitpid` in the same program keep
+    /// their children's exit statuses. The thread that runs the loop has `SIGCHLD` unblocked
+    /// from its first spawn on, so a program started with every signal blocked still sees
+    /// its children exit on either kind of kernel.
     ///
     /// - Parameter command: The program, its arguments, environment, working directory and
     ///   standard streams.
@@ -59,7 +62,10 @@ extension UVLoop {
     ///   an empty program or a NUL byte in a string;
     ///   ``UVError/Code-swift.struct/outputLimitExceeded`` when captured output passes its
     ///   limit (the child is stopped first); ``UVError/Code-swift.struct/loopClosed`` when
-    ///   the loop is shut down; another libuv code when `uv_spawn` itself fails.
+    ///   the loop is shut down; the code of the `errno` that `posix_spawn` reports when the
+    ///   child cannot start (operation `posix_spawn`), or of the descriptor call that failed
+    ///   first (`socketpair`, `fcntl`); `ECHILD` (operation `waitpid`) when something else in
+    ///   this program reaped the child (a `waitpid(-1)`), so its status is lost.
     public func spawn(_ command: UVCommand) -> Promise<UVProcessResult> {
         guard !command.standardInput.isWriter else {
             return Promise(

@@ -1,21 +1,26 @@
 // The helper's second mode: child processes on two loops, in the order a script gives, beside
 // the program's own SIGCHLD action and SIGCHLD watches, to check who owns SIGCHLD when.
 //
-//   promise-signal-owner-helper sigchld STEP,STEP,...
+//   promise-signal-owner-helper sigchld pidfd|signal STEP,STEP,...
+//
+// `pidfd` reaps children as this kernel lets the loops (through pidfds); `signal` as on a
+// kernel without pidfds, through each loop's SIGCHLD watch.
 //
 // Steps:
 //   handler   installs a SIGCHLD handler of the program's own (before any child)
-//   spawn-a   spawns `sleep 30` on loop A and waits until `uv_spawn` has run (spawn-b: loop B)
+//   ignore    sets SIGCHLD's action to SIG_IGN (before any child)
+//   spawn-a   spawns `sleep 30` on loop A and waits until the spawn has run (spawn-b: loop B)
 //   reap-a    cancels loop A's oldest running child and waits until it is reaped and closed
-//   probe     a child on loop A that exits by itself (its status must be 3), a raw
-//             `posix_spawn` child reaped with `waitpid` (its status must be 5), and a SIGCHLD
+//   probe     a child on loop A that exits by itself (its status must be 3, seen by a callback
+//             chained on loop A), a raw `posix_spawn` child reaped with `waitpid` (its status
+//             must be 5, or -1 when SIGCHLD is ignored and the kernel reaped it), and a SIGCHLD
 //             watch through `Promises.nextSignal` and `UVLoop.nextSignal` (both refused)
 //
 // SIGCHLD starts blocked in every thread (a parent's Dispatch worker thread passes that mask
 // on), so exits are seen only because the loop thread unblocks it.
 //
 // After each step it prints "STEP action=ACTION children=N", where ACTION is "program" (the
-// program's handler), "default" or "libuv" (any other handler), and N is how many spawned
+// program's handler), "default", "ignore" or "libuv" (any other handler), and N is how many spawned
 // children are not closed; "probe" adds "own=STATUS raw=STATUS core=refused|started
 // loop=refused|started".
 import Glibc
@@ -31,6 +36,7 @@ func childSignalAction() -> String {
     sigaction(SIGCHLD, nil, &action)
     let handler = action.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) } ?? 0
     if handler == 0 { return "default" }
+    if handler == 1 { return "ignore" }
     if handler == unsafeBitCast(programHandler, to: Int.self) { return "program" }
     return "libuv"
 }
@@ -52,7 +58,8 @@ func rawChildStatus(_ status: Int32) -> Int32 {
     return (raw >> 8) & 0xff
 }
 
-func runChildSignalScript(_ steps: [String]) throws -> Never {
+func runChildSignalScript(reapingBySignal: Bool, _ steps: [String]) throws -> Never {
+    if reapingBySignal { ChildReaping.use(.childSignal) }
     // As in a program started from a Dispatch worker thread: SIGCHLD has its default action
     // and is blocked, here and in the loop threads, which inherit the mask.
     signal(SIGCHLD, SIG_DFL)
@@ -71,6 +78,8 @@ func runChildSignalScript(_ steps: [String]) throws -> Never {
             action.__sigaction_handler.sa_handler = programHandler
             action.sa_flags = SA_RESTART
             sigaction(SIGCHLD, &action, nil)
+        case "ignore":
+            signal(SIGCHLD, SIG_IGN)
         case "spawn-a", "spawn-b":
             let name = String(step.suffix(1))
             let loop = loops[name]!
@@ -87,7 +96,10 @@ func runChildSignalScript(_ steps: [String]) throws -> Never {
             waitUntil { SignalOwner.childProcessCount == expected }
         case "probe":
             let before = SignalOwner.childProcessCount
-            let own = try awaitPromise(loops["a"]!.spawn(UVCommand("/bin/sh", arguments: ["-c", "exit 3"])), timeout: .seconds(10))
+            // Chained on the loop: the callback that reaps settles the spawn's promise, and its
+            // callbacks run before the loop next waits (LoopCallbackTests' rule).
+            let loop = loops["a"]!
+            let own = try awaitPromise(loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "exit 3"])).then(on: loop) { $0 }, timeout: .seconds(10))
             let ownStatus = own.exit == .exited(3) ? "3" : "\(own.exit)"
             waitUntil { SignalOwner.childProcessCount == before }
             let raw = rawChildStatus(5)

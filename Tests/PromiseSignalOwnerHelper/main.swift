@@ -22,7 +22,8 @@
 // A watch is "none" (never made), "pending", "fulfilled" or "cancelled". A process ended by
 // SIGUSR2 exits with status 140 (128 + 12) and prints nothing more.
 //
-// `promise-signal-owner-helper sigchld STEP,...` runs child processes instead (ChildSignals.swift).
+// `promise-signal-owner-helper sigchld pidfd|signal STEP,...` runs child processes instead
+// (ChildSignals.swift).
 import Dispatch
 import Glibc
 import PromiseSignals
@@ -52,7 +53,12 @@ func hasDefaultAction() -> Bool {
 }
 
 if CommandLine.arguments.dropFirst().first == "sigchld" {
-    try runChildSignalScript(CommandLine.arguments.dropFirst(2).first.map { $0.split(separator: ",").map(String.init) } ?? [])
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    guard arguments.count == 2, ["pidfd", "signal"].contains(arguments[0]) else {
+        say("usage: promise-signal-owner-helper sigchld pidfd|signal STEP,...")
+        exit(2)
+    }
+    try runChildSignalScript(reapingBySignal: arguments[0] == "signal", arguments[1].split(separator: ",").map(String.init))
 }
 
 // As in a program started from a shell: SIGUSR2 has its default action and is not blocked here.

@@ -12,8 +12,10 @@ import Testing
 
     /// The phases a machine is driven into by the helpers below.
     enum Phase: CaseIterable {
-        case starting, cancelledBeforeStart, running, stopping, exited, exitedWhileStopping, settled
+        case starting, cancelledBeforeStart, running, stopping, exited, exitedWhileStopping, exitLost, settled
     }
+
+    static let lost = UVError(UVError.Code(uvCode: -10), operation: "waitpid", detail: "reaped by something else")
 
     static func machine(_ phase: Phase, teardown: [UVTeardownStep] = twoSteps) -> Machine {
         var machine = Machine(teardown: teardown)
@@ -31,6 +33,9 @@ import Testing
             spawn(&machine)
             _ = machine.stopRequested(.cancelled)
             _ = machine.exited(.signaled(2))
+        case .exitLost:
+            spawn(&machine)
+            _ = machine.exitLost(lost)
         case .settled:
             spawn(&machine)
             _ = machine.exited(.exited(0))
@@ -155,6 +160,30 @@ import Testing
         guard case .reject(.outputLimit, .exited(0)) = machine.pipeFinished(allPipesClosed: true) else { Issue.record("not the limit"); return }
     }
 
+    // MARK: A lost exit
+
+    /// A running child whose status was lost waits for its pipes, then fails with the error.
+    @Test func aLostExitWaitsForThePipesThenRejects() {
+        var machine = Self.machine(.running)
+        #expect(machine.exitLost(Self.lost) == .awaitPipes)
+        #expect(machine.signalRequested() == .refuse)
+        #expect(machine.isStopping)
+        guard case .none = machine.pipeFinished(allPipesClosed: false) else { Issue.record("settled with a pipe open"); return }
+        guard case .rejectLost(let error) = machine.pipeFinished(allPipesClosed: true) else { Issue.record("not rejected"); return }
+        #expect(error.detail == Self.lost.detail)
+        guard case .settled = machine.state else { Issue.record("not settled: \(machine.state)"); return }
+    }
+
+    /// A stopped child whose status was lost does not wait for its pipes, and a stop asked
+    /// for after the loss closes them.
+    @Test func aLostExitDuringAStopClosesThePipes() {
+        var stopping = Self.machine(.stopping)
+        #expect(stopping.exitLost(Self.lost) == .closePipesAfterStop)
+        var lost = Self.machine(.exitLost)
+        guard case .closePipes = lost.stopRequested(.shutdown) else { Issue.record("pipes not closed"); return }
+        guard case .rejectLost = lost.pipeFinished(allPipesClosed: true) else { Issue.record("not rejected"); return }
+    }
+
     @Test func nothingActsOnASettledChild() {
         var machine = Self.machine(.settled)
         for reason in [ChildProcessStateMachine.StopReason.cancelled, .shutdown] {
@@ -169,7 +198,8 @@ import Testing
             let reached: Bool
             switch (phase, machine.state) {
             case (.starting, .starting), (.cancelledBeforeStart, .cancelledBeforeStart), (.running, .running), (.stopping, .stopping),
-                (.exited, .exited(_, reason: nil)), (.exitedWhileStopping, .exited(_, reason: .some)), (.settled, .settled):
+                (.exited, .exited(_, reason: nil)), (.exitedWhileStopping, .exited(_, reason: .some)), (.exitLost, .exitLost),
+                (.settled, .settled):
                 reached = true
             default:
                 reached = false
@@ -205,6 +235,20 @@ import Testing
     @Test func beingReapedTwiceStops() async {
         await #expect(processExitsWith: .failure) {
             var machine = ChildProcessStateMachineTests.machine(.exited)
+            _ = machine.exited(.exited(0))
+        }
+    }
+
+    @Test func aLostExitAfterTheExitStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ChildProcessStateMachineTests.machine(.exited)
+            _ = machine.exitLost(ChildProcessStateMachineTests.lost)
+        }
+    }
+
+    @Test func anExitAfterALostExitStops() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ChildProcessStateMachineTests.machine(.exitLost)
             _ = machine.exited(.exited(0))
         }
     }

@@ -8,10 +8,11 @@ import Testing
 /// left over look at the whole test process.
 ///
 /// No test in this process changes SIGCHLD's action. Other suites spawn children beside these,
-/// and libuv installs its SIGCHLD handler only when the process's first child watcher starts:
-/// a handler of a test's own, swapped in while another suite's child runs, would swallow every
-/// exit after it, and each child started meanwhile would wait forever. A program's own SIGCHLD
-/// handler is checked in processes of their own, by `ChildSignalOwnerTests`.
+/// and SIGCHLD's action is leased by the first child and put back by the last: an action of a
+/// test's own, swapped in while another suite's child runs, would be undone under it or would
+/// undo the lease (an ignored SIGCHLD has the kernel reap every child, and their statuses are
+/// lost). A program's own SIGCHLD action is checked in processes of their own, by
+/// `ChildSignalOwnerTests`.
 @Suite(.serialized) struct ProcessTests {
     @Test func capturesOutputErrorAndExitStatus() async throws {
         let loop = try startedLoop()
@@ -265,29 +266,11 @@ import Testing
         // Keep a descriptor of each kind PromiseUV opens for a child alive meanwhile.
         let other = loop.spawn(UVCommand("sleep", arguments: ["3600"], standardInput: .bytes([1, 2, 3]), terminationGrace: .zero))
         defer { other.cancel() }
-        // The test process holds descriptors of its own that are not close-on-exec (Foundation's
-        // pipes, the test harness's): make those close-on-exec first, so that whatever the child
-        // still sees was opened by PromiseUV. Other suites may open more meanwhile, so a few
-        // tries are allowed; a descriptor PromiseUV leaked would show in every one.
-        var seen: [String] = []
-        for _ in 0..<3 {
-            markEveryDescriptorCloseOnExec()
-            let listing = try await loop.spawn(
-                UVCommand("/bin/sh", arguments: ["-c", "ls /proc/$$/fd"], standardInput: .bytes(Array("x".utf8)))
-            ).get()
-            // The shell lists its own descriptors, which it inherited.
-            seen = listing.outputText?.split(separator: "\n").map(String.init) ?? []
-            if seen == ["0", "1", "2"] { break }
-        }
-        #expect(seen == ["0", "1", "2"], "\(seen)")
-    }
-}
-
-/// Sets `FD_CLOEXEC` on every descriptor of this process above 2.
-func markEveryDescriptorCloseOnExec() {
-    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
-        guard let descriptor = Int32(entry), descriptor > 2 else { continue }
-        let flags = fcntl(descriptor, F_GETFD)
-        if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        // The test process holds descriptors that are not close-on-exec (Foundation's pipes,
+        // the test harness's, other suites'): none reaches the child either.
+        let listing = try await loop.spawn(UVCommand("/bin/sh", arguments: ["-c", "ls /proc/$$/fd"], standardInput: .bytes(Array("x".utf8))))
+            .get()
+        // The shell lists its own descriptors, which it inherited.
+        #expect(listing.outputText?.split(separator: "\n").map(String.init) == ["0", "1", "2"], "\(listing.outputText ?? "")")
     }
 }

@@ -3,6 +3,8 @@
 //   PromiseSpawnBench raw|promiseuv|subprocess COUNT
 //
 // prints `candidate<TAB>seconds<TAB>count` for COUNT spawns, each waited for before the next.
+// With PARENT_MIB=N in the environment, the process first allocates and touches N MiB, as a
+// server with a large heap would have, and keeps it until the end.
 // Benchmarks/spawn-ratios.sh runs the candidates in interleaved rounds beside Node's
 // child_process and prints medians and ratios against the raw posix_spawn loop.
 import Glibc
@@ -16,6 +18,18 @@ guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else {
     exit(2)
 }
 let program = "/bin/true"
+
+/// The memory the parent holds while it spawns: every page written, so each is mapped.
+let ballastBytes = (BenchEnvironment.integer("PARENT_MIB") ?? 0) << 20
+let ballast = UnsafeMutableRawPointer.allocate(byteCount: max(ballastBytes, 1), alignment: 4_096)
+memset(ballast, 0x5a, ballastBytes)
+defer { ballast.deallocate() }
+
+enum BenchEnvironment {
+    static func integer(_ name: String) -> Int? {
+        getenv(name).flatMap { Int(String(cString: $0)) }
+    }
+}
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = ContinuousClock.now

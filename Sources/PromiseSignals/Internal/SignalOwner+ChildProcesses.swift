@@ -1,7 +1,11 @@
-// SIGCHLD, the one signal the owner never watches: libuv's `uv_spawn` installs its own handler
-// for it while a child runs, and resets it to the default when the last one is closed. This
-// part of the owner keeps the action that was there before the first child and puts it back
-// after the last, so child processes leave SIGCHLD as they found it.
+// SIGCHLD, the one signal the owner never watches. A loop learns of its children's exits
+// through their pidfds, which need no signal, but only while SIGCHLD is not ignored (an
+// ignored SIGCHLD has the kernel reap children itself, and their status is lost); on a kernel
+// without pidfds a loop watches SIGCHLD through libuv, which installs its own handler and
+// resets the action to the default when its last watch stops. This part of the owner keeps
+// the action that was there before the first child, replaces an ignoring one with the default
+// while children run, and puts the first back after the last, so child processes leave
+// SIGCHLD as they found it.
 import Glibc
 import PromiseCore
 
@@ -10,18 +14,25 @@ extension SignalOwner {
     /// action from before the first of them.
     private static let children = Lock(ChildSignalLease<sigaction>())
 
-    /// Call before each `uv_spawn`, on the thread that runs the loop: the first child of the
-    /// process records SIGCHLD's action, and the calling thread unblocks SIGCHLD. libuv learns
-    /// of every exit through it; a program started with it blocked (`posix_spawn` from a
-    /// Dispatch worker thread passes on a mask with every signal blocked) would otherwise
-    /// never see its children exit. One thread that accepts it is enough: libuv's handler only
-    /// tells the loop, which reaps.
+    /// Call before each spawn, on the thread that runs the loop: the first child of the
+    /// process records SIGCHLD's action, and replaces it with the default if it ignores
+    /// SIGCHLD (`SIG_IGN`, or `SA_NOCLDWAIT`). The calling thread unblocks SIGCHLD: a loop that
+    /// watches it learns of every exit through it, and a program started with it blocked
+    /// (`posix_spawn` from a Dispatch worker thread passes on a mask with every signal
+    /// blocked) would otherwise never see its children exit. One thread that accepts it is
+    /// enough: libuv's handler only tells the loops, which reap.
     package static func beginChildProcess() {
         children.withLock { lease in
             guard lease.childStarted() else { return }
             var current = sigaction()
             sigaction(SIGCHLD, nil, &current)
             lease.record(current)
+            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
+            let handler = current.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) } ?? 0
+            if handler == ignored || current.sa_flags & SA_NOCLDWAIT != 0 {
+                var standard = sigaction()
+                sigaction(SIGCHLD, &standard, nil)
+            }
         }
         var set = sigset_t()
         sigemptyset(&set)
@@ -29,8 +40,9 @@ extension SignalOwner {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
-    /// Call after `uv_close` of a process handle (libuv has stopped its SIGCHLD handler if
-    /// this was its last child): the last child puts back the recorded action.
+    /// Call once a spawned child is reaped and nothing watches for its exit any more (a loop
+    /// whose SIGCHLD watch served it has closed that watch if this was its last child): the
+    /// last child of the process puts back the recorded action.
     package static func endChildProcess() {
         children.withLock { lease in
             guard var previous = lease.childClosed() else { return }

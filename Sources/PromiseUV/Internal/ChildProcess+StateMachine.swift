@@ -24,6 +24,9 @@ struct ChildProcessStateMachine {
         /// Reaped, with output pipes still open; `reason` if it was being stopped, or was
         /// stopped since (a limit or the shutdown stops waiting for the pipes).
         case exited(UVProcessExit, reason: StopReason?)
+        /// Gone without its status: something else in this process reaped it (a
+        /// `waitpid(-1)`), with output pipes perhaps still open.
+        case exitLost(UVError)
         /// The promise settled (or the spawn was refused or failed).
         case settled
     }
@@ -60,18 +63,18 @@ struct ChildProcessStateMachine {
         case .cancelledBeforeStart:
             state = .settled
             return .rejectCancelled
-        case .running, .stopping, .exited, .settled:
+        case .running, .stopping, .exited, .exitLost, .settled:
             preconditionFailure("a child was started twice (\(state))")
         }
     }
 
-    /// `uv_spawn` succeeded.
+    /// The spawn succeeded.
     mutating func spawned() {
         guard case .starting = state else { preconditionFailure("a child spawned while \(state)") }
         state = .running
     }
 
-    /// `uv_spawn` failed: the promise is rejected with its error.
+    /// The spawn failed: the promise is rejected with its error.
     mutating func spawnFailed() {
         guard case .starting = state else { preconditionFailure("a child's spawn failed while \(state)") }
         state = .settled
@@ -120,6 +123,8 @@ struct ChildProcessStateMachine {
             guard earlier == nil else { return .none }
             state = .exited(exit, reason: reason)
             return .closePipes
+        case .exitLost:
+            return .closePipes
         }
     }
 
@@ -150,14 +155,14 @@ struct ChildProcessStateMachine {
     // MARK: Exiting
 
     enum ExitAction: Equatable {
-        /// Close the process handle and wait for the pipes' end.
+        /// Stop watching for the exit and wait for the pipes' end.
         case awaitPipes
-        /// Close the process handle, stop the teardown wait, and close the pipes: a stopped
+        /// Stop watching for the exit, stop the teardown wait, and close the pipes: a stopped
         /// child's descendants may hold them open.
         case closePipesAfterStop
     }
 
-    /// libuv reaped the child.
+    /// The loop reaped the child.
     mutating func exited(_ exit: UVProcessExit) -> ExitAction {
         switch state {
         case .running:
@@ -166,8 +171,23 @@ struct ChildProcessStateMachine {
         case .stopping(let reason, _):
             state = .exited(exit, reason: reason)
             return .closePipesAfterStop
-        case .starting, .cancelledBeforeStart, .exited, .settled:
+        case .starting, .cancelledBeforeStart, .exited, .exitLost, .settled:
             preconditionFailure("a child was reaped while \(state)")
+        }
+    }
+
+    /// The child is gone but its status is lost (`waitpid` on its pid reported `ECHILD`): the
+    /// promise fails with `error` once the pipes have closed.
+    mutating func exitLost(_ error: UVError) -> ExitAction {
+        switch state {
+        case .running:
+            state = .exitLost(error)
+            return .awaitPipes
+        case .stopping:
+            state = .exitLost(error)
+            return .closePipesAfterStop
+        case .starting, .cancelledBeforeStart, .exited, .exitLost, .settled:
+            preconditionFailure("a child's exit was lost while \(state)")
         }
     }
 
@@ -176,15 +196,25 @@ struct ChildProcessStateMachine {
         case fulfil(UVProcessExit)
         /// Settle with the stop's error; the child ended with `exit`.
         case reject(StopReason, UVProcessExit)
+        /// Settle with the error of a lost exit.
+        case rejectLost(UVError)
         case none
     }
 
     /// A pipe ended or closed; `allPipesClosed` says whether every one has.
     mutating func pipeFinished(allPipesClosed: Bool) -> SettleAction {
-        guard allPipesClosed, case .exited(let exit, let reason) = state else { return .none }
-        state = .settled
-        guard let reason else { return .fulfil(exit) }
-        return .reject(reason, exit)
+        guard allPipesClosed else { return .none }
+        switch state {
+        case .exited(let exit, let reason):
+            state = .settled
+            guard let reason else { return .fulfil(exit) }
+            return .reject(reason, exit)
+        case .exitLost(let error):
+            state = .settled
+            return .rejectLost(error)
+        case .starting, .cancelledBeforeStart, .running, .stopping, .settled:
+            return .none
+        }
     }
 
     // MARK: Signals
@@ -204,7 +234,7 @@ struct ChildProcessStateMachine {
         switch state {
         case .starting: .wait
         case .running, .stopping: .send
-        case .cancelledBeforeStart, .exited, .settled: .refuse
+        case .cancelledBeforeStart, .exited, .exitLost, .settled: .refuse
         }
     }
 
@@ -212,7 +242,7 @@ struct ChildProcessStateMachine {
     /// report of what a shutdown lost).
     var isStopping: Bool {
         switch state {
-        case .stopping, .exited(_, reason: .some), .cancelledBeforeStart, .settled: true
+        case .stopping, .exited(_, reason: .some), .exitLost, .cancelledBeforeStart, .settled: true
         case .starting, .running, .exited(_, reason: nil): false
         }
     }

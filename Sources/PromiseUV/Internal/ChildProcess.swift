@@ -2,6 +2,7 @@ internal import CUV
 internal import Glibc
 import PromiseCore
 internal import PromiseSignals
+internal import PromiseSystem
 
 /// One child process of a loop: owns its `uv_process_t`, the pipes of its captured or
 /// streamed output and the timer of its teardown, and performs what its
@@ -29,7 +30,8 @@ final class ChildProcess {
 
     // Loop thread only.
     private var machine: ChildProcessStateMachine
-    private var handle: UnsafeMutablePointer<uv_process_t>?
+    /// How the loop learns of the child's exit, from its spawn until it is reaped.
+    private var exitWatch = ExitWatch.none
     private var pipes: [OutputPipe] = []
     private(set) var processID: Int32 = 0
     /// The wait of the current teardown step, while one runs.
@@ -67,7 +69,7 @@ final class ChildProcess {
     // MARK: Starting
 
     /// Spawns the child (loop thread), or rejects the promise if the loop is shutting down,
-    /// the promise was cancelled meanwhile, or `uv_spawn` fails.
+    /// the promise was cancelled meanwhile, or the spawn fails.
     func start() {
         defer { plan.closeDescriptors() }
         switch machine.startRequested(loopShuttingDown: core.isShuttingDown) {
@@ -80,100 +82,60 @@ final class ChildProcess {
             refuse(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down before the child was started"))
             return
         }
-        var containers = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: 3)
-        switch plan.inputDescriptor {
-        case -1: containers[0].flags = UV_IGNORE
-        default:
-            containers[0].flags = UV_INHERIT_FD
-            containers[0].data.fd = plan.inputDescriptor
-        }
-        // Standard error combined with a piped standard output shares a pipe made here, whose
-        // write end both get; libuv's own pipes cannot be shared.
-        let combinedPipe = plan.outputs[0].isPipe && plan.outputs[1].storage.isCombinedWithOutput
-        var sharedWriteEnd: Int32 = -1
-        defer { if sharedWriteEnd >= 0 { _ = close(sharedWriteEnd) } }
+        // Descriptors 0, 1 and 2 of the child, from this process's descriptors (-1: /dev/null).
+        // A piped output is a socket pair, as libuv's own pipes are: this process reads one end
+        // through a `uv_pipe_t`, the child writes the other, which is closed here once the child
+        // has its copy (so the pipe ends when the child and its descendants close theirs).
+        var standard: [Int32] = [plan.inputDescriptor, -1, -1]
+        var childEnds: [Int32] = []
+        defer { for end in childEnds { SystemCall.close(end) } }
         for (index, output) in plan.outputs.enumerated() {
-            let descriptor = Int32(index + 1)
             switch output.storage {
             case .discard:
-                containers[index + 1].flags = UV_IGNORE
+                standard[index + 1] = -1
             case .inherit, .file, .descriptor:
-                containers[index + 1].flags = UV_INHERIT_FD
-                containers[index + 1].data.fd = plan.outputDescriptors[index]
+                standard[index + 1] = plan.outputDescriptors[index]
             case .combinedWithOutput:
-                containers[2] = containers[1]
+                standard[2] = standard[1]
             case .capture, .lines, .chunks:
-                let pipe = OutputPipe(child: self, output: output, descriptor: descriptor)
+                let pipe = OutputPipe(child: self, output: output, descriptor: Int32(index + 1))
                 uv_pipe_init(core.loop, pipe.handle, 0)  // cannot fail without IPC
                 pipe.handle.pointee.data = Unmanaged.passRetained(pipe).toOpaque()
                 core.handleOpened()
                 pipes.append(pipe)
-                if combinedPipe {
-                    switch Self.openSharedPipe(pipe) {
-                    case .success(let writeEnd): sharedWriteEnd = writeEnd
-                    case .failure(let failure):
-                        machine.spawnFailed()
-                        for pipe in pipes {
-                            pipe.close()
-                            pipe.detach()
-                        }
-                        pipes = []
-                        refuse(failure)
-                        return
-                    }
-                    containers[index + 1].flags = UV_INHERIT_FD
-                    containers[index + 1].data.fd = sharedWriteEnd
-                } else {
-                    containers[index + 1].flags = uv_stdio_flags(rawValue: UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
-                    containers[index + 1].data.stream = pipe.stream
+                switch Self.openPipe(pipe, for: index == 0 ? "standard output" : "standard error") {
+                case .success(let childEnd):
+                    childEnds.append(childEnd)
+                    standard[index + 1] = childEnd
+                case .failure(let failure):
+                    spawnFailed(failure)
+                    return
                 }
             }
         }
-        let process = UnsafeMutablePointer<uv_process_t>.allocate(capacity: 1)
-        process.initialize(to: uv_process_t())
-        process.pointee.data = Unmanaged.passRetained(self).toOpaque()
-        handle = process
-        core.handleOpened()
+        let request = ChildLauncher.Request(
+            file: plan.file, arguments: plan.arguments, environment: plan.environment, workingDirectory: plan.workingDirectory,
+            standard: standard, newSession: plan.processGroup == .ownSession)
         core.children[id] = self
         SignalOwner.beginChildProcess()
-        let status = CStrings.with(plan.arguments) { argv in
-            CStrings.with(plan.environment ?? []) { envp in
-                containers.withUnsafeMutableBufferPointer { stdio in
-                    plan.file.withCString { file in
-                        withOptionalCString(plan.workingDirectory) { cwd in
-                            var options = uv_process_options_t()
-                            options.exit_cb = ProcessTrampolines.exited
-                            options.file = file
-                            options.args = argv
-                            options.env = plan.environment == nil ? nil : envp
-                            options.cwd = cwd
-                            options.stdio_count = 3
-                            options.stdio = stdio.baseAddress
-                            if plan.processGroup == .ownSession { options.flags = UInt32(UV_PROCESS_DETACHED.rawValue) }
-                            return uv_spawn(core.loop, process, &options)
-                        }
-                    }
-                }
-            }
-        }
-        guard status == 0 else {
-            machine.spawnFailed()
-            handle = nil
-            closeProcessHandle(process)
-            for pipe in pipes {
-                pipe.close()
-                pipe.detach()
-            }
-            pipes = []
+        switch ChildLauncher.launch(request) {
+        case .success(let pid):
+            processID = pid
+        case .failure(let failure):
+            SignalOwner.endChildProcess()
             core.children[id] = nil
-            refuse(UVError(UVError.Code(uvCode: status), operation: "uv_spawn", detail: "starting \(plan.arguments[0]) (\(plan.file))"))
+            let code = failure.errno
+            spawnFailed(
+                UVError(
+                    UVError.Code(uvCode: -code), operation: failure.operation,
+                    detail: "starting \(plan.arguments[0]) (\(plan.file)): \(ErrnoText.describe(code))"))
             return
         }
         machine.spawned()
-        processID = process.pointee.pid
         input?.spawned()
         for pipe in pipes { pipe.startReading() }
         milestones?.started.resolve(.success(processID))
+        watchExit()
         let signals = queuedSignals
         queuedSignals = []
         for (signal, sent) in signals { deliver(signal, sent) }
@@ -200,26 +162,141 @@ final class ChildProcess {
     }
 
     /// A close-on-exec socket pair (what libuv makes for its own pipes) whose first end
-    /// `pipe` reads; returns the other, which the child gets as its standard output and error.
-    private static func openSharedPipe(_ pipe: OutputPipe) -> Result<Int32, UVError> {
+    /// `pipe` reads; returns the other, for the child.
+    private static func openPipe(_ pipe: OutputPipe, for name: String) -> Result<Int32, UVError> {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            return .failure(
-                UVError(UVError.Code(uvCode: -errno), operation: "socketpair", detail: "a pipe for the child's combined output"))
+            let code = errno
+            return .failure(UVError(UVError.Code(uvCode: -code), operation: "socketpair", detail: "a pipe for the child's \(name)"))
         }
         let status = uv_pipe_open(pipe.handle, ends[0])
         guard status == 0 else {
-            _ = close(ends[0])
-            _ = close(ends[1])
-            return .failure(UVError(UVError.Code(uvCode: status), operation: "uv_pipe_open", detail: "the child's combined output"))
+            SystemCall.close(ends[0])
+            SystemCall.close(ends[1])
+            return .failure(UVError(UVError.Code(uvCode: status), operation: "uv_pipe_open", detail: "the child's \(name)"))
         }
         return .success(ends[1])
     }
 
-    /// `uv_close` of the process handle, then the SIGCHLD lease ends (libuv has stopped its
-    /// handler if this was its last child).
-    private func closeProcessHandle(_ process: UnsafeMutablePointer<uv_process_t>) {
-        uv_close(UnsafeMutableRawPointer(process).assumingMemoryBound(to: uv_handle_t.self), ProcessTrampolines.closed)
+    /// The child could not be started: closes the pipes made for it and rejects everything.
+    private func spawnFailed(_ error: UVError) {
+        machine.spawnFailed()
+        for pipe in pipes {
+            pipe.close()
+            pipe.detach()
+        }
+        pipes = []
+        refuse(error)
+    }
+
+    // MARK: Exit
+
+    /// How the loop learns that the child exited (``ChildReaping``).
+    private enum ExitWatch {
+        /// Not spawned, or reaped.
+        case none
+        /// A poll of the child's pidfd; the descriptor is closed with the handle.
+        case processDescriptor(UnsafeMutablePointer<uv_poll_t>, descriptor: Int32)
+        /// The loop's SIGCHLD watch.
+        case childSignal
+    }
+
+    /// Starts watching for the spawned child's exit (loop thread): its pidfd when the kernel
+    /// has them and one can be opened, else the loop's SIGCHLD watch, checked once after it
+    /// started so that an exit before it is not missed. When neither can be had, the child
+    /// is killed and reaped at once, and its promise fails with the reason.
+    private func watchExit() {
+        if ChildReaping.current == .processDescriptor, let poll = pollExit() {
+            exitWatch = poll
+            return
+        }
+        let status = core.watchChildSignal()
+        if status == 0 {
+            exitWatch = .childSignal
+            reapIfExited()
+            return
+        }
+        // Nothing can tell the loop of this child's exit: stop it now rather than leave it.
+        _ = kill(processID, SIGKILL)
+        var raw: Int32 = 0
+        _ = SystemCall.retryingInterrupts { waitpid(processID, &raw, 0) }
+        SignalOwner.endChildProcess()
+        lostExit(
+            UVError(
+                UVError.Code(uvCode: status), operation: "uv_signal_start",
+                detail: "watching \(plan.arguments[0]) (pid \(processID)) for its exit; it was killed"))
+    }
+
+    /// A started poll of the child's pidfd, or `nil` when one cannot be had.
+    private func pollExit() -> ExitWatch? {
+        let descriptor = cuv_pidfd_open(processID)
+        guard descriptor >= 0 else { return nil }
+        let poll = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
+        poll.initialize(to: uv_poll_t())
+        guard uv_poll_init(core.loop, poll, descriptor) == 0 else {
+            poll.deallocate()
+            SystemCall.close(descriptor)
+            return nil
+        }
+        poll.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        core.handleOpened()
+        guard uv_poll_start(poll, Int32(UV_READABLE.rawValue), ProcessTrampolines.exitReadable) == 0 else {
+            closeExitPoll(poll, descriptor: descriptor)
+            return nil
+        }
+        return .processDescriptor(poll, descriptor: descriptor)
+    }
+
+    /// Reaps the child if it has exited (loop thread): its pidfd became readable, or SIGCHLD
+    /// arrived for some child of this process.
+    func reapIfExited() {
+        if case .none = exitWatch { return }
+        var raw: Int32 = 0
+        let reaped = SystemCall.retryingInterrupts { waitpid(processID, &raw, WNOHANG) }
+        if reaped == 0 { return }
+        let code = errno
+        stopWatchingExit()
+        guard reaped == processID else {
+            lostExit(
+                UVError(
+                    UVError.Code(uvCode: -code), operation: "waitpid",
+                    detail:
+                        "\(plan.arguments[0]) (pid \(processID)) was reaped by something else in this program (waitpid(-1), or SIGCHLD set to SIG_IGN after the spawn); its exit status is lost"
+                ))
+            return
+        }
+        // `waitpid`'s status: the low 7 bits are the signal that ended the child (0 when it exited), the next 8 its exit status.
+        let signal = raw & 0x7f
+        exited(signal == 0 ? .exited((raw >> 8) & 0xff) : .signaled(signal))
+    }
+
+    /// Stops watching for the exit of the reaped child; the SIGCHLD lease ends once no watch
+    /// of it remains (the pidfd poll's close callback, or now).
+    private func stopWatchingExit() {
+        switch exitWatch {
+        case .none:
+            return
+        case .processDescriptor(let poll, let descriptor):
+            closeExitPoll(poll, descriptor: descriptor)
+        case .childSignal:
+            // Closing the loop's watch, when this was its last child, stops libuv's handler
+            // at once, before the lease puts back the action from before the first child.
+            core.unwatchChildSignal()
+            SignalOwner.endChildProcess()
+        }
+        exitWatch = .none
+    }
+
+    /// Closes a pidfd poll and its descriptor (`uv_close` stops the poll at once, so the
+    /// descriptor can go now).
+    private func closeExitPoll(_ poll: UnsafeMutablePointer<uv_poll_t>, descriptor: Int32) {
+        uv_close(cuv_poll_as_handle(poll), ProcessTrampolines.exitPollClosed)
+        SystemCall.close(descriptor)
+    }
+
+    /// The pidfd poll's close callback: the SIGCHLD lease ends.
+    func exitPollClosed() {
+        core.handleClosed()
         SignalOwner.endChildProcess()
     }
 
@@ -261,7 +338,7 @@ final class ChildProcess {
             stopTeardownTimer()
             send(SIGKILL)
         case .closePipes:
-            for pipe in pipes { pipe.close() }
+            for pipe in pipes { pipe.closeAfterReadingWhatIsThere() }
             settleIfDone()
         case .none:
             break
@@ -271,12 +348,8 @@ final class ChildProcess {
     /// Sends `signal` to the child, or to its process group when it leads one (loop thread,
     /// before the child is reaped, so the pid is still the child's).
     private func send(_ signal: Int32) {
-        guard let handle else { return }
-        if plan.processGroup == .ownSession {
-            _ = kill(-processID, signal)
-        } else {
-            _ = uv_process_kill(handle, signal)
-        }
+        if case .none = exitWatch { return }
+        _ = kill(plan.processGroup == .ownSession ? -processID : processID, signal)
     }
 
     private func stopTeardownTimer() {
@@ -288,23 +361,31 @@ final class ChildProcess {
 
     // MARK: libuv callbacks
 
-    /// The exit callback: libuv reaped the child.
-    func exited(status: Int64, signal: Int32) {
-        let exit: UVProcessExit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
+    /// The child was reaped.
+    private func exited(_ exit: UVProcessExit) {
         let action = machine.exited(exit)
         milestones?.reaped.resolve(.success(exit))
         stopTeardownTimer()
         input?.end(inputEndedError(exit))
-        if let handle {
-            self.handle = nil
-            closeProcessHandle(handle)
-        }
+        finishExit(action)
+    }
+
+    /// The child is gone without its status, for `error`.
+    private func lostExit(_ error: UVError) {
+        let action = machine.exitLost(error)
+        milestones?.reaped.reject(error)
+        stopTeardownTimer()
+        input?.end(error)
+        finishExit(action)
+    }
+
+    private func finishExit(_ action: ChildProcessStateMachine.ExitAction) {
         switch action {
         case .awaitPipes:
             break
         case .closePipesAfterStop:
             // A stopped child's pipes may be held open by its own children: do not wait for them.
-            for pipe in pipes { pipe.close() }
+            for pipe in pipes { pipe.closeAfterReadingWhatIsThere() }
         }
         settleIfDone()
     }
@@ -343,6 +424,8 @@ final class ChildProcess {
             outcome = .failure(CancellationError())
         case .reject(.outputLimit(let error), let exit):
             outcome = .failure(error.carrying(result(exit)))
+        case .rejectLost(let error):
+            outcome = .failure(error)
         case .reject(.shutdown, _):
             outcome = .failure(
                 UVError(

@@ -88,6 +88,9 @@ final class LoopCore: @unchecked Sendable {
     var fileWatches: [ObjectIdentifier: FileWatch] = [:]
     /// Child processes spawned or about to be, until their promise settles.
     var children: [ObjectIdentifier: ChildProcess] = [:]
+    /// The SIGCHLD watch of the children reaped through it (``ChildReaping/childSignal``),
+    /// while there are any.
+    var childSignalWatch: ChildSignalWatch?
     /// The main queue's work, run on this loop while ``UVLoop/run()`` drives it on the main thread.
     let mainQueue = MainQueueDrain()
 

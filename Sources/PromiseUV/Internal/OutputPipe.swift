@@ -1,5 +1,7 @@
 internal import CUV
+internal import Glibc
 import PromiseCore
+internal import PromiseSystem
 
 /// The parent's end of one output pipe of a child (its standard output or error): reads it
 /// on the loop thread and captures, splits into lines or passes on the bytes as the
@@ -10,6 +12,8 @@ import PromiseCore
 final class OutputPipe {
     /// How many bytes one read may deliver.
     static let bufferSize = 64 << 10
+    /// How many reads ``closeAfterReadingWhatIsThere()`` makes at most: 512 KiB.
+    static let readsBeforeClosing = 8
 
     let handle: UnsafeMutablePointer<uv_pipe_t>
     /// 1 for standard output, 2 for standard error.
@@ -112,6 +116,23 @@ final class OutputPipe {
         close()
         child?.outputLimitPassed(
             UVError(.outputLimitExceeded, operation: "spawn", detail: "the child's \(name) \(what); it was stopped"))
+    }
+
+    /// Reads what the pipe holds now, without waiting for more, then closes it (loop thread):
+    /// what a stopped child wrote before it exited is kept, while the descendants that may
+    /// still hold the pipe open are not waited for.
+    func closeAfterReadingWhatIsThere() {
+        var descriptor: uv_os_fd_t = -1
+        if !isClosed, uv_fileno(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self), &descriptor) == 0 {
+            // At most what a socket pair holds (about 200 KiB by default), so that a descendant
+            // that keeps writing cannot keep the loop here.
+            for _ in 0..<Self.readsBeforeClosing where !isClosed {
+                let count = SystemCall.retryingInterrupts { read(descriptor, buffer, Self.bufferSize) }
+                guard count > 0 else { break }  // empty for now (EAGAIN), or its end
+                received(count)
+            }
+        }
+        close()
     }
 
     /// Stops reading and closes the pipe (loop thread); the child is told once every pipe is

@@ -1,22 +1,36 @@
 internal import CUV
 
-// The C callbacks of child processes and their pipes. A process handle's `data` holds a
-// reference to its ``ChildProcess``, a pipe's to its ``OutputPipe`` and a standard input's poll
-// to its ``InputWriter``, taken with
-// `Unmanaged.passRetained` before `uv_spawn` and released exactly once, in the close callback.
+// The C callbacks of child processes and their pipes. A pidfd poll's `data` holds a reference
+// to its ``ChildProcess``, a pipe's to its ``OutputPipe``, a standard input's poll to its
+// ``InputWriter`` and a SIGCHLD watch's to its ``ChildSignalWatch``, taken with
+// `Unmanaged.passRetained` when the handle is initialized and released exactly once, in the
+// close callback.
 
 enum ProcessTrampolines {
-    /// `uv_exit_cb`: libuv reaped the child (`waitpid` on its own pid only).
-    static let exited: @convention(c) (UnsafeMutablePointer<uv_process_t>?, Int64, Int32) -> Void = { handle, status, signal in
-        Unmanaged<ChildProcess>.fromOpaque(handle!.pointee.data).takeUnretainedValue().exited(status: status, signal: signal)
+    /// `uv_poll_cb` of a child's pidfd: the child exited (or the poll failed).
+    static let exitReadable: @convention(c) (UnsafeMutablePointer<uv_poll_t>?, Int32, Int32) -> Void = { handle, _, _ in
+        Unmanaged<ChildProcess>.fromOpaque(handle!.pointee.data).takeUnretainedValue().reapIfExited()
     }
 
-    /// `uv_close` callback of a process handle.
-    static let closed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in
+    /// `uv_close` callback of a child's pidfd poll.
+    static let exitPollClosed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in
         let child = Unmanaged<ChildProcess>.fromOpaque(handle!.pointee.data).takeRetainedValue()
         handle!.pointee.data = nil
         UnsafeMutableRawPointer(handle!).deallocate()
-        child.core.handleClosed()
+        child.exitPollClosed()
+    }
+
+    /// `uv_signal_cb` of a loop's SIGCHLD watch.
+    static let childSignal: @convention(c) (UnsafeMutablePointer<uv_signal_t>?, Int32) -> Void = { handle, _ in
+        Unmanaged<ChildSignalWatch>.fromOpaque(handle!.pointee.data).takeUnretainedValue().core.childSignalArrived()
+    }
+
+    /// `uv_close` callback of a loop's SIGCHLD watch.
+    static let childSignalClosed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in
+        let watch = Unmanaged<ChildSignalWatch>.fromOpaque(handle!.pointee.data).takeRetainedValue()
+        handle!.pointee.data = nil
+        UnsafeMutableRawPointer(handle!).deallocate()
+        watch.core.handleClosed()
     }
 
     /// `uv_alloc_cb` of a pipe: its own buffer, reused by every read.

@@ -4,14 +4,14 @@ import PromiseCore
 internal import PromiseSystem
 
 /// Everything a spawn needs, checked and prepared on the calling thread before the loop
-/// thread calls `uv_spawn`: the program resolved to a path, the argument and environment
+/// thread spawns it (``ChildLauncher``): the program resolved to a path, the argument and environment
 /// strings, the working directory checked, and standard input's descriptor opened
 /// (close-on-exec).
 ///
 /// Not `Sendable`: built by one thread, then handed whole, inside its ``ChildProcess``, to the
 /// loop thread, which alone uses and closes it.
 final class SpawnPlan {
-    /// The path `uv_spawn` executes.
+    /// The path the child executes.
     let file: String
     /// `argv`, starting with the program as given.
     let arguments: [String]

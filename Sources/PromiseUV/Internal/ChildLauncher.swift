@@ -1,0 +1,189 @@
+internal import CUV
+internal import Glibc
+internal import PromiseSystem
+
+/// Starts a child with `posix_spawn` and nothing else: glibc's `posix_spawn` runs the child
+/// on a copy of the calling thread that shares this process's memory until `exec` (`clone`
+/// with `CLONE_VM | CLONE_VFORK`), so a spawn costs the same from a small program and from one
+/// holding gigabytes, where a `fork` copies the page tables of all of it.
+///
+/// The child gets exactly:
+/// - descriptors 0, 1 and 2 as the ``Request`` gives them, every other descriptor closed before
+///   `exec`, however this process opened it (with or without close-on-exec);
+/// - every signal's default action and an empty signal mask, as a new program expects;
+/// - its working directory, its environment, and a new session when asked.
+///
+/// Stateless: the caller, on the loop thread, owns what it passes and what it gets back.
+enum ChildLauncher {
+    /// What the child is started with.
+    struct Request {
+        /// The path to execute (already resolved on `PATH`; relative to ``workingDirectory``
+        /// when it is relative).
+        let file: String
+        /// `argv`, starting with the name the child sees as its own.
+        let arguments: [String]
+        /// `KEY=VALUE` strings, or `nil` for this process's environment.
+        let environment: [String]?
+        let workingDirectory: String?
+        /// The descriptors of this process that become the child's 0, 1 and 2, in order; -1
+        /// for `/dev/null`.
+        let standard: [Int32]
+        /// Whether the child starts a new session (`setsid`) whose process group it leads.
+        let newSession: Bool
+    }
+
+    /// Why a launch failed: the `errno` and the call that reported it.
+    struct Failure: Error, Equatable {
+        let errno: Int32
+        let operation: String
+    }
+
+    /// How the child closes the descriptors it must not keep.
+    enum DescriptorClosing {
+        /// One `close_range` in the child (glibc 2.34's
+        /// `posix_spawn_file_actions_addclosefrom_np`), whatever was opened.
+        case closeFrom
+        /// A `close` in the child for each descriptor above 2 that this process has open when
+        /// the spawn starts (from `/proc/self/fd`), for a C library without `closefrom`.
+        case listed
+
+        /// `closeFrom` where the C library has it.
+        static let preferred: DescriptorClosing = GNUSpawn.addCloseFrom == nil ? .listed : .closeFrom
+    }
+
+    /// `SIGCHLD`'s default action, `SIGPIPE`'s and every other's, for the child.
+    private static let defaultedSignals: sigset_t = {
+        var all = sigset_t()
+        sigfillset(&all)
+        return all
+    }()
+
+    /// Starts the child.
+    ///
+    /// - Parameters:
+    ///   - request: What it is started with.
+    ///   - closing: How its extra descriptors are closed.
+    /// - Returns: The child's pid, or why it could not start: `posix_spawn`'s error (the
+    ///   `errno` of the child's failed `chdir` or `exec`), or the call in this process that
+    ///   failed first.
+    static func launch(_ request: Request, closing: DescriptorClosing = .preferred) -> Result<pid_t, Failure> {
+        // Copies of the sources above 2, so that no `dup2` onto 0, 1 or 2 below replaces a
+        // source a later one reads; close-on-exec, and closed by `closing` anyway.
+        var copies: [Int32] = []
+        defer { for copy in copies where copy >= 0 { SystemCall.close(copy) } }
+        for source in request.standard {
+            guard source >= 0 else {
+                copies.append(-1)
+                continue
+            }
+            let copy = fcntl(source, F_DUPFD_CLOEXEC, 3)
+            guard copy >= 0 else { return .failure(Failure(errno: errno, operation: "fcntl")) }
+            copies.append(copy)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (target, copy) in copies.enumerated() {
+            let status =
+                copy >= 0
+                ? posix_spawn_file_actions_adddup2(&actions, copy, Int32(target))
+                : posix_spawn_file_actions_addopen(&actions, Int32(target), "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            guard status == 0 else { return .failure(Failure(errno: status, operation: "posix_spawn_file_actions")) }
+        }
+        if let status = addClosing(closing, to: &actions) { return .failure(Failure(errno: status, operation: "posix_spawn_file_actions")) }
+        if let directory = request.workingDirectory {
+            guard let addChangeDirectory = GNUSpawn.addChangeDirectory else {
+                return .failure(Failure(errno: ENOSYS, operation: "posix_spawn_file_actions_addchdir_np"))
+            }
+            let status = addChangeDirectory(&actions, directory)
+            guard status == 0 else { return .failure(Failure(errno: status, operation: "posix_spawn_file_actions_addchdir_np")) }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaulted = defaultedSignals
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaulted)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        if request.newSession { flags |= GNUSpawn.newSessionFlag }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+
+        var status = spawn(request.file, request.arguments, request.environment, &actions, &attributes)
+        if case .failure(let failure) = status, failure.errno == ENOEXEC {
+            // Not a binary and no `#!` line: `execvp`'s rule, which `sh` scripts rely on, is
+            // to run it with the shell.
+            status = spawn("/bin/sh", ["/bin/sh", request.file] + request.arguments.dropFirst(), request.environment, &actions, &attributes)
+        }
+        return status
+    }
+
+    private static func spawn(
+        _ file: String, _ arguments: [String], _ environment: [String]?, _ actions: inout posix_spawn_file_actions_t,
+        _ attributes: inout posix_spawnattr_t
+    ) -> Result<pid_t, Failure> {
+        var pid: pid_t = 0
+        let status = CStrings.with(arguments) { argv in
+            guard let environment else { return posix_spawn(&pid, file, &actions, &attributes, argv, environ) }
+            return CStrings.with(environment) { envp in posix_spawn(&pid, file, &actions, &attributes, argv, envp) }
+        }
+        return status == 0 ? .success(pid) : .failure(Failure(errno: status, operation: "posix_spawn"))
+    }
+
+    /// Adds the closing of every descriptor above 2 to `actions`; returns the error of a
+    /// failed addition.
+    private static func addClosing(_ closing: DescriptorClosing, to actions: inout posix_spawn_file_actions_t) -> Int32? {
+        switch closing {
+        case .closeFrom:
+            guard let addCloseFrom = GNUSpawn.addCloseFrom else { return addClosing(.listed, to: &actions) }
+            let status = addCloseFrom(&actions, 3)
+            return status == 0 ? nil : status
+        case .listed:
+            for descriptor in openDescriptors() where descriptor > 2 {
+                let status = posix_spawn_file_actions_addclose(&actions, descriptor)
+                // One closed since it was listed, or above the limit (never opened): nothing to close.
+                guard status == 0 || status == EBADF else { return status }
+            }
+            return nil
+        }
+    }
+
+    /// The descriptors this process has open, from `/proc/self/fd`; without `/proc`, every
+    /// number below the descriptor limit (at most 65 536), each closed in the child whether
+    /// open or not.
+    static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else {
+            var limit = rlimit()
+            let top = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? min(Int(clamping: limit.rlim_cur), 1 << 16) : 1 << 10
+            return (0..<Int32(top)).map { $0 }
+        }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        var descriptors: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor != own { descriptors.append(descriptor) }
+        }
+        return descriptors
+    }
+}
+
+/// The GNU extensions of `posix_spawn` that Glibc's Swift module does not import (they need
+/// `_GNU_SOURCE`), looked up once; `nil` in a C library without them.
+private enum GNUSpawn {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34).
+    static let addCloseFrom: AddCloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
+    /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29).
+    static let addChangeDirectory: AddChangeDirectory? = symbol("posix_spawn_file_actions_addchdir_np")
+    /// `POSIX_SPAWN_SETSID` (glibc 2.26), from `<spawn.h>`.
+    static let newSessionFlag: Int32 = 0x80
+
+    private static func symbol<Function>(_ name: String) -> Function? {
+        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }
+        return unsafeBitCast(address, to: Function.self)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import PromiseTestSupport
+@testable import PromiseUV
+import Synchronization
+import Testing
+
+/// A descriptor this process holds open without close-on-exec, as a program that used plain
+/// `open` or `dup2` has, at a number far from the others; closed by ``close()``.
+struct InheritableDescriptor {
+    let number: Int32
+
+    init() throws {
+        let opened = open("/dev/null", O_RDONLY)
+        try #require(opened >= 0)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let wanted = Int32(min(4_000, Int(limit.rlim_cur) - 1))
+        number = dup2(opened, wanted)
+        _ = Glibc.close(opened)
+        try #require(number == wanted)
+        try #require(fcntl(number, F_GETFD) & FD_CLOEXEC == 0)
+    }
+
+    func close() { _ = Glibc.close(number) }
+}
+
+/// The descriptors `/bin/ls` finds open in itself (`/proc/self/fd`), each number a line: 0, 1
+/// and 2 from the spawn, 3 the directory `ls` reads.
+let ownDescriptorsOfLS = ["0", "1", "2", "3"]
+
+extension ProcessTests {
+    /// Only 0, 1 and 2 reach a child, however this process opened its other descriptors.
+    @Test func onlyTheStandardDescriptorsReachTheChild() async throws {
+        let inheritable = try InheritableDescriptor()
+        defer { inheritable.close() }
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let result = try await loop.spawn(UVCommand("/bin/ls", arguments: ["/proc/self/fd"])).get()
+        #expect(
+            (result.outputText ?? "").split(separator: "\n").map(String.init) == ownDescriptorsOfLS, "descriptor \(inheritable.number) is open in this process")
+    }
+
+    /// Both ways of closing the rest in the child, the `closefrom` of glibc 2.34 and the list
+    /// from `/proc/self/fd` for an older C library, leave the child 0, 1 and 2 only.
+    @Test(arguments: [ChildLauncher.DescriptorClosing.closeFrom, .listed])
+    func eachWayOfClosingLeavesTheStandardDescriptorsOnly(_ closing: ChildLauncher.DescriptorClosing) throws {
+        let inheritable = try InheritableDescriptor()
+        defer { inheritable.close() }
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let request = ChildLauncher.Request(
+            file: "/bin/ls", arguments: ["ls", "/proc/self/fd"], environment: nil, workingDirectory: nil, standard: [-1, ends[1], -1],
+            newSession: false)
+        let launched = ChildLauncher.launch(request, closing: closing)
+        _ = Glibc.close(ends[1])
+        defer { _ = Glibc.close(ends[0]) }
+        let pid = try launched.get()
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = read(ends[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            output += buffer[..<count]
+        }
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(status == 0)
+        #expect(String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init) == ownDescriptorsOfLS)
+    }
+
+    @Test func theListOfOpenDescriptorsFollowsOpensAndCloses() throws {
+        let inheritable = try InheritableDescriptor()
+        #expect(ChildLauncher.openDescriptors().contains(inheritable.number))
+        #expect(ChildLauncher.openDescriptors().contains(0))
+        inheritable.close()
+        #expect(!ChildLauncher.openDescriptors().contains(inheritable.number))
+    }
+
+    /// A child's descriptors 0, 1 and 2 each come from the right source even when the sources
+    /// are themselves 0, 1 and 2 in another order (each is copied above 2 first).
+    @Test func standardDescriptorsGivenInAnotherOrderReachTheirPlaces() throws {
+        let directory = try TemporaryDirectory()
+        let first = open(directory.path + "/first", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        let second = open(directory.path + "/second", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        defer {
+            _ = Glibc.close(first)
+            _ = Glibc.close(second)
+        }
+        // Standard output goes to what standard error is given and the other way round: a
+        // `dup2` straight onto 1 would overwrite the source that 2 reads.
+        let request = ChildLauncher.Request(
+            file: "/bin/sh", arguments: ["sh", "-c", "echo out; echo err >&2"], environment: nil, workingDirectory: nil,
+            standard: [-1, second, first], newSession: false)
+        let pid = try ChildLauncher.launch(request).get()
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(try String(contentsOfFile: directory.path + "/first", encoding: .utf8) == "err\n")
+        #expect(try String(contentsOfFile: directory.path + "/second", encoding: .utf8) == "out\n")
+    }
+
+    /// An executable file with neither a binary format nor a `#!` line runs with `/bin/sh`, as
+    /// `execvp` and a shell run it.
+    @Test func aScriptWithoutAnInterpreterLineRunsWithTheShell() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let directory = try TemporaryDirectory()
+        let script = directory.path + "/plain"
+        try "echo \"plain script: $0 $1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let result = try await loop.spawn(UVCommand(script, arguments: ["argument"])).get()
+        #expect(result.exit == .exited(0))
+        #expect(result.outputText == "plain script: \(script) argument\n")
+    }
+
+    /// A child reaped by something else in this program (here `waitpid` on its pid, as a
+    /// `waitpid(-1)` elsewhere would) cannot report its status: every promise fails with
+    /// `ECHILD` and says why, none stays pending.
+    @Test func aChildReapedBehindTheLoopsBackFailsWithTheReason() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let child = loop.start(UVCommand("sleep", arguments: ["3600"]))
+        let pid = try await child.processID.get()
+        // Hold the loop thread while the child is killed and reaped here, so that the loop
+        // looks only afterwards.
+        let holding = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        let hold = Promise<Void>(on: loop) { () -> Void in
+            holding.signal()
+            held.wait()
+        }
+        let reaped = try await offCooperativePool {
+            holding.wait()
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            return waitpid(pid, &status, 0)
+        }
+        held.signal()
+        try await hold.get()
+        #expect(reaped == pid)
+        await expectUVError(UVError.Code(uvCode: -ECHILD)) { try await child.exit.get() }
+        let error = await expectUVError(UVError.Code(uvCode: -ECHILD)) { try await child.result.get() }
+        #expect(error?.detail.contains("reaped by something else") == true, "\(String(describing: error))")
+        await expectUVError(UVError.Code(uvCode: -ESRCH)) { try await child.send(.terminate).get() }
+    }
+}
