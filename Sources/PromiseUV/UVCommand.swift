@@ -9,9 +9,9 @@ import PromiseCore
 /// command.standardOutput = .capture(limit: 1 << 20)
 /// ```
 ///
-/// The child gets descriptors 0, 1 and 2 and no other: every other descriptor of this
-/// program is closed in the child before its program starts, whether it was opened with
-/// close-on-exec (`O_CLOEXEC`) or not.
+/// The child gets descriptors 0, 1 and 2, those ``extraDescriptors`` names, and no other:
+/// every other descriptor of this program is closed in the child before its program starts,
+/// whether it was opened with close-on-exec (`O_CLOEXEC`) or not.
 public struct UVCommand: Sendable {
     /// The program: a path when it contains a `/` (relative to ``workingDirectory`` when that
     /// is set), otherwise a name looked up in the directories of `PATH` (the child's `PATH`
@@ -50,6 +50,16 @@ public struct UVCommand: Sendable {
     }
     /// Whether the child stays in this process's process group or gets its own.
     public var processGroup: ProcessGroup
+    /// Descriptors of this program that the child gets beside 0, 1 and 2, keyed by the number
+    /// the child sees each as: `[3: socket]` gives the child a copy of `socket` as its
+    /// descriptor 3 (Node's `stdio` array past its third entry). Empty by default.
+    ///
+    /// Each descriptor is copied when the command is handed to ``UVLoop/spawn(_:)`` or
+    /// ``UVLoop/start(_:)``, so this program may close its own at once. A number under 3 or
+    /// not under the descriptor limit (`RLIMIT_NOFILE`) fails the spawn with
+    /// ``UVError/Code-swift.struct/invalidArgument``; a descriptor this program does not hold
+    /// open, with libuv's `EBADF`, operation `spawn`.
+    public var extraDescriptors: [Int32: Int32]
 
     /// Creates a command.
     ///
@@ -82,6 +92,7 @@ public struct UVCommand: Sendable {
         self.teardown = terminationGrace == .zero ? [] : [.signal(.terminate, wait: terminationGrace)]
         self.processGroup = .inherited
         self.argv0 = nil
+        self.extraDescriptors = [:]
     }
 
     /// The process group a child runs in.

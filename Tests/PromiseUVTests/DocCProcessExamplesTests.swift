@@ -46,6 +46,22 @@ try awaitPromise(loop.shutdown())
         await expectUVError(.noSuchFileOrDirectory) { try await loop.spawn(UVCommand("no-such-tool")).get() }
     }
 
+    @Test func anExtraDescriptorByNumber() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let listeningSocket = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(listeningSocket >= 0)
+        defer { close(listeningSocket) }
+        // DocC: begin
+        var worker = UVCommand("/usr/local/bin/worker", arguments: ["--listen-fd", "3"])
+        worker.extraDescriptors = [3: listeningSocket]    // the child's 3 is this socket
+        let done = loop.spawn(worker)
+        // DocC: end
+        #expect(worker.extraDescriptors == [3: listeningSocket])
+        // No such worker here: the command is checked and refused for that alone.
+        await expectUVError(.noSuchFileOrDirectory) { _ = try await done.get() }
+    }
+
     @Test func aTeardownOfTwoStepsForAServerAndItsWorkers() throws {
         // DocC: begin
         var server = UVCommand("/usr/sbin/nginx", arguments: ["-g", "daemon off;"])

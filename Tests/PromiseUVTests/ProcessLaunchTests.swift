@@ -144,3 +144,92 @@ extension ProcessTests {
         await expectUVError(UVError.Code(uvCode: -ESRCH)) { try await child.send(.terminate).get() }
     }
 }
+
+extension ProcessTests {
+    /// A descriptor given in `extraDescriptors` reaches the child as the number asked for, a
+    /// copy made at the call (so this program may close its own at once), beside 0, 1 and 2
+    /// and nothing else.
+    @Test func extraDescriptorsReachTheChildAsTheirNumbers() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/written-by-the-child"
+        let file = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(file >= 0)
+        var command = UVCommand("/bin/sh", arguments: ["-c", "echo through 7 >&7; ls /proc/$$/fd"])
+        command.extraDescriptors = [7: file]
+        let child = loop.spawn(command)
+        _ = Glibc.close(file)
+        let result = try await child.get()
+        #expect(result.exit == .exited(0), "\(result.errorText ?? "")")
+        #expect(result.outputText?.split(separator: "\n").map(String.init) == ["0", "1", "2", "7"])
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "through 7\n")
+    }
+
+    /// Numbers that cannot be a child's extra descriptor, and descriptors this program does not
+    /// hold, are refused before anything starts.
+    @Test(arguments: [Int32(-1), 0, 2, Int32.max])
+    func anExtraDescriptorNumberOutOfRangeIsRefused(_ number: Int32) async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        var command = UVCommand("true")
+        command.extraDescriptors = [number: 1]
+        let error = await expectUVError(.invalidArgument) { _ = try await loop.spawn(command).get() }
+        #expect(error?.detail.contains("extraDescriptors") == true)
+    }
+
+    @Test func anExtraDescriptorThisProgramDoesNotHoldIsRefused() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let inheritable = try InheritableDescriptor()
+        inheritable.close()
+        var command = UVCommand("true")
+        command.extraDescriptors = [3: inheritable.number]
+        await expectUVError(UVError.Code(uvCode: -EBADF)) { _ = try await loop.spawn(command).get() }
+    }
+
+    /// Extra descriptors whose numbers are the sources of others (3 from 4 and 4 from 3) land
+    /// where asked, with either way of closing the rest.
+    @Test(arguments: [ChildLauncher.DescriptorClosing.closeFrom, .listed])
+    func crossedExtraDescriptorsLandWhereAsked(_ closing: ChildLauncher.DescriptorClosing) throws {
+        let directory = try TemporaryDirectory()
+        // Descriptors 3 and 4 are normally taken in a test process: move the files onto two
+        // numbers of their own, then give each as the other's number.
+        let first = open(directory.path + "/first", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        let second = open(directory.path + "/second", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        defer {
+            _ = Glibc.close(first)
+            _ = Glibc.close(second)
+        }
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // `ls -l` shows where each of its descriptors leads (a shell cannot name those above 9).
+        let request = ChildLauncher.Request(
+            file: "/bin/ls", arguments: ["ls", "-l", "/proc/self/fd"], environment: nil, workingDirectory: nil,
+            standard: [-1, ends[1], -1], extra: [(first, second), (second, first)], newSession: false)
+        let launched = ChildLauncher.launch(request, closing: closing)
+        _ = Glibc.close(ends[1])
+        defer { _ = Glibc.close(ends[0]) }
+        let pid = try launched.get()
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = read(ends[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            output += buffer[..<count]
+        }
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        // "l-wx------ 1 user group 64 date 22 -> /path/first" for each, after a "total" line.
+        var leads: [String: String] = [:]
+        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+            guard let arrow = line.range(of: " -> ") else { continue }
+            let number = line[..<arrow.lowerBound].split(separator: " ").last.map(String.init) ?? ""
+            leads[number] = String(line[arrow.upperBound...])
+        }
+        #expect(Set(leads.keys) == ["0", "1", "2", "3", "\(first)", "\(second)"], "\(leads)")
+        #expect(leads["\(first)"]?.hasSuffix(URL(fileURLWithPath: directory.path).lastPathComponent + "/second") == true)
+        #expect(leads["\(second)"]?.hasSuffix(URL(fileURLWithPath: directory.path).lastPathComponent + "/first") == true)
+    }
+}

@@ -8,8 +8,9 @@ internal import PromiseSystem
 /// holding gigabytes, where a `fork` copies the page tables of all of it.
 ///
 /// The child gets exactly:
-/// - descriptors 0, 1 and 2 as the ``Request`` gives them, every other descriptor closed before
-///   `exec`, however this process opened it (with or without close-on-exec);
+/// - descriptors 0, 1 and 2 as the ``Request`` gives them, and its extra ones, every other
+///   descriptor closed before `exec`, however this process opened it (with or without
+///   close-on-exec);
 /// - every signal's default action and an empty signal mask, as a new program expects;
 /// - its working directory, its environment, and a new session when asked.
 ///
@@ -28,6 +29,9 @@ enum ChildLauncher {
         /// The descriptors of this process that become the child's 0, 1 and 2, in order; -1
         /// for `/dev/null`.
         let standard: [Int32]
+        /// Further descriptors of this process the child gets, each as the number `target`
+        /// (3 or more, each once).
+        var extra: [(target: Int32, source: Int32)] = []
         /// Whether the child starts a new session (`setsid`) whose process group it leads.
         let newSession: Bool
     }
@@ -67,30 +71,35 @@ enum ChildLauncher {
     ///   `errno` of the child's failed `chdir` or `exec`), or the call in this process that
     ///   failed first.
     static func launch(_ request: Request, closing: DescriptorClosing = .preferred) -> Result<pid_t, Failure> {
-        // Copies of the sources above 2, so that no `dup2` onto 0, 1 or 2 below replaces a
-        // source a later one reads; close-on-exec, and closed by `closing` anyway.
+        // Every source is copied above the highest number the child gets, so that no `dup2`
+        // below replaces a source a later one reads; close-on-exec, and closed by `closing`.
+        let targets = [0, 1, 2] + request.extra.map(\.target)
+        let highest = targets.max()!
+        let sources = request.standard + request.extra.map(\.source)
         var copies: [Int32] = []
         defer { for copy in copies where copy >= 0 { SystemCall.close(copy) } }
-        for source in request.standard {
+        for source in sources {
             guard source >= 0 else {
                 copies.append(-1)
                 continue
             }
-            let copy = fcntl(source, F_DUPFD_CLOEXEC, 3)
+            let copy = fcntl(source, F_DUPFD_CLOEXEC, highest + 1)
             guard copy >= 0 else { return .failure(Failure(errno: errno, operation: "fcntl")) }
             copies.append(copy)
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for (target, copy) in copies.enumerated() {
+        for (target, copy) in zip(targets, copies) {
             let status =
                 copy >= 0
-                ? posix_spawn_file_actions_adddup2(&actions, copy, Int32(target))
-                : posix_spawn_file_actions_addopen(&actions, Int32(target), "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+                ? posix_spawn_file_actions_adddup2(&actions, copy, target)
+                : posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             guard status == 0 else { return .failure(Failure(errno: status, operation: "posix_spawn_file_actions")) }
         }
-        if let status = addClosing(closing, to: &actions) { return .failure(Failure(errno: status, operation: "posix_spawn_file_actions")) }
+        if let status = addClosing(closing, keeping: Set(targets), below: highest + 1, to: &actions) {
+            return .failure(Failure(errno: status, operation: "posix_spawn_file_actions"))
+        }
         if let directory = request.workingDirectory {
             guard let addChangeDirectory = GNUSpawn.addChangeDirectory else {
                 return .failure(Failure(errno: ENOSYS, operation: "posix_spawn_file_actions_addchdir_np"))
@@ -131,21 +140,28 @@ enum ChildLauncher {
         return status == 0 ? .success(pid) : .failure(Failure(errno: status, operation: "posix_spawn"))
     }
 
-    /// Adds the closing of every descriptor above 2 to `actions`; returns the error of a
-    /// failed addition.
-    private static func addClosing(_ closing: DescriptorClosing, to actions: inout posix_spawn_file_actions_t) -> Int32? {
-        switch closing {
-        case .closeFrom:
-            guard let addCloseFrom = GNUSpawn.addCloseFrom else { return addClosing(.listed, to: &actions) }
-            let status = addCloseFrom(&actions, 3)
-            return status == 0 ? nil : status
-        case .listed:
-            for descriptor in openDescriptors() where descriptor > 2 {
+    /// Adds to `actions` the closing of every descriptor but those in `kept`, where every
+    /// descriptor from `first` on is not kept; returns the error of a failed addition.
+    private static func addClosing(
+        _ closing: DescriptorClosing, keeping kept: Set<Int32>, below first: Int32, to actions: inout posix_spawn_file_actions_t
+    ) -> Int32? {
+        func close(_ descriptors: some Sequence<Int32>) -> Int32? {
+            for descriptor in descriptors where !kept.contains(descriptor) {
                 let status = posix_spawn_file_actions_addclose(&actions, descriptor)
                 // One closed since it was listed, or above the limit (never opened): nothing to close.
                 guard status == 0 || status == EBADF else { return status }
             }
             return nil
+        }
+        switch closing {
+        case .closeFrom:
+            guard let addCloseFrom = GNUSpawn.addCloseFrom else { return addClosing(.listed, keeping: kept, below: first, to: &actions) }
+            // Below `first`, only what is open now and not kept; from it on, everything at once.
+            if first > 3, let status = close(openDescriptors().filter { $0 < first }) { return status }
+            let status = addCloseFrom(&actions, first)
+            return status == 0 ? nil : status
+        case .listed:
+            return close(openDescriptors())
         }
     }
 

@@ -115,7 +115,7 @@ final class ChildProcess {
         }
         let request = ChildLauncher.Request(
             file: plan.file, arguments: plan.arguments, environment: plan.environment, workingDirectory: plan.workingDirectory,
-            standard: standard, newSession: plan.processGroup == .ownSession)
+            standard: standard, extra: plan.extraDescriptors, newSession: plan.processGroup == .ownSession)
         core.children[id] = self
         SignalOwner.beginChildProcess()
         switch ChildLauncher.launch(request) {

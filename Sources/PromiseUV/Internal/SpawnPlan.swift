@@ -34,11 +34,14 @@ final class SpawnPlan {
     let outputDescriptors: [Int32]
     /// The output files this plan opened, closed once the child has its copies.
     private var openedOutputs: [Int32]
+    /// ``UVCommand/extraDescriptors``: the number in the child, and this plan's close-on-exec
+    /// copy of the program's descriptor (closed once the child has its own), by number.
+    private(set) var extraDescriptors: [(target: Int32, source: Int32)]
 
     private init(
         file: String, arguments: [String], environment: [String]?, workingDirectory: String?, inputDescriptor: Int32,
         writerDescriptor: Int32, teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output],
-        outputDescriptors: [Int32], openedOutputs: [Int32]
+        outputDescriptors: [Int32], openedOutputs: [Int32], extraDescriptors: [(target: Int32, source: Int32)]
     ) {
         self.file = file
         self.arguments = arguments
@@ -51,6 +54,7 @@ final class SpawnPlan {
         self.outputs = outputs
         self.outputDescriptors = outputDescriptors
         self.openedOutputs = openedOutputs
+        self.extraDescriptors = extraDescriptors
     }
 
     deinit {
@@ -73,6 +77,8 @@ final class SpawnPlan {
         inputDescriptor = -1
         for descriptor in openedOutputs { _ = close(descriptor) }
         openedOutputs = []
+        for extra in extraDescriptors { _ = close(extra.source) }
+        extraDescriptors = []
     }
 
     /// Checks `command` and prepares it.
@@ -117,10 +123,17 @@ final class SpawnPlan {
             throw error
         }
         let input: (child: Int32, writer: Int32)
+        let extras: [(target: Int32, source: Int32)]
+        do throws(UVError) {
+            extras = try copyExtraDescriptors(command.extraDescriptors)
+        } catch {
+            for descriptor in opened { _ = close(descriptor) }
+            throw error
+        }
         do throws(UVError) {
             input = try openInput(command.standardInput)
         } catch {
-            for descriptor in opened { _ = close(descriptor) }
+            for descriptor in opened + extras.map(\.source) { _ = close(descriptor) }
             throw error
         }
         return SpawnPlan(
@@ -128,7 +141,41 @@ final class SpawnPlan {
             workingDirectory: command.workingDirectory, inputDescriptor: input.child, writerDescriptor: input.writer,
             teardown: command.teardown,
             processGroup: command.processGroup, outputs: [command.standardOutput, command.standardError],
-            outputDescriptors: descriptors, openedOutputs: opened)
+            outputDescriptors: descriptors, openedOutputs: opened, extraDescriptors: extras)
+    }
+
+    /// Close-on-exec copies of `extras`' descriptors, by the number in the child, checked.
+    private static func copyExtraDescriptors(_ extras: [Int32: Int32]) throws(UVError) -> [(target: Int32, source: Int32)] {
+        guard !extras.isEmpty else { return [] }
+        var limit = rlimit()
+        let top = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1_024
+        for (target, source) in extras.sorted(by: { $0.key < $1.key }) {
+            guard target >= 3, Int(target) < top else {
+                throw UVError(
+                    .invalidArgument, operation: "spawn",
+                    detail:
+                        "extraDescriptors gives the child descriptor \(target): give a number from 3 (0, 1 and 2 are the standard streams) below the descriptor limit \(top)"
+                )
+            }
+            guard source >= 0, fcntl(source, F_GETFD) != -1 else {
+                throw UVError(
+                    UVError.Code(uvCode: -EBADF), operation: "spawn",
+                    detail: "extraDescriptors gives the child's descriptor \(target) from \(source), which this program does not hold open")
+            }
+        }
+        var copies: [(target: Int32, source: Int32)] = []
+        for (target, source) in extras.sorted(by: { $0.key < $1.key }) {
+            let copy = fcntl(source, F_DUPFD_CLOEXEC, 3)
+            guard copy >= 0 else {
+                let code = errno
+                for made in copies { _ = close(made.source) }
+                throw UVError(
+                    UVError.Code(uvCode: -code), operation: "fcntl",
+                    detail: "copying descriptor \(source) for the child's descriptor \(target): \(ErrnoText.describe(code))")
+            }
+            copies.append((target, copy))
+        }
+        return copies
     }
 
     // MARK: Environment
