@@ -8,6 +8,8 @@ extension UVCommand {
             case inherit
             case bytes([UInt8])
             case file(String)
+            case descriptor(Int32)
+            case pipe(UVPipe)
             case writer
         }
 
@@ -39,6 +41,25 @@ extension UVCommand {
         /// - Returns: The input.
         public static func file(_ path: String) -> Input { Input(storage: .file(path)) }
 
+        /// `descriptor`, a file, pipe or socket this program holds open: the child reads from a
+        /// copy made when the command is handed to ``UVLoop/spawn(_:)`` or ``UVLoop/start(_:)``,
+        /// so this program may close its own at once. One that is not open fails the spawn
+        /// with libuv's `EBADF`, operation `spawn`.
+        ///
+        /// - Parameter descriptor: The open descriptor.
+        /// - Returns: The input.
+        public static func descriptor(_ descriptor: Int32) -> Input { Input(storage: .descriptor(descriptor)) }
+
+        /// The reading end of `pipe`, whose writing end another child's output is given
+        /// (``UVCommand/Output/pipe(_:)``): the child reads what that one writes, and
+        /// end-of-file once it (and what it started) has exited. The end is this child's
+        /// alone from when the command is handed over; a second command naming it is refused
+        /// with ``UVError/Code-swift.struct/invalidArgument``.
+        ///
+        /// - Parameter pipe: The pipe.
+        /// - Returns: The input.
+        public static func pipe(_ pipe: UVPipe) -> Input { Input(storage: .pipe(pipe)) }
+
         /// Written while the child runs, through ``UVChildProcess/standardInput`` of a child
         /// started with ``UVLoop/start(_:)``: each write's promise is fulfilled once its bytes
         /// are in the pipe, so a child that reads slowly holds the writer back, and
@@ -66,6 +87,7 @@ extension UVCommand {
             case chunks(context: (any ExecutionContext)?, handler: @Sendable ([UInt8]) -> Void)
             case file(path: String, append: Bool)
             case descriptor(Int32)
+            case pipe(UVPipe)
             case combinedWithOutput
         }
 
@@ -139,12 +161,22 @@ extension UVCommand {
         public static func file(_ path: String, append: Bool = false) -> Output { Output(storage: .file(path: path, append: append)) }
 
         /// `descriptor`, a file, pipe or socket this program holds open: the child writes to a
-        /// copy of it, and this program keeps its own (and closes it when it wants). One that
-        /// is not open fails the spawn with libuv's `EBADF`, operation `spawn`.
+        /// copy made when the command is handed to ``UVLoop/spawn(_:)`` or ``UVLoop/start(_:)``,
+        /// so this program may close its own at once. One that is not open fails the spawn
+        /// with libuv's `EBADF`, operation `spawn`.
         ///
         /// - Parameter descriptor: The open descriptor.
         /// - Returns: The output.
         public static func descriptor(_ descriptor: Int32) -> Output { Output(storage: .descriptor(descriptor)) }
+
+        /// The writing end of `pipe`, whose reading end another child's input is given
+        /// (``UVCommand/Input/pipe(_:)``), as a shell's `|`. The end is this child's alone from
+        /// when the command is handed over; a second command naming it is refused with
+        /// ``UVError/Code-swift.struct/invalidArgument``.
+        ///
+        /// - Parameter pipe: The pipe.
+        /// - Returns: The output.
+        public static func pipe(_ pipe: UVPipe) -> Output { Output(storage: .pipe(pipe)) }
 
         /// For ``UVCommand/standardError``: wherever standard output goes, interleaved as the
         /// child writes the two (a shell's `2>&1`). When standard output is captured or
@@ -163,7 +195,7 @@ extension UVCommand.Output.Storage {
     var isPipe: Bool {
         switch self {
         case .capture, .lines, .chunks: true
-        case .discard, .inherit, .file, .descriptor, .combinedWithOutput: false
+        case .discard, .inherit, .file, .descriptor, .pipe, .combinedWithOutput: false
         }
     }
 

@@ -62,6 +62,20 @@ try awaitPromise(loop.shutdown())
         await expectUVError(.noSuchFileOrDirectory) { _ = try await done.get() }
     }
 
+    @Test func oneChildIntoAnother() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // DocC: begin
+        let pipe = try UVPipe()
+        let list = loop.spawn(UVCommand("ls", arguments: ["-1", "/etc"], standardOutput: .pipe(pipe)))
+        let count = loop.spawn(UVCommand("wc", arguments: ["-l"], standardInput: .pipe(pipe)))
+        let lines = count.then(on: loop) { result in result.outputText ?? "" }
+        // DocC: end
+        let expected = try FileManager.default.contentsOfDirectory(atPath: "/etc").filter { !$0.hasPrefix(".") }.count  // as `ls` lists
+        #expect(try await lines.get().trimmingCharacters(in: .whitespacesAndNewlines) == "\(expected)")
+        #expect(try await list.get().exit == .exited(0))
+    }
+
     @Test func aTeardownOfTwoStepsForAServerAndItsWorkers() throws {
         // DocC: begin
         var server = UVCommand("/usr/sbin/nginx", arguments: ["-g", "daemon off;"])

@@ -93,7 +93,7 @@ final class ChildProcess {
             switch output.storage {
             case .discard:
                 standard[index + 1] = -1
-            case .inherit, .file, .descriptor:
+            case .inherit, .file, .descriptor, .pipe:
                 standard[index + 1] = plan.outputDescriptors[index]
             case .combinedWithOutput:
                 standard[2] = standard[1]

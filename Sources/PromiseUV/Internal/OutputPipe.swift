@@ -94,7 +94,7 @@ final class OutputPipe {
             if partialLine.count > maxLength {
                 return passedLimit("wrote a line longer than its limit of \(maxLength) bytes")
             }
-        case .discard, .inherit, .file, .descriptor, .combinedWithOutput:
+        case .discard, .inherit, .file, .descriptor, .pipe, .combinedWithOutput:
             break  // never read through a pipe
         }
     }

@@ -323,12 +323,17 @@ final class SpawnPlan {
         case .inherit:
             return standard
         case .descriptor(let descriptor):
-            guard descriptor >= 0, fcntl(descriptor, F_GETFD) != -1 else {
+            let copy = try copyOf(descriptor, for: name)
+            opened.append(copy)
+            return copy
+        case .pipe(let pipe):
+            guard let end = pipe.takeWritingEnd() else {
                 throw UVError(
-                    UVError.Code(uvCode: -EBADF), operation: "spawn",
-                    detail: "\(name) is descriptor \(descriptor), which this program does not hold open")
+                    .invalidArgument, operation: "spawn",
+                    detail: "\(name) is a UVPipe whose writing end was given to another command: give each end to one command")
             }
-            return descriptor
+            opened.append(end)
+            return end
         case .file(let path, let append):
             guard !path.utf8.contains(0) else {
                 throw UVError(.invalidArgument, operation: "spawn", detail: "the \(name) file \(AdapterPaths.showingNUL(path)) contains a NUL byte")
@@ -344,6 +349,20 @@ final class SpawnPlan {
         case .discard, .capture, .lines, .chunks, .combinedWithOutput:
             return -1
         }
+    }
+
+    /// A close-on-exec copy of `descriptor`, which the program named for the child's `name`.
+    private static func copyOf(_ descriptor: Int32, for name: String) throws(UVError) -> Int32 {
+        let copy = descriptor >= 0 ? fcntl(descriptor, F_DUPFD_CLOEXEC, 3) : -1
+        guard copy >= 0 else {
+            let code = descriptor >= 0 ? errno : EBADF
+            throw UVError(
+                UVError.Code(uvCode: -code), operation: "spawn",
+                detail: code == EBADF
+                    ? "\(name) is descriptor \(descriptor), which this program does not hold open"
+                    : "copying descriptor \(descriptor) for the child's \(name): \(ErrnoText.describe(code))")
+        }
+        return copy
     }
 
     /// The child's standard input, and for ``UVCommand/Input/writer`` this process's end of its
@@ -364,6 +383,15 @@ final class SpawnPlan {
             return (descriptor, -1)
         case .bytes(let bytes):
             return (try memoryFile(holding: bytes), -1)
+        case .descriptor(let descriptor):
+            return (try copyOf(descriptor, for: "standardInput"), -1)
+        case .pipe(let pipe):
+            guard let end = pipe.takeReadingEnd() else {
+                throw UVError(
+                    .invalidArgument, operation: "spawn",
+                    detail: "standardInput is a UVPipe whose reading end was given to another command: give each end to one command")
+            }
+            return (end, -1)
         case .writer:
             return try inputPipe()
         }
