@@ -48,7 +48,8 @@ public final class UVChildProcess: Sendable {
     }
 
     /// Sends `signal` to the child, or to its whole process group when it has one of its own
-    /// (``UVCommand/ProcessGroup/ownSession``), from the loop thread.
+    /// (``UVCommand/ProcessGroup/ownGroup`` or ``UVCommand/ProcessGroup/ownSession``), from
+    /// the loop thread.
     ///
     /// A signal asked for before the child has been spawned goes out once it is. Once the
     /// child has been reaped, nothing is sent (its pid may belong to another process by then)

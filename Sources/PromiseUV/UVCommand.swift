@@ -100,10 +100,17 @@ public struct UVCommand: Sendable {
         /// This process's group and session, like every child by default: a terminal's
         /// Ctrl-C reaches it too, and stopping it stops nothing it started.
         case inherited
-        /// A new session, whose process group the child leads (`setsid`): the terminal's
-        /// signals no longer reach it, and the teardown's signals go to the whole group, so
-        /// stopping it stops what it started (unless they left the group themselves). libuv
-        /// offers no process group without a new session.
+        /// A new process group that the child leads (`setpgid(0, 0)`), in this process's
+        /// session: the teardown's signals go to the whole group, so stopping it stops what it
+        /// started (unless they left the group themselves), while it keeps this process's
+        /// controlling terminal. A terminal's Ctrl-C, which goes to the foreground group only,
+        /// no longer reaches it.
+        case ownGroup
+        /// A new session, whose process group the child leads (`setsid`): as ``ownGroup``, and
+        /// without a controlling terminal, so nothing a terminal does reaches it.
         case ownSession
+
+        /// Whether the child leads a group of its own, which signals go to.
+        var leadsGroup: Bool { self != .inherited }
     }
 }

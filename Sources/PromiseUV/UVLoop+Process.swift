@@ -26,8 +26,8 @@ extension UVLoop {
     /// empty teardown), and rejects the promise with `CancellationError` when the child has
     /// been reaped. Cancelling again does not restart the teardown. A child that had already
     /// exited settles with its real result (with the output read until then). Signals go to
-    /// the child only, or to its whole process group with
-    /// ``UVCommand/ProcessGroup/ownSession``.
+    /// the child only, or to its whole process group with ``UVCommand/ProcessGroup/ownGroup``
+    /// or ``UVCommand/ProcessGroup/ownSession``.
     ///
     /// **Shutdown** of the loop (or a `UVLoop` deallocated without it) kills running children
     /// with `SIGKILL` and rejects their promises with ``UVError/Code-swift.struct/loopClosed``

@@ -28,6 +28,9 @@ import Testing
         var command = UVCommand("/bin/sh", arguments: ["-c", Self.bothStreams], standardOutput: lines.output(on: loop))
         command.standardError = .combinedWithOutput
         _ = try await loop.spawn(command).get()
+        // The last handler was queued on the loop before the promise settled; it may run after
+        // this task looks.
+        #expect(try await eventually { lines.all.count >= 4 })
         #expect(lines.all == ["out 1", "err 1", "out 2", "err 2"])
     }
 

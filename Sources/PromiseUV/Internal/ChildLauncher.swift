@@ -34,6 +34,9 @@ enum ChildLauncher {
         var extra: [(target: Int32, source: Int32)] = []
         /// Whether the child starts a new session (`setsid`) whose process group it leads.
         let newSession: Bool
+        /// Whether the child leads a new process group in this session (`setpgid(0, 0)`);
+        /// ignored with ``newSession``, which makes one too.
+        var newGroup = false
     }
 
     /// Why a launch failed: the `errno` and the call that reported it.
@@ -116,7 +119,12 @@ enum ChildLauncher {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &defaulted)
         var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
-        if request.newSession { flags |= GNUSpawn.newSessionFlag }
+        if request.newSession {
+            flags |= GNUSpawn.newSessionFlag
+        } else if request.newGroup {
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+            posix_spawnattr_setpgroup(&attributes, 0)
+        }
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var status = spawn(request.file, request.arguments, request.environment, &actions, &attributes)

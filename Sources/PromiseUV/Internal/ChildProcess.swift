@@ -115,7 +115,8 @@ final class ChildProcess {
         }
         let request = ChildLauncher.Request(
             file: plan.file, arguments: plan.arguments, environment: plan.environment, workingDirectory: plan.workingDirectory,
-            standard: standard, extra: plan.extraDescriptors, newSession: plan.processGroup == .ownSession)
+            standard: standard, extra: plan.extraDescriptors, newSession: plan.processGroup == .ownSession,
+            newGroup: plan.processGroup == .ownGroup)
         core.children[id] = self
         SignalOwner.beginChildProcess()
         switch ChildLauncher.launch(request) {
@@ -349,7 +350,7 @@ final class ChildProcess {
     /// before the child is reaped, so the pid is still the child's).
     private func send(_ signal: Int32) {
         if case .none = exitWatch { return }
-        _ = kill(plan.processGroup == .ownSession ? -processID : processID, signal)
+        _ = kill(plan.processGroup.leadsGroup ? -processID : processID, signal)
     }
 
     private func stopTeardownTimer() {
