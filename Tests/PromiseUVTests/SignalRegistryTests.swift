@@ -60,18 +60,20 @@ import Testing
     @Test func aChildLeaseRecordsBeforeTheFirstAndRestoresAfterTheLast() {
         var lease = ChildSignalLease<String>()
         let first = lease.childStarted()
-        lease.record("default")
+        let kept = lease.record("default", ignoresChildren: false)
         let second = lease.childStarted()
         let oneLeft = lease.childClosed()
         let last = lease.childClosed()
         let count = lease.count
         let laterFirst = lease.childStarted()
-        lease.record("ignore")
+        let replaced = lease.record("ignore", ignoresChildren: true)
         let laterLast = lease.childClosed()
         #expect(first && !second, "the first child records the action")
+        #expect(kept == .keep, "a handler or the default stays while children run")
+        #expect(replaced == .installDefault, "an ignoring action would let the kernel reap the children")
         #expect(oneLeft == nil, "one child still runs")
         #expect(last == "default" && count == 0)
-        #expect(laterFirst && laterLast == "ignore", "a later first child records again")
+        #expect(laterFirst && laterLast == "ignore", "a later first child records again, and the ignoring action comes back")
     }
 }
 

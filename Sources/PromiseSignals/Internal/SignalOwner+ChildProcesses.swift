@@ -26,10 +26,9 @@ extension SignalOwner {
             guard lease.childStarted() else { return }
             var current = sigaction()
             sigaction(SIGCHLD, nil, &current)
-            lease.record(current)
-            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
             let handler = current.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) } ?? 0
-            if handler == ignored || current.sa_flags & SA_NOCLDWAIT != 0 {
+            let ignores = handler == unsafeBitCast(SIG_IGN, to: Int.self) || current.sa_flags & SA_NOCLDWAIT != 0
+            if lease.record(current, ignoresChildren: ignores) == .installDefault {
                 var standard = sigaction()
                 sigaction(SIGCHLD, &standard, nil)
             }
@@ -69,9 +68,20 @@ struct ChildSignalLease<SavedAction>: ~Copyable {
         return count == 1
     }
 
-    /// Keeps the action from before the first child.
-    mutating func record(_ action: SavedAction) {
+    /// What to do with SIGCHLD's action while children run.
+    enum RecordAction: Equatable {
+        /// Leave it.
+        case keep
+        /// Replace it with the default: it ignores SIGCHLD, so the kernel would reap the
+        /// children itself and their statuses would be lost.
+        case installDefault
+    }
+
+    /// Keeps the action from before the first child, which `ignoresChildren` says of
+    /// (`SIG_IGN` or `SA_NOCLDWAIT`), and says what to do with it meanwhile.
+    mutating func record(_ action: SavedAction, ignoresChildren: Bool) -> RecordAction {
         previous = action
+        return ignoresChildren ? .installDefault : .keep
     }
 
     /// A child was closed. Returns the action to put back when it was the last.
