@@ -42,19 +42,20 @@ func migrateUntilKilled(_ path: String) throws {
     say("migrated")
 }
 
-/// Backs `path` up to `destination` one page per step; after the third report, blocks the
+/// Backs `path` up to `destination` one page per step; at the third report, blocks the
 /// source's thread between two steps and says "holding", then waits to be killed (at most
 /// 60 s).
 func backupUntilKilled(_ path: String, to destination: String) throws {
     let db = try awaitPromise(SQLiteDatabase.open(path: path))
     let reports = Counter()
-    let copy = db.backup(to: destination, pagesPerStep: 1) { progress in
+    // Reports run on the source's connection thread, right after their step: holding there
+    // stops the copy at that page, however busy the machine (work submitted to the database
+    // from elsewhere could queue behind the remaining steps).
+    let copy = db.backup(to: destination, pagesPerStep: 1, on: .inline) { progress in
         guard reports.increment() == 3 else { return }
-        _ = db.readWithoutTransaction { _ in
-            say("holding after \(progress)")
-            for _ in 0..<6000 { usleep(10_000) }
-            exit(4)
-        }
+        say("holding after \(progress)")
+        for _ in 0..<6000 { usleep(10_000) }
+        exit(4)
     }
     try awaitPromise(copy)
     say("backed up")
