@@ -32,15 +32,25 @@ public final class UVChildProcess: Sendable {
     /// The child's standard input, to write while it runs, when the command's
     /// ``UVCommand/standardInput`` is ``UVCommand/Input/writer``; `nil` otherwise.
     public let standardInput: UVStandardInput?
+    /// The child's standard output as it arrives, when the command's
+    /// ``UVCommand/standardOutput`` is ``UVCommand/Output/stream(bufferLimit:)``; `nil`
+    /// otherwise. Fails with ``result``'s error when the child never starts.
+    public let standardOutput: UVOutputStream?
+    /// The child's standard error as it arrives, when the command's
+    /// ``UVCommand/standardError`` is ``UVCommand/Output/stream(bufferLimit:)``; `nil`
+    /// otherwise.
+    public let standardError: UVOutputStream?
     private let core: LoopCore
     private let child: LoopOwned<ChildProcess>?
 
     init(
         core: LoopCore, child: LoopOwned<ChildProcess>?, processID: Promise<Int32>, exit: Promise<UVProcessExit>, result: Promise<UVProcessResult>,
-        standardInput: UVStandardInput?
+        standardInput: UVStandardInput?, standardOutput: UVOutputStream?, standardError: UVOutputStream?
     ) {
         self.core = core
         self.standardInput = standardInput
+        self.standardOutput = standardOutput
+        self.standardError = standardError
         self.child = child
         self.processID = processID
         self.exit = exit

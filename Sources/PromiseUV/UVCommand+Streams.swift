@@ -85,6 +85,7 @@ extension UVCommand {
             case capture(limit: Int)
             case lines(context: (any ExecutionContext)?, maxLength: Int, handler: @Sendable ([UInt8]) -> Void)
             case chunks(context: (any ExecutionContext)?, handler: @Sendable ([UInt8]) -> Void)
+            case stream(bufferLimit: Int)
             case file(path: String, append: Bool)
             case descriptor(Int32)
             case pipe(UVPipe)
@@ -149,6 +150,19 @@ extension UVCommand {
             Output(storage: .chunks(context: context, handler: handler))
         }
 
+        /// Read through ``UVChildProcess/standardOutput`` (or ``UVChildProcess/standardError``)
+        /// of a child started with ``UVLoop/start(_:)``, as a ``UVOutputStream``: an
+        /// asynchronous sequence of the pieces as they arrive, with backpressure.
+        /// ``UVLoop/spawn(_:)``, which gives no handle to read with, rejects it with
+        /// ``UVError/Code-swift.struct/invalidArgument``.
+        ///
+        /// - Parameter bufferLimit: The bytes held for the consumer before the loop stops
+        ///   reading the pipe (the child then blocks once the pipe is full too); 1 MiB by
+        ///   default. Values under 1 fail the start with
+        ///   ``UVError/Code-swift.struct/invalidArgument``.
+        /// - Returns: The output.
+        public static func stream(bufferLimit: Int = 1 << 20) -> Output { Output(storage: .stream(bufferLimit: bufferLimit)) }
+
         /// The file at `path`, opened by ``UVLoop/spawn(_:)`` before anything starts: created if missing (mode
         /// `0644`, less the umask), and emptied first, or written at its end with `append`. A
         /// file that cannot be opened fails the spawn with libuv's code for the `errno`
@@ -194,9 +208,15 @@ extension UVCommand.Output.Storage {
     /// Whether the loop reads this output through a pipe.
     var isPipe: Bool {
         switch self {
-        case .capture, .lines, .chunks: true
+        case .capture, .lines, .chunks, .stream: true
         case .discard, .inherit, .file, .descriptor, .pipe, .combinedWithOutput: false
         }
+    }
+
+    /// The buffer limit of ``UVCommand/Output/stream(bufferLimit:)``, or `nil` for another output.
+    var streamLimit: Int? {
+        if case .stream(let limit) = self { return limit }
+        return nil
     }
 
     /// Whether this is ``UVCommand/Output/combinedWithOutput``.

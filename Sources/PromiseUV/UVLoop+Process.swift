@@ -73,6 +73,12 @@ extension UVLoop {
                     .invalidArgument, operation: "spawn",
                     detail: "standard input .writer is written through UVChildProcess.standardInput: start the command with loop.start(_:)"))
         }
+        guard command.standardOutput.storage.streamLimit == nil, command.standardError.storage.streamLimit == nil else {
+            return Promise(
+                UVError(
+                    .invalidArgument, operation: "spawn",
+                    detail: "a .stream output is read through UVChildProcess.standardOutput or standardError: start the command with loop.start(_:)"))
+        }
         return launch(command, milestones: nil).promise
     }
 
@@ -96,19 +102,28 @@ extension UVLoop {
         // Their failures are the result's, which reports them if nobody handles it.
         processID.catch(on: .inline) { _ in }
         exit.catch(on: .inline) { _ in }
-        let (result, child) = launch(command, milestones: ChildProcess.Milestones(started: processID, reaped: exit))
+        let streams = [command.standardOutput, command.standardError].map { output in
+            output.storage.streamLimit.map { OutputStreamChannel(limit: max($0, 1)) }
+        }
+        let (result, child) = launch(command, milestones: ChildProcess.Milestones(started: processID, reaped: exit), streams: streams)
         if child == nil, let error = result.error {
             processID.reject(error)
             exit.reject(error)
+            for stream in streams { stream?.pipeEnded(error as? UVError ?? UVError(.invalidArgument, operation: "spawn", detail: "\(error)")) }
         }
         let standardInput = command.standardInput.isWriter ? UVStandardInput(core: core, child: child, result: result) : nil
-        return UVChildProcess(core: core, child: child, processID: processID, exit: exit, result: result, standardInput: standardInput)
+        let outputs = streams.enumerated().map { index, stream in
+            stream.map { UVOutputStream(consumer: UVOutputStream.Consumer(channel: $0, child: child, descriptor: Int32(index + 1))) }
+        }
+        return UVChildProcess(
+            core: core, child: child, processID: processID, exit: exit, result: result, standardInput: standardInput, standardOutput: outputs[0],
+            standardError: outputs[1])
     }
 
     /// Prepares `command` and queues its start; the child is `nil` when the command was
     /// refused or the loop is shut down (the promise is then rejected).
     private func launch(
-        _ command: UVCommand, milestones: ChildProcess.Milestones?
+        _ command: UVCommand, milestones: ChildProcess.Milestones?, streams: [OutputStreamChannel?] = [nil, nil]
     ) -> (promise: Promise<UVProcessResult>, child: LoopOwned<ChildProcess>?) {
         let core = self.core
         let promise = Promise<UVProcessResult>.pending(resolvedOn: core.contextID)
@@ -119,7 +134,7 @@ extension UVLoop {
             promise.reject(error)
             return (promise, nil)
         }
-        let child = LoopOwned(ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones), core: core)
+        let child = LoopOwned(ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones, streams: streams), core: core)
         if !child.run(.user, { $0.start() }) {
             promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down; spawn before calling shutdown()"))
             return (promise, nil)

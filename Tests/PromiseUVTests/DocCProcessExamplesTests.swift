@@ -76,6 +76,27 @@ try awaitPromise(loop.shutdown())
         #expect(try await list.get().exit == .exited(0))
     }
 
+    @Test func readingARunningChildsOutput() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        let directory = try TemporaryDirectory()
+        try "all:\n\t@echo compiling\n\t@echo linking >&2\n".write(toFile: directory.path + "/Makefile", atomically: true, encoding: .utf8)
+        let projectDirectory = directory.path
+        // DocC: begin
+        var build = UVCommand("make", arguments: ["-j2"], workingDirectory: projectDirectory)
+        build.standardOutput = .stream(bufferLimit: 64 << 10)
+        build.standardError = .combinedWithOutput
+        let running = loop.start(build)
+        var log: [UInt8] = []
+        for try await piece in running.standardOutput! {
+            log += piece                                   // as make writes it
+        }
+        let finished = try await running.result.get()     // settles once the output has ended
+        // DocC: end
+        #expect(String(decoding: log, as: UTF8.self) == "compiling\nlinking\n")
+        #expect(finished.exit == .exited(0))
+    }
+
     @Test func aTeardownOfTwoStepsForAServerAndItsWorkers() throws {
         // DocC: begin
         var server = UVCommand("/usr/sbin/nginx", arguments: ["-g", "daemon off;"])

@@ -185,8 +185,11 @@ enum ChildLauncher {
         defer { closedir(directory) }
         let own = dirfd(directory)
         var descriptors: [Int32] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // The name is read where it lies: an entry is only as long as its name, so copying
+            // the whole 256-byte `d_name` could read past the end of the listing's buffer.
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if let descriptor = Int32(name), descriptor != own { descriptors.append(descriptor) }
         }
         return descriptors

@@ -40,12 +40,19 @@ final class ChildProcess {
     private var queuedSignals: [(UVSignal, Promise<Void>)] = []
     /// Standard input written while the child runs (``UVCommand/Input/writer``), or `nil`.
     let input: InputWriter?
+    /// Where standard output and error go when they are streamed
+    /// (``UVCommand/Output/stream(bufferLimit:)``), by index; `nil` for other outputs.
+    private let streams: [OutputStreamChannel?]
 
-    init(core: LoopCore, promise: Promise<UVProcessResult>, plan: SpawnPlan, milestones: Milestones? = nil) {
+    init(
+        core: LoopCore, promise: Promise<UVProcessResult>, plan: SpawnPlan, milestones: Milestones? = nil,
+        streams: [OutputStreamChannel?] = [nil, nil]
+    ) {
         self.core = core
         self.promise = promise
         self.plan = plan
         self.milestones = milestones
+        self.streams = streams
         machine = ChildProcessStateMachine(teardown: plan.teardown)
         input = plan.takeWriterDescriptor().map { InputWriter(core: core, descriptor: $0, program: plan.arguments[0]) }
     }
@@ -59,6 +66,9 @@ final class ChildProcess {
         queuedSignals = []
         for (_, sent) in signals { sent.reject(error) }
         input?.end(error as? UVError ?? UVError(.brokenPipe, operation: "write", detail: "\(plan.arguments[0]) never started: \(error)"))
+        for stream in streams {
+            stream?.pipeEnded(error as? UVError ?? UVError(.loopClosed, operation: "read", detail: "\(plan.arguments[0]) never started: \(error)"))
+        }
     }
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
@@ -97,8 +107,8 @@ final class ChildProcess {
                 standard[index + 1] = plan.outputDescriptors[index]
             case .combinedWithOutput:
                 standard[2] = standard[1]
-            case .capture, .lines, .chunks:
-                let pipe = OutputPipe(child: self, output: output, descriptor: Int32(index + 1))
+            case .capture, .lines, .chunks, .stream:
+                let pipe = OutputPipe(child: self, output: output, descriptor: Int32(index + 1), stream: streams[index])
                 uv_pipe_init(core.loop, pipe.handle, 0)  // cannot fail without IPC
                 pipe.handle.pointee.data = Unmanaged.passRetained(pipe).toOpaque()
                 core.handleOpened()
@@ -396,6 +406,12 @@ final class ChildProcess {
         UVError(
             .brokenPipe, operation: "write",
             detail: "\(plan.arguments[0]) (pid \(processID)) \(exit) before reading all of its standard input")
+    }
+
+    /// The consumer of streamed output `descriptor` took from a full buffer, or is gone:
+    /// read its pipe again (loop thread).
+    func resumeReading(_ descriptor: Int32) {
+        pipes.first { $0.descriptor == descriptor }?.resumeReading()
     }
 
     /// A pipe reached its end or was closed.

@@ -26,12 +26,15 @@ final class OutputPipe {
     private(set) var captured: [UInt8] = []
     private var partialLine: [UInt8] = []
     private(set) var isClosed = false
+    /// Where a streamed output goes (``UVCommand/Output/stream(bufferLimit:)``), or `nil`.
+    private let stream: OutputStreamChannel?
 
-    init(child: ChildProcess, output: UVCommand.Output, descriptor: Int32) {
+    init(child: ChildProcess, output: UVCommand.Output, descriptor: Int32, stream: OutputStreamChannel?) {
         self.child = child
         self.core = child.core
         self.output = output
         self.descriptor = descriptor
+        self.stream = stream
         handle = .allocate(capacity: 1)
         handle.initialize(to: uv_pipe_t())
         buffer = .allocate(byteCount: Self.bufferSize, alignment: 16)
@@ -41,14 +44,20 @@ final class OutputPipe {
         buffer.deallocate()
     }
 
-    var stream: UnsafeMutablePointer<uv_stream_t> {
+    var streamHandle: UnsafeMutablePointer<uv_stream_t> {
         UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_stream_t.self)
     }
 
     /// Starts reading (after a successful spawn).
     func startReading() {
-        let status = uv_read_start(stream, ProcessTrampolines.allocate, ProcessTrampolines.read)
+        let status = uv_read_start(streamHandle, ProcessTrampolines.allocate, ProcessTrampolines.read)
         if status != 0 { close() }
+    }
+
+    /// Reads again after a full stream buffer stopped it (loop thread).
+    func resumeReading() {
+        guard !isClosed else { return }
+        startReading()
     }
 
     /// The buffer for the next read.
@@ -61,6 +70,10 @@ final class OutputPipe {
         guard !isClosed else { return }
         guard count >= 0 else {
             finishLines()
+            if Int32(count) != UV_EOF.rawValue {
+                let name = descriptor == 1 ? "standard output" : "standard error"
+                stream?.pipeEnded(UVError(UVError.Code(uvCode: Int32(count)), operation: "read", detail: "reading the child's \(name)"))
+            }
             close()
             return
         }
@@ -77,6 +90,11 @@ final class OutputPipe {
         case .chunks(let context, let handler):
             let chunk = [UInt8](bytes)
             deliver(context) { handler(chunk) }
+        case .stream:
+            if stream?.received([UInt8](bytes)) == false {
+                // A full buffer: the child waits on the pipe until the consumer takes some.
+                uv_read_stop(streamHandle)
+            }
         case .lines(let context, let maxLength, let handler):
             var start = 0
             while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
@@ -140,6 +158,7 @@ final class OutputPipe {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        stream?.pipeEnded(nil)
         uv_close(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self), ProcessTrampolines.pipeClosed)
         child?.pipeFinished()
     }

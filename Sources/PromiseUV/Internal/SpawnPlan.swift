@@ -103,6 +103,8 @@ final class SpawnPlan {
                 throw refuse("\(name) capture limit is \(limit): give 0 or more bytes")
             case .lines(_, let maxLength, _) where maxLength < 1:
                 throw refuse("\(name) maxLength is \(maxLength): give 1 or more bytes")
+            case .stream(let limit) where limit < 1:
+                throw refuse("\(name) stream bufferLimit is \(limit): give 1 or more bytes")
             default: break
             }
         }
@@ -346,7 +348,7 @@ final class SpawnPlan {
             }
             opened.append(descriptor)
             return descriptor
-        case .discard, .capture, .lines, .chunks, .combinedWithOutput:
+        case .discard, .capture, .lines, .chunks, .stream, .combinedWithOutput:
             return -1
         }
     }
