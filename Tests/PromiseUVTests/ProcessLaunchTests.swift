@@ -24,6 +24,33 @@ struct InheritableDescriptor {
     func close() { _ = Glibc.close(number) }
 }
 
+/// Launches `/bin/ls` with `arguments` (its `argv`) through ``ChildLauncher``, its standard
+/// output a pipe read here to the end, and reaps it: what it wrote, and its `waitpid` status.
+func launchReadingOutput(
+    _ arguments: [String], extra: [(target: Int32, source: Int32)] = [], closing: ChildLauncher.DescriptorClosing
+) throws -> (output: [UInt8], status: Int32) {
+    var ends: [Int32] = [-1, -1]
+    try #require(pipe(&ends) == 0)
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    let request = ChildLauncher.Request(
+        file: "/bin/ls", arguments: arguments, environment: nil, workingDirectory: nil, standard: [-1, ends[1], -1], extra: extra,
+        newSession: false)
+    let launched = ChildLauncher.launch(request, closing: closing)
+    _ = Glibc.close(ends[1])
+    defer { _ = Glibc.close(ends[0]) }
+    let pid = try launched.get()
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4_096)
+    while true {
+        let count = read(ends[0], &buffer, buffer.count)
+        if count <= 0 { break }
+        output += buffer[..<count]
+    }
+    var status: Int32 = 0
+    #expect(waitpid(pid, &status, 0) == pid)
+    return (output, status)
+}
+
 /// The descriptors `/bin/ls` finds open in itself (`/proc/self/fd`), each number a line: 0, 1
 /// and 2 from the spawn, 3 the directory `ls` reads.
 let ownDescriptorsOfLS = ["0", "1", "2", "3"]
@@ -46,25 +73,7 @@ extension ProcessTests {
     func eachWayOfClosingLeavesTheStandardDescriptorsOnly(_ closing: ChildLauncher.DescriptorClosing) throws {
         let inheritable = try InheritableDescriptor()
         defer { inheritable.close() }
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let request = ChildLauncher.Request(
-            file: "/bin/ls", arguments: ["ls", "/proc/self/fd"], environment: nil, workingDirectory: nil, standard: [-1, ends[1], -1],
-            newSession: false)
-        let launched = ChildLauncher.launch(request, closing: closing)
-        _ = Glibc.close(ends[1])
-        defer { _ = Glibc.close(ends[0]) }
-        let pid = try launched.get()
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = read(ends[0], &buffer, buffer.count)
-            if count <= 0 { break }
-            output += buffer[..<count]
-        }
-        var status: Int32 = 0
-        #expect(waitpid(pid, &status, 0) == pid)
+        let (output, status) = try launchReadingOutput(["ls", "/proc/self/fd"], closing: closing)
         #expect(status == 0)
         #expect(String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init) == ownDescriptorsOfLS)
     }
@@ -201,26 +210,9 @@ extension ProcessTests {
             _ = Glibc.close(first)
             _ = Glibc.close(second)
         }
-        var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         // `ls -l` shows where each of its descriptors leads (a shell cannot name those above 9).
-        let request = ChildLauncher.Request(
-            file: "/bin/ls", arguments: ["ls", "-l", "/proc/self/fd"], environment: nil, workingDirectory: nil,
-            standard: [-1, ends[1], -1], extra: [(first, second), (second, first)], newSession: false)
-        let launched = ChildLauncher.launch(request, closing: closing)
-        _ = Glibc.close(ends[1])
-        defer { _ = Glibc.close(ends[0]) }
-        let pid = try launched.get()
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = read(ends[0], &buffer, buffer.count)
-            if count <= 0 { break }
-            output += buffer[..<count]
-        }
-        var status: Int32 = 0
-        #expect(waitpid(pid, &status, 0) == pid)
+        let (output, status) = try launchReadingOutput(["ls", "-l", "/proc/self/fd"], extra: [(first, second), (second, first)], closing: closing)
+        #expect(status == 0)
         // "l-wx------ 1 user group 64 date 22 -> /path/first" for each, after a "total" line.
         var leads: [String: String] = [:]
         for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
