@@ -80,20 +80,21 @@ try awaitPromise(loop.shutdown())
         let loop = try startedLoop()
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
-        try "all:\n\t@echo compiling\n\t@echo linking >&2\n".write(toFile: directory.path + "/Makefile", atomically: true, encoding: .utf8)
+        try "#!/bin/sh\necho compiling $1\necho linking >&2\n".write(toFile: directory.path + "/build.sh", atomically: true, encoding: .utf8)
+        chmod(directory.path + "/build.sh", 0o755)
         let projectDirectory = directory.path
         // DocC: begin
-        var build = UVCommand("make", arguments: ["-j2"], workingDirectory: projectDirectory)
+        var build = UVCommand("./build.sh", arguments: ["--release"], workingDirectory: projectDirectory)
         build.standardOutput = .stream(bufferLimit: 64 << 10)
         build.standardError = .combinedWithOutput
         let running = loop.start(build)
         var log: [UInt8] = []
         for try await piece in running.standardOutput! {
-            log += piece                                   // as make writes it
+            log += piece                                   // as the build writes it
         }
         let finished = try await running.result.get()     // settles once the output has ended
         // DocC: end
-        #expect(String(decoding: log, as: UTF8.self) == "compiling\nlinking\n")
+        #expect(String(decoding: log, as: UTF8.self) == "compiling --release\nlinking\n")
         #expect(finished.exit == .exited(0))
     }
 
