@@ -81,7 +81,7 @@ test-tsan:
 ## test-asan: the core and adapter suites under AddressSanitizer with leak detection; any report fails the run
 # scripts/lsan.supp names the few leaks that belong to the toolchain's test runner, not to us.
 ADAPTER_SUITES ?= PromiseFSTests|PromiseSQLiteTests|PromiseUVTests|PromiseCurlTests
-ASAN_ENV = env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1 quarantine_size_mb=64" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" SWIFT_BACKTRACE=enable=no
+ASAN_ENV = env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1 quarantine_size_mb=64 suppressions=$(CURDIR)/scripts/asan.supp" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" SWIFT_BACKTRACE=enable=no
 # PromiseCoreTests too (a promise's link to its source is an unowned(unsafe) reference, and
 # UpstreamLinkTests reads it after the source is gone in every way it can go), in a run of its
 # own first: beside the adapter suites, its CPU-heavy cases under ASan held the two cores long
