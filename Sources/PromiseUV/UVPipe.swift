@@ -1,4 +1,3 @@
-internal import CUV
 internal import Glibc
 import PromiseCore
 internal import PromiseSystem

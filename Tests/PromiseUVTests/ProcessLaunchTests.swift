@@ -34,7 +34,7 @@ func launchReadingOutput(
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     let request = ChildLauncher.Request(
         file: "/bin/ls", arguments: arguments, environment: nil, workingDirectory: nil, standard: [-1, ends[1], -1], extra: extra,
-        newSession: false)
+        processGroup: .inherited)
     let launched = ChildLauncher.launch(request, closing: closing)
     _ = Glibc.close(ends[1])
     defer { _ = Glibc.close(ends[0]) }
@@ -114,7 +114,7 @@ extension ProcessTests {
         // `dup2` straight onto 1 would overwrite the source that 2 reads.
         let request = ChildLauncher.Request(
             file: "/bin/sh", arguments: ["sh", "-c", "echo out; echo err >&2"], environment: nil, workingDirectory: nil,
-            standard: [-1, second, first], newSession: false)
+            standard: [-1, second, first], processGroup: .inherited)
         let pid = try ChildLauncher.launch(request).get()
         var status: Int32 = 0
         #expect(waitpid(pid, &status, 0) == pid)

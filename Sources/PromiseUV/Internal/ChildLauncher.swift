@@ -32,11 +32,9 @@ enum ChildLauncher {
         /// Further descriptors of this process the child gets, each as the number `target`
         /// (3 or more, each once).
         var extra: [(target: Int32, source: Int32)] = []
-        /// Whether the child starts a new session (`setsid`) whose process group it leads.
-        let newSession: Bool
-        /// Whether the child leads a new process group in this session (`setpgid(0, 0)`);
-        /// ignored with ``newSession``, which makes one too.
-        var newGroup = false
+        /// The child's process group: this process's, a new one in this session
+        /// (`setpgid(0, 0)`), or a new session (`setsid`) whose group it leads.
+        let processGroup: UVCommand.ProcessGroup
     }
 
     /// Why a launch failed: the `errno` and the call that reported it.
@@ -119,11 +117,14 @@ enum ChildLauncher {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &defaulted)
         var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
-        if request.newSession {
-            flags |= GNUSpawn.newSessionFlag
-        } else if request.newGroup {
+        switch request.processGroup {
+        case .inherited:
+            break
+        case .ownGroup:
             flags |= Int32(POSIX_SPAWN_SETPGROUP)
             posix_spawnattr_setpgroup(&attributes, 0)
+        case .ownSession:
+            flags |= GNUSpawn.newSessionFlag
         }
         posix_spawnattr_setflags(&attributes, Int16(flags))
 

@@ -125,8 +125,7 @@ final class ChildProcess {
         }
         let request = ChildLauncher.Request(
             file: plan.file, arguments: plan.arguments, environment: plan.environment, workingDirectory: plan.workingDirectory,
-            standard: standard, extra: plan.extraDescriptors, newSession: plan.processGroup == .ownSession,
-            newGroup: plan.processGroup == .ownGroup)
+            standard: standard, extra: plan.extraDescriptors, processGroup: plan.processGroup)
         core.children[id] = self
         SignalOwner.beginChildProcess()
         switch ChildLauncher.launch(request) {
