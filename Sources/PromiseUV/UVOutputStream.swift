@@ -1,5 +1,4 @@
 import PromiseCore
-import Synchronization
 
 /// A running child's standard output (or error) as an asynchronous sequence of byte pieces,
 /// for a command started by ``UVLoop/start(_:)`` with ``UVCommand/Output/stream(bufferLimit:)``.
@@ -90,10 +89,10 @@ public struct UVOutputStream: AsyncSequence, Sendable {
 /// ``OutputStreamStateMachine`` behind a lock, which also resumes the waiting task.
 final class OutputStreamChannel: Sendable {
     typealias Waiter = CheckedContinuation<[UInt8]?, any Error>
-    private let machine: Mutex<OutputStreamStateMachine<Waiter>>
+    private let machine: Lock<OutputStreamStateMachine<Waiter>>
 
     init(limit: Int) {
-        machine = Mutex(OutputStreamStateMachine(limit: limit))
+        machine = Lock(OutputStreamStateMachine(limit: limit))
     }
 
     /// The loop read `piece`; returns `false` when the loop must stop reading (full buffer).

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import PromiseCore
 import Testing
@@ -15,6 +16,45 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: 64) { _ in answers.record(sanitizerHooks != nil) }
         #expect(answers.all == [underThreadSanitizer])
     }
+
+    /// Every lock in the package's sources is a `Lock`: a bare `Mutex` handed from one thread to
+    /// another is invisible to ThreadSanitizer, which then reports the data it guards as raced.
+    /// `Lock.swift` alone wraps one; the scan covers every module under `Sources/`.
+    @Test func noSourceOutsideTheLockHoldsABareMutex() throws {
+        let sources = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path))
+        var scanned = 0
+        var found: [String] = []
+        for case let file as String in files where file.hasSuffix(".swift") && !file.contains(".docc/") {
+            scanned += 1
+            guard !file.hasSuffix("PromiseCore/Internal/Lock.swift") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where declaresBareMutex(line) {
+                found.append("\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(scanned > 150, "the scan found too few files under \(sources.path): \(scanned)")
+        #expect(found.isEmpty, "use PromiseCore's Lock instead: \(found)")
+    }
+
+    @Test func theScanTellsABareMutexFromALockAndFromProse() {
+        #expect(declaresBareMutex("    private let state = Mutex(State())"))
+        #expect(declaresBareMutex("    private let machine: Mutex<Machine>"))
+        #expect(declaresBareMutex("static let state = Synchronization.Mutex<Int>(0)"))
+        #expect(!declaresBareMutex("    private let state = Lock(State())"))
+        #expect(!declaresBareMutex("    // PromiseCore's Lock, not a bare Mutex: ThreadSanitizer cannot see it."))
+        #expect(!declaresBareMutex("/// with a `Mutex<Int>` from the standard library"))
+        #expect(!declaresBareMutex("    let pthreadMutex = PthreadMutex()"))
+    }
+}
+
+/// Whether a source line's code (not its comment) names the standard library's `Mutex` type.
+private func declaresBareMutex(_ line: some StringProtocol) -> Bool {
+    let code = String(line).components(separatedBy: "//")[0]
+    return code.range(of: #"(?<![\w.])(Synchronization\.)?Mutex\s*[<(]"#, options: .regularExpression) != nil
 }
 
 private final class Answers: @unchecked Sendable {

@@ -24,7 +24,7 @@ let classContextCount = Atomic<Int>(0)
 nonisolated(unsafe) let classContextSlots = UnsafeMutablePointer<ClassContextType>.allocate(capacity: classContextCapacity)
 
 /// Serializes registrations.
-let classContextWriter = Mutex<Void>(())
+let classContextWriter = Lock<Void>(())
 
 /// Lets `classBound(_:)` recognize contexts of type `Context` without a dynamic cast.
 /// Registering a type again does nothing.

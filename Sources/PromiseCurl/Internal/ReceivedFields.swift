@@ -1,4 +1,4 @@
-import Synchronization
+internal import PromiseCore
 
 /// The header fields of a received response, kept as the lines libcurl delivered
 /// (``ResponseHeadParser/fieldLines``) and parsed into `HTTPFields` the first time they are
@@ -6,7 +6,7 @@ import Synchronization
 /// under a lock and shared by every copy of the response.
 final class ReceivedFields: Sendable {
     private let lines: [UInt8]
-    private let parsed = Mutex<HTTPFields?>(nil)
+    private let parsed = Lock<HTTPFields?>(nil)
 
     init(lines: [UInt8]) { self.lines = lines }
 

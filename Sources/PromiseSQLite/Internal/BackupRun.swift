@@ -2,7 +2,6 @@ internal import CSQLite
 internal import Glibc
 import PromiseCore
 internal import PromiseSystem
-import Synchronization
 
 /// One online backup: `sqlite3_backup_init`, then one `sqlite3_backup_step` per job on the
 /// source's connection thread, each job queued when the one before it ended, then
@@ -311,7 +310,7 @@ final class BackupRun: @unchecked Sendable {
     /// destination's thread waits for its source's, so a destination can be neither a source
     /// nor a destination of another backup, and a source cannot be a destination.
     private enum Registry {
-        private static let state = Mutex<(sources: [ObjectIdentifier: Int], destinations: Set<ObjectIdentifier>)>(([:], []))
+        private static let state = Lock<(sources: [ObjectIdentifier: Int], destinations: Set<ObjectIdentifier>)>(([:], []))
 
         static func claim(source: ObjectIdentifier, destination: ObjectIdentifier) -> SQLiteError? {
             state.withLock { state in

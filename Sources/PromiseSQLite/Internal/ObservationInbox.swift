@@ -1,4 +1,4 @@
-internal import Synchronization
+internal import PromiseCore
 
 /// How an ``ObservationInbox`` keeps what arrives while its consumer is busy: the one choice
 /// that differs between a sequence of commits and a sequence of row changes.
@@ -27,10 +27,10 @@ final class ObservationInbox<Buffer: ObservationBuffer>: Sendable {
         var unregister: (@Sendable () -> Void)?
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     init(_ buffer: Buffer) {
-        state = Mutex(State(buffer: buffer))
+        state = Lock(State(buffer: buffer))
     }
 
     /// Sets how the observation is removed from the connection; runs it at once when the

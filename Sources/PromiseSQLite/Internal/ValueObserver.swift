@@ -1,5 +1,4 @@
 internal import PromiseCore
-internal import Synchronization
 
 /// One running value observation: the ``ValueObservationStateMachine`` under a lock, and the
 /// work its actions start. A consumer (``SQLiteObservedValues``' iterator, or the callback
@@ -29,7 +28,7 @@ final class ValueObserver: Sendable {
         var unregister: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// The read, its value boxed.
     private let read: @Sendable (SQLiteConnection) throws -> Value
     /// Whether two values are the same, when duplicates are removed.
