@@ -41,7 +41,7 @@ private typealias UnknownContext = JobCountingContext<UnknownTag>
 
 /// Appends to a list from callbacks on any thread.
 private final class Log: Sendable {
-    private let entries = Mutex<[Int]>([])
+    private let entries = Lock<[Int]>([])
     func append(_ value: Int) { entries.withLock { $0.append(value) } }
     var all: [Int] { entries.withLock { $0 } }
 }
@@ -169,7 +169,7 @@ private final class Log: Sendable {
         let (source, sourceResolver) = Promise<Int>.pending()
         defer { withExtendedLifetime(sourceResolver) {} }
         let derived = source.then(on: context) { $0 * 2 }
-        let waited = Mutex<Result<Int, any Error>?>(nil)
+        let waited = Lock<Result<Int, any Error>?>(nil)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 AdapterSupport.runBatchedTurn(nil) {

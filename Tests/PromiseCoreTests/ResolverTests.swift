@@ -116,8 +116,8 @@ private struct SettledResolverMarker: Sendable {}
     }
 
     private final class ResolverHolder: Sendable {
-        private let slot: Mutex<PromiseResolver<ReleasedElsewhereMarker>?>
-        init(_ resolver: PromiseResolver<ReleasedElsewhereMarker>) { slot = Mutex(resolver) }
+        private let slot: Lock<PromiseResolver<ReleasedElsewhereMarker>?>
+        init(_ resolver: PromiseResolver<ReleasedElsewhereMarker>) { slot = Lock(resolver) }
         func release() { slot.withLock { $0 = nil } }
     }
 }

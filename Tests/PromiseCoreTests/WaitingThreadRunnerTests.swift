@@ -17,7 +17,7 @@ private final class RecordingRunner: WaitingThreadRunner {
     let pollLimit: Duration?
     let fulfilWhenAsked: Promise<Int>?
     let runHere: Promise<Int>?
-    let asked = Mutex(Asked())
+    let asked = Lock(Asked())
 
     init(pollLimit: Duration?, fulfilWhenAsked: Promise<Int>? = nil, runHere: Promise<Int>? = nil) {
         self.pollLimit = pollLimit

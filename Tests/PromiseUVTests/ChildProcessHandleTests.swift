@@ -11,7 +11,7 @@ import Testing
     @Test func thePidComesFirstThenASignalEndsTheChildAndItsExitAndResultFollow() async throws {
         let loop = try startedLoop("uv-handle")
         defer { loop.shutdown() }
-        let printed = Mutex<Int32>(0)
+        let printed = Lock<Int32>(0)
         let child = loop.start(
             UVCommand(
                 "/bin/sh", arguments: ["-c", "echo $$; exec sleep 3600"],
@@ -102,7 +102,7 @@ import Testing
                 "/bin/sh", arguments: ["-c", "trap 'echo hup' HUP; echo ready; \(idleShellLoop)"],
                 standardOutput: lines.output(on: loop), terminationGrace: .zero))
         #expect(try await eventually { lines.all == ["ready"] }, "the trap was not set")
-        let sent = Mutex<[Promise<Void>]>([])
+        let sent = Lock<[Promise<Void>]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let promise = child.send(.hangup)
             sent.withLock { $0.append(promise) }

@@ -6,7 +6,7 @@ import Testing
 
 /// What each of several tasks got from a stream.
 final class Outcomes: Sendable {
-    let list = Mutex<[Result<[UInt8]?, UVError>]>([])
+    let list = Lock<[Result<[UInt8]?, UVError>]>([])
 }
 
 /// A running child's output as an asynchronous sequence (`UVOutputStream`), against real

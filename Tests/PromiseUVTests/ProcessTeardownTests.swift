@@ -109,7 +109,7 @@ func isRunning(_ pid: Int32) -> Bool {
     /// Starts a shell that starts `sleep` in the background and prints its pid; returns the
     /// child's promise and that pid.
     static func shellWithGrandchild(_ group: UVCommand.ProcessGroup, on loop: UVLoop) async throws -> (Promise<UVProcessResult>, Int32) {
-        let grandchild = Mutex<Int32>(0)
+        let grandchild = Lock<Int32>(0)
         var command = UVCommand(
             "/bin/sh", arguments: ["-c", "sleep 3600 & echo $!; wait"],
             standardOutput: .lines(on: loop) { line in grandchild.withLock { $0 = Int32(String(decoding: line, as: UTF8.self)) ?? -1 } })

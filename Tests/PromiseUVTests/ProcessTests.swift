@@ -87,7 +87,7 @@ import Testing
         let loop = try startedLoop()
         defer { loop.shutdown() }
         let queue = DispatchQueue(label: "lines")
-        let lines = Mutex<[String]>([])
+        let lines = Lock<[String]>([])
         let command = UVCommand(
             "/bin/sh", arguments: ["-c", "printf 'a\\nbb\\n\\nlast'"],
             standardOutput: .lines(on: queue) { line in lines.withLock { $0.append(String(decoding: line, as: UTF8.self)) } })
@@ -95,7 +95,7 @@ import Testing
         #expect(result.standardOutput.isEmpty)
         #expect(lines.withLock { $0 } == ["a", "bb", "", "last"])
 
-        let total = Mutex(0)
+        let total = Lock(0)
         let chunks = UVCommand(
             "/bin/sh", arguments: ["-c", "yes | head -c 1000000"],
             standardOutput: .chunks(on: queue) { chunk in total.withLock { $0 += chunk.count } })

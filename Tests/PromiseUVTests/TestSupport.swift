@@ -62,7 +62,7 @@ enum DiagnosticsRecorder {
 
 /// The lines a child writes to one of its outputs, collected as they arrive on the loop.
 final class CollectedLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
 
     /// The lines so far.
     var all: [String] { lines.withLock { $0 } }
