@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 
 // libuv's handle and request types share a common prefix (uv_handle_t, uv_req_t) that C reaches
 // with a cast; these typed wrappers do the casts Swift cannot write directly.
@@ -52,6 +54,42 @@ static inline int cuv_pidfd_open(int pid) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+// A new pseudo-terminal (pty(7)): opens its master close-on-exec without making it this
+// process's controlling terminal, unlocks its slave and stores the slave's number (the N of
+// /dev/pts/N). Returns the master, or -1 with errno. ioctl is variadic, which Swift cannot call.
+static inline int cuv_open_terminal_master(unsigned int *slave_number) {
+    int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) {
+        return -1;
+    }
+    int unlock = 0;
+    if (ioctl(master, TIOCSPTLCK, &unlock) != 0 || ioctl(master, TIOCGPTN, slave_number) != 0) {
+        int saved = errno;
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    return master;
+}
+
+// Sets a terminal's window size (TIOCSWINSZ); on a pseudo-terminal's master, the kernel then
+// sends SIGWINCH to the slave's foreground process group. 0, or -1 with errno.
+static inline int cuv_set_window_size(int terminal, unsigned short rows, unsigned short columns) {
+    struct winsize size = {.ws_row = rows, .ws_col = columns, .ws_xpixel = 0, .ws_ypixel = 0};
+    return ioctl(terminal, TIOCSWINSZ, &size);
+}
+
+// A terminal's window size (TIOCGWINSZ) as rows and columns. 0, or -1 with errno.
+static inline int cuv_window_size(int terminal, unsigned short *rows, unsigned short *columns) {
+    struct winsize size;
+    if (ioctl(terminal, TIOCGWINSZ, &size) != 0) {
+        return -1;
+    }
+    *rows = size.ws_row;
+    *columns = size.ws_col;
+    return 0;
 }
 
 static inline uv_req_t *cuv_work_as_req(uv_work_t *request) {

@@ -57,6 +57,40 @@ public final class UVChildProcess: Sendable {
         self.result = result
     }
 
+    /// Sets the window size of the child's terminal (``UVCommand/terminal``), from the loop
+    /// thread: the kernel sends `SIGWINCH` to what runs in the terminal's foreground, which
+    /// reads the new size (`stty size`, `TIOCGWINSZ`). Asked before the child has been spawned,
+    /// the child starts with the new size.
+    ///
+    /// - Parameters:
+    ///   - columns: The width, in character cells: 1 to ``UVCommand/Terminal/maximumSize``.
+    ///   - rows: The height, in lines: 1 to ``UVCommand/Terminal/maximumSize``.
+    /// - Returns: A promise fulfilled once the size is set; rejected with
+    ///   ``UVError/Code-swift.struct/invalidArgument`` for a size out of range or a child
+    ///   without a terminal, with libuv's `EBADF` once the terminal has closed (the child and
+    ///   what it started closed it, or it never started), and with
+    ///   ``UVError/Code-swift.struct/loopClosed`` when the loop was shut down.
+    @discardableResult
+    public func resizeTerminal(columns: Int, rows: Int) -> Promise<Void> {
+        let resized = Promise<Void>.pending(resolvedOn: core.contextID)
+        let size: (rows: UInt16, columns: UInt16)
+        do throws(UVError) {
+            size = try UVCommand.Terminal(columns: columns, rows: rows).checkedSize(operation: "ioctl")
+        } catch {
+            resized.reject(error)
+            return resized
+        }
+        guard let child else {
+            // Refused before it was queued: the result holds why.
+            resized.reject(result.error ?? UVError(.loopClosed, operation: "ioctl", detail: "the terminal was not resized: the child never started"))
+            return resized
+        }
+        if !child.run(.late, { $0.resizeTerminal(rows: size.rows, columns: size.columns, resized) }) {
+            resized.reject(UVError(.loopClosed, operation: "ioctl", detail: "the UVLoop was shut down; the terminal was not resized"))
+        }
+        return resized
+    }
+
     /// Sends `signal` to the child, or to its whole process group when it has one of its own
     /// (``UVCommand/ProcessGroup/ownGroup`` or ``UVCommand/ProcessGroup/ownSession``), from
     /// the loop thread.

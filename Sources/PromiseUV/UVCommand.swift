@@ -60,6 +60,9 @@ public struct UVCommand: Sendable {
     /// ``UVError/Code-swift.struct/invalidArgument``; a descriptor this program does not hold
     /// open, with libuv's `EBADF`, operation `spawn`.
     public var extraDescriptors: [Int32: Int32]
+    /// A pseudo-terminal to run the child in, of the given window size; `nil` (the default)
+    /// for none. See ``Terminal`` for what the child's standard streams are then.
+    public var terminal: Terminal?
 
     /// Creates a command.
     ///
@@ -93,6 +96,7 @@ public struct UVCommand: Sendable {
         self.processGroup = .inherited
         self.argv0 = nil
         self.extraDescriptors = [:]
+        self.terminal = nil
     }
 
     /// The process group a child runs in.

@@ -174,6 +174,23 @@ try awaitPromise(loop.shutdown())
         #expect(try await sorted.get() == "apple\nfig\npear\n")
     }
 
+    @Test func aPseudoTerminal() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        // DocC: begin
+        var command = UVCommand("/bin/sh", arguments: ["-c", "read name; stty size; echo \"hi $name\""])
+        command.terminal = UVCommand.Terminal(columns: 100, rows: 30)
+        command.standardInput = .writer                  // typed at the terminal
+        command.standardError = .combinedWithOutput      // shown on it too
+        let session = loop.start(command)
+        session.resizeTerminal(columns: 120, rows: 40)   // the child gets SIGWINCH
+        session.standardInput!.write("Ada\n")
+        let screen = session.result.then(on: loop) { $0.outputText ?? "" }
+        // "Ada\r\n40 120\r\nhi Ada\r\n": the echo of what was typed, then the child's output
+        // DocC: end
+        #expect(try await screen.get() == "Ada\r\n40 120\r\nhi Ada\r\n")
+    }
+
     @Test func cancellingALongRun() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }

@@ -12,7 +12,7 @@ import Testing
 @Suite struct LoopCallbackTests {
     /// Where a promise is settled on the loop thread, each by a different libuv callback.
     enum Source: String, CaseIterable, Sendable {
-        case timer, poolWork, otherThread, fileEvent, subdirectoryEvent, childExit, pipeRead, inputWritable
+        case timer, poolWork, otherThread, fileEvent, subdirectoryEvent, childExit, pipeRead, terminalRead, inputWritable
         case closeCallback
 
         /// The C callbacks (`Enum.name` under Sources/PromiseUV) that settle this source's promise.
@@ -25,6 +25,7 @@ import Testing
             case .subdirectoryEvent: ["Trampolines.subdirectoryEvent"]
             case .childExit: ["ProcessTrampolines.exitReadable"]
             case .pipeRead: ["ProcessTrampolines.allocate", "ProcessTrampolines.read"]
+            case .terminalRead: ["ProcessTrampolines.terminalReadable"]
             case .inputWritable: ["ProcessTrampolines.inputWritable"]
             case .closeCallback:
                 [
@@ -124,6 +125,15 @@ import Testing
                 UVCommand(
                     "/bin/sh", arguments: ["-c", "echo line; exec sleep 3600"],
                     standardOutput: .lines(on: loop) { _ in lineResolver.fulfill(()) }, terminationGrace: .zero))
+            chained = onLoop(line)
+            chained.always { child.cancel() }
+        case .terminalRead:
+            let (line, lineResolver) = Promise<Void>.pending()
+            var command = UVCommand(
+                "/bin/sh", arguments: ["-c", "echo line; exec sleep 3600"],
+                standardOutput: .lines(on: loop) { _ in lineResolver.fulfill(()) }, terminationGrace: .zero)
+            command.terminal = UVCommand.Terminal()
+            let child = loop.spawn(command)
             chained = onLoop(line)
             chained.always { child.cancel() }
         case .inputWritable:

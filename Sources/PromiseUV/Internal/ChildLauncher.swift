@@ -12,7 +12,8 @@ internal import PromiseSystem
 ///   descriptor closed before `exec`, however this process opened it (with or without
 ///   close-on-exec);
 /// - every signal's default action and an empty signal mask, as a new program expects;
-/// - its working directory, its environment, and a new session when asked.
+/// - its working directory, its environment, and a new session when asked, with a controlling
+///   terminal when one is given.
 ///
 /// Stateless: the caller, on the loop thread, owns what it passes and what it gets back.
 enum ChildLauncher {
@@ -35,6 +36,10 @@ enum ChildLauncher {
         /// The child's process group: this process's, a new one in this session
         /// (`setpgid(0, 0)`), or a new session (`setsid`) whose group it leads.
         let processGroup: UVCommand.ProcessGroup
+        /// The path of a terminal the child opens once it leads its new session, which makes
+        /// it the session's controlling terminal; `nil` for none. Needs
+        /// ``UVCommand/ProcessGroup/ownSession``.
+        var controllingTerminal: String? = nil
     }
 
     /// Why a launch failed: the `errno` and the call that reported it.
@@ -91,6 +96,16 @@ enum ChildLauncher {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let terminal = request.controllingTerminal {
+            precondition(request.processGroup == .ownSession, "a controlling terminal needs a session of its own")
+            // The first terminal a session leader without one opens (without `O_NOCTTY`)
+            // becomes its controlling terminal; `setsid` comes before the file actions. Opened
+            // above every copy, and closed at once: the standard descriptors are the copies.
+            let scratch = max(highest, copies.max() ?? highest) + 1
+            var status = posix_spawn_file_actions_addopen(&actions, scratch, terminal, O_RDWR, 0)
+            if status == 0 { status = posix_spawn_file_actions_addclose(&actions, scratch) }
+            guard status == 0 else { return .failure(Failure(errno: status, operation: "posix_spawn_file_actions")) }
+        }
         for (target, copy) in zip(targets, copies) {
             let status =
                 copy >= 0

@@ -54,7 +54,8 @@ final class ChildProcess {
         self.milestones = milestones
         self.streams = streams
         machine = ChildProcessStateMachine(teardown: plan.teardown)
-        input = plan.takeWriterDescriptor().map { InputWriter(core: core, descriptor: $0, program: plan.arguments[0]) }
+        let transport: InputWriter.Transport = plan.terminal == nil ? .socket : .terminal
+        input = plan.takeWriterDescriptor().map { InputWriter(core: core, descriptor: $0, program: plan.arguments[0], transport: transport) }
     }
 
     /// Rejects every promise of a child that was not spawned, with `error`.
@@ -72,6 +73,12 @@ final class ChildProcess {
     }
 
     var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// Whether the child has been spawned and not yet reaped.
+    var awaitsExit: Bool {
+        if case .none = exitWatch { return false }
+        return true
+    }
 
     /// Whether a stop was asked for (for the report of what a shutdown lost).
     var isStopping: Bool { machine.isStopping }
@@ -108,11 +115,22 @@ final class ChildProcess {
             case .combinedWithOutput:
                 standard[2] = standard[1]
             case .capture, .lines, .chunks, .stream:
-                let pipe = OutputPipe(child: self, output: output, descriptor: Int32(index + 1), stream: streams[index])
-                uv_pipe_init(core.loop, pipe.handle, 0)  // cannot fail without IPC
-                pipe.handle.pointee.data = Unmanaged.passRetained(pipe).toOpaque()
-                core.handleOpened()
+                // With a terminal, standard output is what it shows: the loop reads its master.
+                let terminal = index == 0 ? plan.terminal : nil
+                let pipe = OutputPipe(
+                    child: self, output: output, descriptor: Int32(index + 1), stream: streams[index],
+                    source: terminal == nil ? .socketPair : .terminalMaster)
                 pipes.append(pipe)
+                if let terminal {
+                    // The plan closes the slave once the child has its copies.
+                    let status = pipe.open(terminal.takeMaster())
+                    guard status == 0 else {
+                        spawnFailed(UVError(UVError.Code(uvCode: status), operation: "uv_poll_init", detail: "reading the child's terminal"))
+                        return
+                    }
+                    standard[1] = terminal.slave
+                    continue
+                }
                 switch Self.openPipe(pipe, for: index == 0 ? "standard output" : "standard error") {
                 case .success(let childEnd):
                     childEnds.append(childEnd)
@@ -125,7 +143,8 @@ final class ChildProcess {
         }
         let request = ChildLauncher.Request(
             file: plan.file, arguments: plan.arguments, environment: plan.environment, workingDirectory: plan.workingDirectory,
-            standard: standard, extra: plan.extraDescriptors, processGroup: plan.processGroup)
+            standard: standard, extra: plan.extraDescriptors, processGroup: plan.processGroup,
+            controllingTerminal: plan.terminal?.slavePath)
         core.children[id] = self
         SignalOwner.beginChildProcess()
         switch ChildLauncher.launch(request) {
@@ -171,6 +190,37 @@ final class ChildProcess {
         }
     }
 
+    // MARK: Terminal
+
+    /// Sets the window size of the child's terminal (loop thread), and settles `done`: the
+    /// kernel sends `SIGWINCH` to the terminal's foreground process group. Before the spawn,
+    /// the terminal the plan holds is resized, and the child starts with the new size.
+    func resizeTerminal(rows: UInt16, columns: UInt16, _ done: Promise<Void>) {
+        guard plan.terminal != nil else {
+            return done.resolve(
+                .failure(
+                    UVError(
+                        .invalidArgument, operation: "ioctl",
+                        detail: "\(plan.arguments[0]) has no terminal to resize: set the command's terminal to run it in one")))
+        }
+        guard let master = pipes.first(where: { $0.source == .terminalMaster })?.openDescriptor ?? plan.terminal?.heldMaster else {
+            return done.resolve(
+                .failure(
+                    UVError(
+                        UVError.Code(uvCode: -EBADF), operation: "ioctl",
+                        detail: "the terminal of \(plan.arguments[0]) is closed: the child and what it started have closed it, or it never started")))
+        }
+        guard cuv_set_window_size(master, rows, columns) == 0 else {
+            let code = errno
+            return done.resolve(
+                .failure(
+                    UVError(
+                        UVError.Code(uvCode: -code), operation: "ioctl",
+                        detail: "resizing the terminal of \(plan.arguments[0]): \(ErrnoText.describe(code))")))
+        }
+        done.resolve(.success(()))
+    }
+
     /// A close-on-exec socket pair (what libuv makes for its own pipes) whose first end
     /// `pipe` reads; returns the other, for the child.
     private static func openPipe(_ pipe: OutputPipe, for name: String) -> Result<Int32, UVError> {
@@ -179,9 +229,8 @@ final class ChildProcess {
             let code = errno
             return .failure(UVError(UVError.Code(uvCode: -code), operation: "socketpair", detail: "a pipe for the child's \(name)"))
         }
-        let status = uv_pipe_open(pipe.handle, ends[0])
+        let status = pipe.open(ends[0])
         guard status == 0 else {
-            SystemCall.close(ends[0])
             SystemCall.close(ends[1])
             return .failure(UVError(UVError.Code(uvCode: status), operation: "uv_pipe_open", detail: "the child's \(name)"))
         }
@@ -376,6 +425,7 @@ final class ChildProcess {
         let action = machine.exited(exit)
         milestones?.reaped.resolve(.success(exit))
         stopTeardownTimer()
+        for pipe in pipes { pipe.childReaped() }
         input?.end(inputEndedError(exit))
         finishExit(action)
     }
@@ -385,6 +435,7 @@ final class ChildProcess {
         let action = machine.exitLost(error)
         milestones?.reaped.reject(error)
         stopTeardownTimer()
+        for pipe in pipes { pipe.childReaped() }
         input?.end(error)
         finishExit(action)
     }

@@ -4,13 +4,16 @@ import PromiseCore
 internal import PromiseSystem
 
 /// A child's standard input written while it runs (``UVCommand/Input/writer``): owns this
-/// process's end of a socket pair whose other end is the child's descriptor 0, the writes
-/// queued on it, and the `uv_poll_t` that waits for room while the child is behind. Performs
-/// what its ``InputWriterStateMachine`` decides.
+/// process's end of a socket pair whose other end is the child's descriptor 0 (or a copy of
+/// the master of the child's terminal), the writes queued on it, and the `uv_poll_t` that
+/// waits for room while the child is behind. Performs what its ``InputWriterStateMachine``
+/// decides.
 ///
-/// Writes go out with `send(…, MSG_NOSIGNAL | MSG_DONTWAIT)`: a child that has closed its end
-/// fails the write with `EPIPE`, never raises `SIGPIPE` in this process, and a full pipe never
-/// blocks the loop.
+/// Writes to a socket go out with `send(…, MSG_NOSIGNAL | MSG_DONTWAIT)`: a child that has
+/// closed its end fails the write with `EPIPE`, never raises `SIGPIPE` in this process, and a
+/// full pipe never blocks the loop. A terminal's master, which is not a socket and never
+/// raises `SIGPIPE`, is written with `write` (non-blocking: libuv set its reading copy so,
+/// and the flag belongs to the open file both copies share).
 ///
 /// Not `Sendable`: made with its ``ChildProcess`` on the calling thread, then used on the loop
 /// thread only.
@@ -22,9 +25,21 @@ final class InputWriter {
         let promise: Promise<Void>
     }
 
+    /// What the writer writes to.
+    enum Transport {
+        /// One end of a socket pair, the other the child's standard input: ``finish()`` closes it.
+        case socket
+        /// A copy of the master of the child's terminal: ``finish()`` types the end-of-file
+        /// character, and closes the copy (the loop still reads the master).
+        case terminal
+    }
+
     let core: LoopCore
     /// The program as given, for messages.
     private let program: String
+    private let transport: Transport
+    /// The last byte queued, which says whether a terminal's line is unfinished.
+    private var lastQueuedByte: UInt8?
     private var machine = InputWriterStateMachine<UVError>()
     /// This process's end; -1 once closed.
     private var descriptor: Int32
@@ -41,8 +56,9 @@ final class InputWriter {
     /// finish again.
     private var done: [Promise<Void>] = []
 
-    init(core: LoopCore, descriptor: Int32, program: String) {
+    init(core: LoopCore, descriptor: Int32, program: String, transport: Transport) {
         self.core = core
+        self.transport = transport
         self.descriptor = descriptor
         self.program = program
     }
@@ -61,6 +77,7 @@ final class InputWriter {
         switch machine.writeRequested() {
         case .queue(let sendNow):
             queue.append(PendingWrite(bytes: bytes, promise: promise))
+            lastQueuedByte = bytes.last ?? lastQueuedByte
             if sendNow { perform(sendQueued()) }
             fulfilDone()
         case .refuseFinished:
@@ -71,8 +88,16 @@ final class InputWriter {
         }
     }
 
-    /// Closes the pipe once every queued write is out; `promise` is fulfilled then.
+    /// Closes the pipe once every queued write is out; `promise` is fulfilled then. A
+    /// terminal is typed its end-of-file character first.
     func finish(_ promise: Promise<Void>) {
+        if case .terminal = transport {
+            // Its own promise: how it ends (refused after an earlier finish, failed with the
+            // child) is `promise`'s news too.
+            let typed = Promise<Void>.pending(resolvedOn: core.contextID)
+            typed.catch(on: .inline) { _ in }
+            write(endOfFileCharacters(), typed)
+        }
         switch machine.finishRequested(hasQueuedWrites: hasQueuedWrites) {
         case .wait:
             finishing.append(promise)
@@ -86,6 +111,19 @@ final class InputWriter {
         case .refuse(let failure):
             promise.reject(failure)
         }
+    }
+
+    /// What a terminal is typed to make its reader see end-of-file: its `VEOF` character
+    /// (Ctrl-D unless the child changed it), which in canonical mode hands over the line typed
+    /// so far, so a second one when that line is unfinished.
+    private func endOfFileCharacters() -> [UInt8] {
+        var settings = termios()
+        // The master answers with the slave's settings.
+        guard tcgetattr(descriptor, &settings) == 0 else { return [4] }
+        let character = withUnsafeBytes(of: settings.c_cc) { $0[Int(VEOF)] }
+        let canonical = settings.c_lflag & tcflag_t(ICANON) != 0
+        let lineUnfinished = lastQueuedByte.map { $0 != UInt8(ascii: "\n") && $0 != character } ?? false
+        return canonical && lineUnfinished ? [character, character] : [character]
     }
 
     // MARK: The child's lifecycle (loop thread)
@@ -155,7 +193,12 @@ final class InputWriter {
             }
             let result = write.bytes.withUnsafeBytes { bytes in
                 SystemCall.retryingInterrupts {
-                    send(descriptor, bytes.baseAddress! + write.sent, bytes.count - write.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    let start = bytes.baseAddress! + write.sent
+                    let count = bytes.count - write.sent
+                    return switch transport {
+                    case .socket: send(descriptor, start, count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    case .terminal: Glibc.write(descriptor, start, count)
+                    }
                 }
             }
             if result > 0 {
@@ -172,7 +215,7 @@ final class InputWriter {
                     return .none
                 }
                 return machine.pipeFull()
-            case EPIPE, ECONNRESET:
+            case EPIPE, ECONNRESET, EIO:
                 end(
                     UVError(
                         .brokenPipe, operation: "write",

@@ -1,7 +1,7 @@
 internal import CUV
 
 // The C callbacks of child processes and their pipes. A pidfd poll's `data` holds a reference
-// to its ``ChildProcess``, a pipe's to its ``OutputPipe``, a standard input's poll to its
+// to its ``ChildProcess``, a pipe's (or a terminal's poll's) to its ``OutputPipe``, a standard input's poll to its
 // ``InputWriter`` and a SIGCHLD watch's to its ``ChildSignalWatch``, taken with
 // `Unmanaged.passRetained` when the handle is initialized and released exactly once, in the
 // close callback.
@@ -44,7 +44,12 @@ enum ProcessTrampolines {
         Unmanaged<OutputPipe>.fromOpaque(stream!.pointee.data).takeUnretainedValue().received(count)
     }
 
-    /// `uv_close` callback of a pipe.
+    /// `uv_poll_cb` of a terminal's master: there is output to read (or the poll failed).
+    static let terminalReadable: @convention(c) (UnsafeMutablePointer<uv_poll_t>?, Int32, Int32) -> Void = { handle, status, _ in
+        Unmanaged<OutputPipe>.fromOpaque(handle!.pointee.data).takeUnretainedValue().terminalReadable(status: status)
+    }
+
+    /// `uv_close` callback of a pipe (its `uv_pipe_t`, or a terminal's `uv_poll_t`).
     static let pipeClosed: @convention(c) (UnsafeMutablePointer<uv_handle_t>?) -> Void = { handle in
         let pipe = Unmanaged<OutputPipe>.fromOpaque(handle!.pointee.data).takeRetainedValue()
         handle!.pointee.data = nil

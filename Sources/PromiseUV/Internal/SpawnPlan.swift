@@ -37,11 +37,13 @@ final class SpawnPlan {
     /// ``UVCommand/extraDescriptors``: the number in the child, and this plan's close-on-exec
     /// copy of the program's descriptor (closed once the child has its own), by number.
     private(set) var extraDescriptors: [(target: Int32, source: Int32)]
+    /// The child's pseudo-terminal (``UVCommand/terminal``), or `nil`.
+    let terminal: PseudoTerminal?
 
     private init(
         file: String, arguments: [String], environment: [String]?, workingDirectory: String?, inputDescriptor: Int32,
         writerDescriptor: Int32, teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output],
-        outputDescriptors: [Int32], openedOutputs: [Int32], extraDescriptors: [(target: Int32, source: Int32)]
+        outputDescriptors: [Int32], openedOutputs: [Int32], extraDescriptors: [(target: Int32, source: Int32)], terminal: PseudoTerminal?
     ) {
         self.file = file
         self.arguments = arguments
@@ -55,6 +57,7 @@ final class SpawnPlan {
         self.outputDescriptors = outputDescriptors
         self.openedOutputs = openedOutputs
         self.extraDescriptors = extraDescriptors
+        self.terminal = terminal
     }
 
     deinit {
@@ -70,9 +73,10 @@ final class SpawnPlan {
         return writerDescriptor
     }
 
-    /// Closes the descriptors this plan opened (standard input's, output files): the child
-    /// has its own copies.
+    /// Closes the descriptors this plan opened (standard input's, output files, the
+    /// terminal's slave): the child has its own copies.
     func closeDescriptors() {
+        terminal?.closeSlave()
         if inputDescriptor > 2 { _ = close(inputDescriptor) }
         inputDescriptor = -1
         for descriptor in openedOutputs { _ = close(descriptor) }
@@ -114,6 +118,18 @@ final class SpawnPlan {
         if case .combinedWithOutput = command.standardOutput.storage {
             throw refuse("standardOutput is combinedWithOutput: only standardError can go where standard output goes")
         }
+        // Opened before the other descriptors: its deinit closes it when a later step throws.
+        let terminal: PseudoTerminal?
+        if let wanted = command.terminal {
+            let size = try wanted.checkedSize(operation: "spawn")
+            guard command.standardOutput.isPipe else {
+                throw refuse(
+                    "standardOutput with a terminal is what the terminal shows, which the loop reads: give capture, lines, chunks or stream")
+            }
+            terminal = try PseudoTerminal.open(size)
+        } else {
+            terminal = nil
+        }
         var opened: [Int32] = []
         var descriptors: [Int32] = []
         do throws(UVError) {
@@ -133,7 +149,7 @@ final class SpawnPlan {
             throw error
         }
         do throws(UVError) {
-            input = try openInput(command.standardInput)
+            input = try openInput(command.standardInput, terminal: terminal)
         } catch {
             for descriptor in opened + extras.map(\.source) { _ = close(descriptor) }
             throw error
@@ -142,8 +158,9 @@ final class SpawnPlan {
             file: file, arguments: [command.argv0 ?? command.program] + command.arguments, environment: environment,
             workingDirectory: command.workingDirectory, inputDescriptor: input.child, writerDescriptor: input.writer,
             teardown: command.teardown,
-            processGroup: command.processGroup, outputs: [command.standardOutput, command.standardError],
-            outputDescriptors: descriptors, openedOutputs: opened, extraDescriptors: extras)
+            // A terminal controls a session, which the child leads.
+            processGroup: terminal == nil ? command.processGroup : .ownSession, outputs: [command.standardOutput, command.standardError],
+            outputDescriptors: descriptors, openedOutputs: opened, extraDescriptors: extras, terminal: terminal)
     }
 
     /// Close-on-exec copies of `extras`' descriptors, by the number in the child, checked.
@@ -368,8 +385,8 @@ final class SpawnPlan {
     }
 
     /// The child's standard input, and for ``UVCommand/Input/writer`` this process's end of its
-    /// pipe (-1 otherwise).
-    private static func openInput(_ input: UVCommand.Input) throws(UVError) -> (child: Int32, writer: Int32) {
+    /// pipe, or of `terminal` (-1 otherwise).
+    private static func openInput(_ input: UVCommand.Input, terminal: PseudoTerminal?) throws(UVError) -> (child: Int32, writer: Int32) {
         switch input.storage {
         case .null: return (-1, -1)
         case .inherit: return (0, -1)
@@ -395,7 +412,14 @@ final class SpawnPlan {
             }
             return (end, -1)
         case .writer:
-            return try inputPipe()
+            guard let terminal else { return try inputPipe() }
+            let child = try terminal.slaveCopy()
+            do throws(UVError) {
+                return (child, try terminal.masterCopy())
+            } catch {
+                SystemCall.close(child)
+                throw error
+            }
         }
     }
 
