@@ -150,8 +150,8 @@ struct InputWriterStateMachine<Failure> {
 
     enum FailAction {
         /// Reject every queued write and waiting `finish()` with the error, and close the
-        /// pipe; `stopWaiting`: stop the poll for room first.
-        case fail(Failure, stopWaiting: Bool)
+        /// pipe (and the poll for room, if one waits).
+        case fail(Failure)
         /// Nothing: the writer had ended already.
         case none
     }
@@ -160,12 +160,9 @@ struct InputWriterStateMachine<Failure> {
     /// the loop shut down. The first failure is kept.
     mutating func failed(_ failure: Failure) -> FailAction {
         switch state {
-        case .awaitingSpawn:
+        case .awaitingSpawn, .open, .finishing:
             state = .failed(failure)
-            return .fail(failure, stopWaiting: false)
-        case .open(let waitingForRoom), .finishing(let waitingForRoom):
-            state = .failed(failure)
-            return .fail(failure, stopWaiting: waitingForRoom)
+            return .fail(failure)
         case .finished, .failed:
             return .none
         }

@@ -138,7 +138,7 @@ final class InputWriter {
     /// `error`, and so does every later write.
     func end(_ error: UVError) {
         switch machine.failed(error) {
-        case .fail(let failure, _):
+        case .fail(let failure):
             let writes = queue[queueHead...].map(\.promise)
             queue = []
             queueHead = 0
