@@ -14,6 +14,13 @@ import Testing
         return command
     }
 
+    /// `cat` in a terminal, typed at through its standard input, on `loop`.
+    static func typingCat(on loop: UVLoop) -> UVChildProcess {
+        var command = UVCommand("cat", standardInput: .writer)
+        command.terminal = UVCommand.Terminal()
+        return loop.start(command)
+    }
+
     /// The descriptors of terminals (masters and slaves) this process has open. A test compares
     /// it with the count when it began, allowing for what a test before it may still be closing.
     static func openDescriptorCount() throws -> Int {
@@ -58,9 +65,7 @@ import Testing
     @Test func typedInputIsEchoedAndFinishTypesEndOfFile() async throws {
         let loop = try startedLoop("uv-pty-type")
         defer { loop.shutdown() }
-        var command = UVCommand("cat", standardInput: .writer)
-        command.terminal = UVCommand.Terminal()
-        let child = loop.start(command)
+        let child = Self.typingCat(on: loop)
         let input = try #require(child.standardInput)
         try await input.write("hello\n").get()
         try await input.finish().get()
@@ -74,9 +79,7 @@ import Testing
     @Test func finishingAnUnfinishedLineStillEndsTheInput() async throws {
         let loop = try startedLoop("uv-pty-partial")
         defer { loop.shutdown() }
-        var command = UVCommand("cat", standardInput: .writer)
-        command.terminal = UVCommand.Terminal()
-        let child = loop.start(command)
+        let child = Self.typingCat(on: loop)
         let input = try #require(child.standardInput)
         input.write("no newline")
         input.finish()
@@ -221,9 +224,7 @@ import Testing
     @Test func droppingTheHandleEndsTheInput() async throws {
         let loop = try startedLoop("uv-pty-drop")
         defer { loop.shutdown() }
-        var command = UVCommand("cat", standardInput: .writer)
-        command.terminal = UVCommand.Terminal()
-        let result = loop.start(command).result
+        let result = Self.typingCat(on: loop).result
         #expect(try await result.get().exit == .exited(0))
     }
 
