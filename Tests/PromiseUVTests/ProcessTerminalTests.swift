@@ -245,6 +245,57 @@ import Testing
         #expect(try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false }, "descriptors left open")
     }
 
+    /// Cancelled before the loop spawned it, or at once after: nothing of the terminal is left.
+    @Test func cancellingAtOnceLeavesNoDescriptorOpen() async throws {
+        let loop = try startedLoop("uv-pty-cancel-early")
+        defer { loop.shutdown() }
+        let before = try Self.openDescriptorCount()
+        for _ in 0..<20 {
+            var command = Self.command("sleep 600")
+            command.standardInput = .writer
+            command.terminationGrace = .zero
+            let child = loop.start(command)
+            child.result.cancel()
+            await #expect(throws: CancellationError.self) { try await child.result.get() }
+        }
+        #expect(try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false }, "descriptors left open")
+    }
+
+    /// A loop shut down under a running terminal child kills and reaps it, and closes the
+    /// terminal.
+    @Test func aLoopShutDownUnderTheChildClosesItsTerminal() async throws {
+        let loop = try startedLoop("uv-pty-shutdown")
+        let before = try Self.openDescriptorCount()
+        var command = Self.command("echo started; sleep 600")
+        command.standardInput = .writer
+        command.standardOutput = .stream()
+        let child = loop.start(command)
+        var pieces = try #require(child.standardOutput).makeAsyncIterator()
+        _ = try await pieces.next()
+        loop.shutdown()
+        await expectUVError(.loopClosed) { _ = try await child.result.get() }
+        #expect(try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false }, "descriptors left open")
+    }
+
+    /// Resizes from many threads at once all go through the loop, in some order; the last one
+    /// the loop made is the size the child reads.
+    @Test func resizesFromManyThreadsAllLand() async throws {
+        let loop = try startedLoop("uv-pty-threads")
+        defer { loop.shutdown() }
+        var command = Self.command("read line; stty size")
+        command.standardInput = .writer
+        let child = loop.start(command)
+        let order = Lock<[Int]>([])
+        let resizes = (1...100).map { width in
+            onNewThread { child.resizeTerminal(columns: width, rows: 7).then(on: .inline) { order.withLock { $0.append(width) } } }
+        }
+        for resize in resizes { try await resize.get().get() }
+        let last = try #require(order.withLock { $0.last })
+        #expect(order.withLock { $0.sorted() } == Array(1...100))
+        try await child.standardInput!.write("go\n").get()
+        #expect(try await child.result.get().outputText == "go\r\n7 \(last)\r\n")
+    }
+
     @Test func aProgramThatCannotStartLeavesNoDescriptorOpen() async throws {
         let loop = try startedLoop("uv-pty-missing")
         defer { loop.shutdown() }
