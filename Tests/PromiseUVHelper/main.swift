@@ -16,6 +16,9 @@
 //                             100 000 main-queue jobs run in order; one shuts the loop down
 //   promiseuv-helper main-queue-dropped-loop
 //                             a loop dropped after a main-thread run closes without a report
+//   promiseuv-helper pid-reuse
+//                             in a pid namespace of its own: a signal through the handle of
+//                             a reaped child never reaches the process given its pid next
 //   promiseuv-helper thread-loop-leaves-main-queue
 //                             a loop on its own thread never runs main-queue work, even after
 //                             it ran on the main thread; dispatchMain() still does afterwards
@@ -164,6 +167,13 @@ if mode == "docc-main-actor", CommandLine.arguments.count == 3 {
     // DocC: end
     try awaitPromise(loop.shutdown())
     exit(0)
+}
+if mode == "pid-reuse" { pidReuseInANewNamespace() }
+if mode == "pid-reuse-inside" {
+    do { try pidReuseInside() } catch {
+        print("error: \(error)")
+        exit(2)
+    }
 }
 if mode == "main-queue-many-then-shutdown" { exit(try manyJobsThenShutdownInside()) }
 if mode == "main-queue-dropped-loop" { exit(try droppedAfterAMainThreadRun()) }

@@ -50,6 +50,21 @@ import Testing
         #expect(error.message.contains("(pid \(pid)) has exited"), "\(error.message)")
     }
 
+    /// Whether this process may make a user and pid namespace (`unshare -r --pid`).
+    static let pidNamespaces = system("/usr/bin/unshare -r --pid --fork --mount-proc /bin/true >/dev/null 2>&1") == 0
+
+    /// The pid of a reaped child given to another process: a helper in a pid namespace of its
+    /// own hands the pid out again (`ns_last_pid`), and the old handle's signal is refused
+    /// without reaching the new holder.
+    @Test(.enabled(if: pidNamespaces, "cannot make a pid namespace here (unshare -r --pid)"))
+    func aSignalThroughTheHandleOfAReapedChildNeverReachesTheNextHolderOfItsPid() async throws {
+        let (status, output) = try await runHelper(["pid-reuse"])
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("refused: ") && $0.contains("ESRCH") }, "\(output)")
+        #expect(lines.contains("bystander alive"), "\(output)")
+    }
+
     @Test func aRefusedCommandRejectsEveryPromiseWithItsError() async throws {
         let loop = try startedLoop("uv-handle-refused")
         defer { loop.shutdown() }
