@@ -30,10 +30,11 @@ final class OutputPipe {
         case terminalMaster
     }
 
-    /// How the loop reads what it has opened.
+    /// Where the pipe is in its life: unopened, read by libuv or by its poll, closed (with a
+    /// terminal's master held until the child is reaped, or not).
     private enum Reader {
-        /// Nothing open: before ``open(_:)``, when its poll could not be made, after ``close()``.
-        case none
+        /// Before ``open(_:)``.
+        case unopened
         /// libuv reads the socket pair, and closes the descriptor with the handle.
         case stream(UnsafeMutablePointer<uv_pipe_t>)
         /// This pipe reads the terminal's master when the poll says so, and closes it.
@@ -43,9 +44,11 @@ final class OutputPipe {
         /// hangs the terminal up, and a child that has closed its side but not yet exited
         /// (one flushing its output at exit) would die of the `SIGHUP`.
         case masterHeld(descriptor: Int32)
+        /// Closed: ended, stopped, or never opened because its poll could not be made.
+        case closed
     }
 
-    private var reader = Reader.none
+    private var reader = Reader.unopened
     /// 1 for standard output, 2 for standard error.
     let descriptor: Int32
     let core: LoopCore
@@ -55,7 +58,13 @@ final class OutputPipe {
     private let buffer: UnsafeMutableRawPointer
     private(set) var captured: [UInt8] = []
     private var partialLine: [UInt8] = []
-    private(set) var isClosed = false
+    /// Whether the pipe has ended or been closed: nothing more is read from it.
+    var isClosed: Bool {
+        switch reader {
+        case .unopened, .stream, .poll: false
+        case .masterHeld, .closed: true
+        }
+    }
     /// Where a streamed output goes (``UVCommand/Output/stream(bufferLimit:)``), or `nil`.
     private let stream: OutputStreamChannel?
     let source: Source
@@ -97,7 +106,7 @@ final class OutputPipe {
             if flags == -1 || fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == -1 {
                 let code = errno
                 SystemCall.close(descriptor)
-                isClosed = true
+                reader = .closed
                 return -code
             }
             let handle = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
@@ -106,7 +115,7 @@ final class OutputPipe {
             guard status == 0 else {
                 handle.deallocate()
                 SystemCall.close(descriptor)
-                isClosed = true
+                reader = .closed
                 return status
             }
             handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
@@ -120,7 +129,7 @@ final class OutputPipe {
     func startReading() {
         let status =
             switch reader {
-            case .none, .masterHeld: UV_EBADF.rawValue
+            case .unopened, .masterHeld, .closed: UV_EBADF.rawValue
             case .stream(let handle): uv_read_start(Self.stream(handle), ProcessTrampolines.allocate, ProcessTrampolines.read)
             case .poll(let handle, _): uv_poll_start(handle, Int32(UV_READABLE.rawValue), ProcessTrampolines.terminalReadable)
             }
@@ -130,7 +139,7 @@ final class OutputPipe {
     /// Stops reading until ``resumeReading()`` (a full stream buffer).
     private func pauseReading() {
         switch reader {
-        case .none, .masterHeld: break
+        case .unopened, .masterHeld, .closed: break
         case .stream(let handle): uv_read_stop(Self.stream(handle))
         case .poll(let handle, _): uv_poll_stop(handle)
         }
@@ -251,7 +260,7 @@ final class OutputPipe {
     var openDescriptor: Int32? {
         guard !isClosed else { return nil }
         switch reader {
-        case .none, .masterHeld:
+        case .unopened, .masterHeld, .closed:
             return nil
         case .stream(let handle):
             var descriptor: uv_os_fd_t = -1
@@ -301,14 +310,13 @@ final class OutputPipe {
     /// closed.
     func close() {
         guard !isClosed else { return }
-        isClosed = true
         stream?.pipeEnded(nil)
         switch reader {
-        case .none, .masterHeld:
-            reader = .none
+        case .unopened, .masterHeld, .closed:
+            reader = .closed
         case .stream(let handle):
             uv_close(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self), ProcessTrampolines.pipeClosed)
-            reader = .none
+            reader = .closed
         case .poll(let handle, let descriptor):
             // `uv_close` stops the poll at once, so the descriptor can go now, or once the
             // child is reaped.
@@ -317,7 +325,7 @@ final class OutputPipe {
                 reader = .masterHeld(descriptor: descriptor)
             } else {
                 SystemCall.close(descriptor)
-                reader = .none
+                reader = .closed
             }
         }
         child?.pipeFinished()
@@ -327,7 +335,7 @@ final class OutputPipe {
     func childReaped() {
         guard case .masterHeld(let descriptor) = reader else { return }
         SystemCall.close(descriptor)
-        reader = .none
+        reader = .closed
     }
 
     /// The child has settled: drop it.
