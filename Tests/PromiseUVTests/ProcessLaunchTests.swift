@@ -238,3 +238,53 @@ extension ProcessTests {
         #expect(leads["\(second)"]?.hasSuffix(URL(fileURLWithPath: directory.path).lastPathComponent + "/first") == true)
     }
 }
+
+/// A program still open for writing somewhere in this process (`ETXTBSY`): a child another
+/// thread starts holds a copy of every descriptor until it closes them, so a script written and
+/// closed just before its own spawn can be busy for a moment.
+extension ProcessTests {
+    /// A script open for writing, in `directory`; the descriptor is returned open.
+    static func busyScript(in directory: TemporaryDirectory) throws -> (path: String, writing: Int32) {
+        let path = directory.path + "/busy.sh"
+        let writing = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o755)
+        try #require(writing >= 0)
+        let script = Array("#!/bin/sh\nexit 7\n".utf8)
+        try #require(script.withUnsafeBytes { write(writing, $0.baseAddress, $0.count) } == script.count)
+        return (path, writing)
+    }
+
+    static func launch(_ path: String) -> Result<pid_t, ChildLauncher.Failure> {
+        ChildLauncher.launch(
+            ChildLauncher.Request(
+                file: path, arguments: [path], environment: nil, workingDirectory: nil, standard: [-1, -1, -1], processGroup: .inherited))
+    }
+
+    /// Busy at the first try, free a few milliseconds later: the launch tries again and runs it.
+    @Test func aProgramBusyForAMomentIsStartedOnceItIsFree() throws {
+        let directory = try TemporaryDirectory()
+        let (path, writing) = try Self.busyScript(in: directory)
+        let closer = Thread {
+            usleep(4_000)
+            _ = Glibc.close(writing)
+        }
+        closer.start()
+        let pid = try Self.launch(path).get()
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect((status >> 8) & 0xff == 7, "status \(status)")
+    }
+
+    /// Busy for longer than the retries wait: the launch fails with `ETXTBSY`, not at once.
+    @Test func aProgramBusyForLongFailsWithTextFileBusy() throws {
+        let directory = try TemporaryDirectory()
+        let (path, writing) = try Self.busyScript(in: directory)
+        defer { _ = Glibc.close(writing) }
+        let started = ContinuousClock.now
+        guard case .failure(let failure) = Self.launch(path) else {
+            Issue.record("a program open for writing was started")
+            return
+        }
+        #expect(failure.errno == ETXTBSY)
+        #expect(ContinuousClock.now - started >= .milliseconds(31), "it was not tried again")
+    }
+}

@@ -61,6 +61,10 @@ enum ChildLauncher {
         static let preferred: DescriptorClosing = GNUSpawn.addCloseFrom == nil ? .listed : .closeFrom
     }
 
+    /// The longest of the waits before trying a busy program again (`ETXTBSY`), in µs: waits
+    /// of 1, 2, 4, 8 and 16 ms.
+    static let busyProgramWaitLimit: UInt32 = 16_000
+
     /// `SIGCHLD`'s default action, `SIGPIPE`'s and every other's, for the child.
     private static let defaultedSignals: sigset_t = {
         var all = sigset_t()
@@ -144,6 +148,15 @@ enum ChildLauncher {
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var status = spawn(request.file, request.arguments, request.environment, &actions, &attributes)
+        // `ETXTBSY`: the program was just written, and a child another thread of this process
+        // is starting at this moment holds a copy of the writing descriptor until that child
+        // closes it, before its own `exec`. Tried again a few times, 31 ms in all at most.
+        var wait: UInt32 = 1_000
+        while case .failure(let failure) = status, failure.errno == ETXTBSY, wait <= Self.busyProgramWaitLimit {
+            usleep(wait)
+            wait *= 2
+            status = spawn(request.file, request.arguments, request.environment, &actions, &attributes)
+        }
         if case .failure(let failure) = status, failure.errno == ENOEXEC {
             // Not a binary and no `#!` line: `execvp`'s rule, which `sh` scripts rely on, is
             // to run it with the shell.
