@@ -21,6 +21,12 @@ import Testing
         return loop.start(command)
     }
 
+    /// Waits until this process holds no more terminal descriptors than `before`; `false`
+    /// when it still holds more after 20 s.
+    static func terminalsClosed(downTo before: Int) async throws -> Bool {
+        try await eventually(.seconds(20)) { (try? openDescriptorCount()).map { $0 <= before } ?? false }
+    }
+
     /// The descriptors of terminals (masters and slaves) this process has open. A test compares
     /// it with the count when it began, allowing for what a test before it may still be closing.
     static func openDescriptorCount() throws -> Int {
@@ -133,7 +139,7 @@ import Testing
         #expect(error?.message.contains("from 1 to 65535") == true, "\(String(describing: error))")
         await expectUVError(.invalidArgument) { _ = try await child.processID.get() }
         #expect(
-            try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false },
+            try await Self.terminalsClosed(downTo: before),
             "a refused command left a descriptor open")
         // A resize out of range is refused at once, whatever the child.
         let running = loop.start(Self.command("sleep 30"))
@@ -242,7 +248,7 @@ import Testing
         for (index, result) in results.enumerated() {
             #expect(try await result.get().outputText == "\(5 + index) \(10 + index)\r\n\(index)\r\n")
         }
-        #expect(try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false }, "descriptors left open")
+        #expect(try await Self.terminalsClosed(downTo: before), "descriptors left open")
     }
 
     /// Cancelled before the loop spawned it, or at once after: nothing of the terminal is left.
@@ -258,7 +264,7 @@ import Testing
             child.result.cancel()
             await #expect(throws: CancellationError.self) { try await child.result.get() }
         }
-        #expect(try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false }, "descriptors left open")
+        #expect(try await Self.terminalsClosed(downTo: before), "descriptors left open")
     }
 
     /// A loop shut down under a running terminal child kills and reaps it, and closes the
@@ -274,7 +280,7 @@ import Testing
         _ = try await pieces.next()
         loop.shutdown()
         await expectUVError(.loopClosed) { _ = try await child.result.get() }
-        #expect(try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false }, "descriptors left open")
+        #expect(try await Self.terminalsClosed(downTo: before), "descriptors left open")
     }
 
     /// Resizes from many threads at once all go through the loop, in some order; the last one
@@ -303,6 +309,6 @@ import Testing
         var command = UVCommand("/nonexistent/program", standardInput: .writer)
         command.terminal = UVCommand.Terminal()
         await expectUVError(.noSuchFileOrDirectory) { _ = try await loop.start(command).result.get() }
-        #expect(try await eventually(.seconds(20)) { (try? Self.openDescriptorCount()).map { $0 <= before } ?? false }, "descriptors left open")
+        #expect(try await Self.terminalsClosed(downTo: before), "descriptors left open")
     }
 }
