@@ -120,6 +120,11 @@ public final class UVLoop: ExecutionContext, Sendable {
     /// let report = try loop.run(until: buildReport())
     /// ```
     ///
+    /// Running children, file watches and repeating timers are work too: with a child started
+    /// by ``start(_:)`` that reads its input to the end, `run(until: input.write(bytes))` does
+    /// not return until that child exits, which waits for ``UVStandardInput/finish()``. Talk to
+    /// a running child from another thread, with the loop on its own (``startThread(named:)``).
+    ///
     /// - Parameter promise: The promise to wait for; it keeps the loop alive while pending.
     /// - Returns: The promise's value.
     /// - Throws: The promise's error; `PromiseError.Code.brokenPromise` or a
