@@ -243,3 +243,13 @@ private enum GNUSpawn {
         return unsafeBitCast(address, to: Function.self)
     }
 }
+
+/// A NULL-terminated `char**` for C, valid during one call.
+enum CStrings {
+    static func with<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -131,7 +131,7 @@ final class ChildProcess {
                     standard[1] = terminal.slave
                     continue
                 }
-                switch Self.openPipe(pipe, for: index == 0 ? "standard output" : "standard error") {
+                switch pipe.openSocketPair(for: index == 0 ? "standard output" : "standard error") {
                 case .success(let childEnd):
                     childEnds.append(childEnd)
                     standard[index + 1] = childEnd
@@ -219,22 +219,6 @@ final class ChildProcess {
                         detail: "resizing the terminal of \(plan.arguments[0]): \(ErrnoText.describe(code))")))
         }
         done.resolve(.success(()))
-    }
-
-    /// A close-on-exec socket pair (what libuv makes for its own pipes) whose first end
-    /// `pipe` reads; returns the other, for the child.
-    private static func openPipe(_ pipe: OutputPipe, for name: String) -> Result<Int32, UVError> {
-        var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            let code = errno
-            return .failure(UVError(UVError.Code(uvCode: -code), operation: "socketpair", detail: "a pipe for the child's \(name)"))
-        }
-        let status = pipe.open(ends[0])
-        guard status == 0 else {
-            SystemCall.close(ends[1])
-            return .failure(UVError(UVError.Code(uvCode: status), operation: "uv_pipe_open", detail: "the child's \(name)"))
-        }
-        return .success(ends[1])
     }
 
     /// The child could not be started: closes the pipes made for it and rejects everything.
@@ -504,45 +488,5 @@ final class ChildProcess {
         pipes = []
         let contextID = core.contextID
         AdapterSupport.runTurn(contextID) { promise.resolveFromLibrary(outcome) }
-    }
-}
-
-/// The wait of one teardown step; when it ends with the child still running, the next step
-/// goes. A shutdown that abandons it sends `SIGKILL` at once.
-///
-/// `@unchecked Sendable`: as for ``TimerEntry``; `child` is read and cleared on the loop thread.
-final class TeardownTimer: TimerEntry, @unchecked Sendable {
-    var child: ChildProcess?
-
-    init(child: ChildProcess) {
-        self.child = child
-    }
-
-    override func fire() {
-        let child = self.child
-        self.child = nil
-        child?.teardownStepElapsed()
-    }
-
-    override func abandon() {
-        let child = self.child
-        self.child = nil
-        child?.teardownAbandoned()
-    }
-}
-
-/// Calls `body` with a C string for `text`, or with `nil`.
-private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let text else { return body(nil) }
-    return text.withCString { body($0) }
-}
-
-/// A NULL-terminated `char**` for C, valid during one call.
-enum CStrings {
-    static func with<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-        pointers.append(nil)
-        defer { for pointer in pointers { free(pointer) } }
-        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -125,6 +125,22 @@ final class OutputPipe {
         }
     }
 
+    /// Opens a close-on-exec socket pair (what libuv makes for its own pipes) and reads its
+    /// first end (loop thread); returns the other, for the child.
+    func openSocketPair(for name: String) -> Result<Int32, UVError> {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            let code = errno
+            return .failure(UVError(UVError.Code(uvCode: -code), operation: "socketpair", detail: "a pipe for the child's \(name)"))
+        }
+        let status = open(ends[0])
+        guard status == 0 else {
+            SystemCall.close(ends[1])
+            return .failure(UVError(UVError.Code(uvCode: status), operation: "uv_pipe_open", detail: "the child's \(name)"))
+        }
+        return .success(ends[1])
+    }
+
     /// Starts reading (after a successful spawn).
     func startReading() {
         let status =
