@@ -82,9 +82,9 @@ test-tsan:
 # scripts/lsan.supp names the few leaks that belong to the toolchain's test runner, not to us.
 ADAPTER_SUITES ?= PromiseFSTests|PromiseSQLiteTests|PromiseUVTests|PromiseCurlTests
 ASAN_ENV = env ASAN_OPTIONS="detect_leaks=1 halt_on_error=1 quarantine_size_mb=64 suppressions=$(CURDIR)/scripts/asan.supp" LSAN_OPTIONS="suppressions=$(CURDIR)/scripts/lsan.supp" SWIFT_BACKTRACE=enable=no
-# PromiseCoreTests too (a promise's link to its source is an unowned(unsafe) reference, and
-# UpstreamLinkTests reads it after the source is gone in every way it can go), in a run of its
-# own first: beside the adapter suites, its CPU-heavy cases under ASan held the two cores long
+# PromiseCoreTests too (UpstreamLinkTests and HeldLinkTests end a source and what waits for it
+# in every way they can end, and leak detection fails a link that keeps them alive), in a run
+# of its own first: beside the adapter suites, its CPU-heavy cases under ASan held the two cores long
 # enough for the adapters' time limits to fire.
 test-asan:
 	$(SWIFT) build --build-tests -j $(JOBS) --sanitize=address --scratch-path .build-asan

@@ -74,10 +74,7 @@ let package = Package(
         .target(name: "PromiseBasics", swiftSettings: strictSettings),
         .target(name: "PromiseSystem", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
         .testTarget(name: "PromiseSystemTests", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
-        // One Swift runtime entry point (swift_tryRetain) for PromiseCore's upstream links:
-        // a header only, linking nothing beyond the Swift runtime.
-        .systemLibrary(name: "CPromiseRuntime"),
-        .target(name: "PromiseCore", dependencies: ["PromiseBasics", "CPromiseRuntime"], swiftSettings: strictSettings),
+        .target(name: "PromiseCore", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
         // `Promises.nextSignal` and the process's one owner of signal actions (SignalOwner),
         // which PromiseUV's signal watches and child processes go through too. PromiseCore

@@ -22,7 +22,7 @@ extension Promise {
     @_alwaysEmitIntoClient
     @discardableResult
     func subscribe<Child: Sendable>(_ callback: Callback<Value>, linking child: Promise<Child>) -> Bool {
-        subscribe(callback) { child.upstream = $0 }
+        subscribe(callback) { child.upstream = $0.consumerLink }
     }
 
     /// ``subscribe(_:)``, calling `link` with this promise inside the lock when the callback
@@ -100,9 +100,8 @@ extension Promise {
         return child
     }
 
-    /// Makes `source` this promise's upstream for cancellation, if this promise is pending.
-    /// The caller keeps `source` alive until this promise settles (a combinator's `onCancel`
-    /// handler holds its `Combination`): the link does not (`Internal/UpstreamLink.swift`).
+    /// Makes `source` this promise's upstream for cancellation, if this promise is pending
+    /// (a combinator's `Combination`, which holds its inputs weakly).
     @_alwaysEmitIntoClient
     func link(to source: any PromiseNode) {
         withState { state in
@@ -120,16 +119,16 @@ extension Promise {
             )
             return
         }
-        // The callback is inline and resolves this promise, which clears the link, before
-        // `inner`'s delivery or deinitializer returns; so the link is made here, after the
-        // subscription, and only while this promise is pending (`Internal/UpstreamLink.swift`).
+        // The callback is inline and resolves this promise, which takes the link, when `inner`
+        // delivers or breaks; so the link is made here, after the subscription, and only while
+        // this promise is pending (`Internal/UpstreamLink.swift`).
         let wasPending = inner.subscribe(on: nil) { [self] result in
             self.resolve(result, by: .chain)
         }
         guard wasPending else { return }
         let linked = withState { state in
             guard state.result == nil else { return false }
-            upstream = inner
+            upstream = inner.consumerLink
             return true
         }
         if !linked {
@@ -190,7 +189,7 @@ extension Promise: PromiseNode {
                 return .stopRequested
             }
             var settled = Self.settle(&state, with: .failure(CancellationError()))
-            settled.upstream = takeUpstream(withdrawing: true)
+            settled.upstream = takeUpstream()
             settlement = settled
             return .cancelled
         }
@@ -212,15 +211,15 @@ extension Promise: PromiseNode {
     @usableFromInline
     var resolverInfo: ResolverInfo {
         withState { state in
-            let source = retainedIfAlive(upstream)
-            return ResolverInfo(contextID: state.resolvingContextID, upstreams: source.map { [$0] } ?? [], isPending: state.result == nil)
+            ResolverInfo(contextID: state.resolvingContextID, upstreams: upstream.map { [$0] } ?? [], isPending: state.result == nil)
         }
     }
 
     @usableFromInline
     func unlinkUpstream(from source: ObjectIdentifier) {
+        // `source` is alive (it is the caller), so the link is not its last reference.
         storage.withLockNonGeneric {
-            if let current = upstream, ObjectIdentifier(current) == source { upstream = nil }
+            if let current = upstream, current.links(to: source) { upstream = nil }
         }
     }
 }

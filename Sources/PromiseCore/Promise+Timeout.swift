@@ -51,15 +51,14 @@ extension Promise {
         var source: (any PromiseNode)?
         let pending = withState { state in
             guard state.result == nil else { return false }
-            source = retainedIfAlive(upstream)
-            upstream = nil
+            source = takeUpstream()
             return true
         }
         guard pending else { return }
         // No link left: the source handed the callback over (or is being deallocated) and its
         // result is on its way.
         var outcome = SourceOutcome.settled
-        if let source = source as? Promise<Value> {
+        if let source = source?.linkTarget as? Promise<Value> {
             let withdrawal = source.withdraw(detaching: ObjectIdentifier(self))
             outcome = withdrawal.outcome
             withdrawUpward(from: withdrawal.next)

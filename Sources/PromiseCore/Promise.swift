@@ -41,9 +41,9 @@ public import Synchronization
 /// A promise that nothing can settle any more is rejected with
 /// ``PromiseError/Code-swift.struct/brokenPromise``, and so are its dependents: one from
 /// ``pending()`` as soon as its ``PromiseResolver`` is released unsettled, one made with the
-/// fulfil and reject closures when both are released uncalled, and any other pending promise
-/// when it is deallocated. A rejected promise
-/// that nobody observed is reported when it is deallocated. Both go to
+/// fulfil and reject closures when both are released uncalled, and an adapter's pending
+/// promise (a request, a query, a timer) when the adapter drops it. A rejected promise that
+/// nobody observed is reported when it is deallocated. Both go to
 /// ``Promises/diagnosticsHandler``.
 public final class Promise<Value: Sendable>: Sendable {
     // Why PromiseCore's public API and the generic code it reaches are `@_alwaysEmitIntoClient`,
@@ -119,14 +119,17 @@ public final class Promise<Value: Sendable>: Sendable {
     @usableFromInline
     let storage: Lock<Bool>
 
-    /// The promise this one waits for, for upward cancellation; read and written only inside
-    /// ``withState(_:)``, and read through ``retainedIfAlive(_:)``. It does not keep the source
-    /// alive, so a source that nobody else holds is deallocated (and detected as broken), and
-    /// it is not `weak`, whose side table would cost an allocation per link: the source clears
-    /// the link before it can go (the rule is in `Internal/UpstreamLink.swift`).
+    /// How a consumer's link reaches this promise: held, or watched through a weak reference
+    /// for an adapter's promise (`Internal/UpstreamLink.swift`).
+    @usableFromInline
+    let linkage: Linkage
+
+    /// The promise this one waits for (or a ``WatchedSource`` of it), for upward cancellation
+    /// and the deadlock check; read and written only inside ``withState(_:)``, and released
+    /// outside it. The rule is in `Internal/UpstreamLink.swift`.
     @usableFromInline
     @exclusivity(unchecked)
-    nonisolated(unsafe) unowned(unsafe) var upstream: (any PromiseNode)?
+    nonisolated(unsafe) var upstream: (any PromiseNode)?
 
     /// The promise's state; read and written only inside ``withState(_:)``.
     @usableFromInline
@@ -150,6 +153,7 @@ public final class Promise<Value: Sendable>: Sendable {
     init(state: sending State) {
         attention = Atomic(state.needsDeinitWork)
         storage = Lock(false)
+        linkage = .held
         self.state = state
     }
 
@@ -163,11 +167,17 @@ public final class Promise<Value: Sendable>: Sendable {
     /// scheduler checks, in debug builds, that work handed to a context is for a promise
     /// naming it.
     ///
-    /// - Parameter resolvingContextID: The resolving context's identity, or `nil`.
+    /// `linkage` is ``Linkage/watched`` only for an adapter's promise
+    /// (``pending(resolvedOn:)``); every operator's promise is settled by its operator.
+    ///
+    /// - Parameters:
+    ///   - resolvingContextID: The resolving context's identity, or `nil`.
+    ///   - linkage: How consumers link to the promise.
     @_alwaysEmitIntoClient
-    init(resolvingContextID: ObjectIdentifier?) {
+    init(resolvingContextID: ObjectIdentifier?, linkage: Linkage = .held) {
         attention = Atomic(false)
         storage = Lock(false)
+        self.linkage = linkage
         state = State(resolvingContextID: resolvingContextID)
     }
 
@@ -179,6 +189,7 @@ public final class Promise<Value: Sendable>: Sendable {
     public init(_ value: Value) {
         attention = Atomic(false)
         storage = Lock(false)
+        linkage = .held
         state = State(result: .success(value))
     }
 
@@ -195,6 +206,7 @@ public final class Promise<Value: Sendable>: Sendable {
     public init(_ error: any Error) {
         attention = Atomic(true)
         storage = Lock(false)
+        linkage = .held
         state = State(result: .failure(error))
     }
 
@@ -411,13 +423,13 @@ public final class Promise<Value: Sendable>: Sendable {
             guard state.result == nil else { return nil }
             if handled { state.observed = true }
             var settlement = Self.settle(&state, with: result)
-            settlement.upstream = takeUpstream(withdrawing: settler == .outside)
+            settlement.upstream = takeUpstream()
             attention.store(state.needsDeinitWork, ordering: .relaxed)
             return settlement
         }
         guard let settlement else { return }
         finish(settlement, nested: settler == .chain)
-        if let upstream = settlement.upstream {
+        if settler == .outside, let upstream = settlement.upstream {
             withdrawUpward(from: upstream)
         }
     }
@@ -447,13 +459,24 @@ public final class Promise<Value: Sendable>: Sendable {
         return settlement
     }
 
-    /// Takes the upstream link when this promise settles (under the lock): returned when the
-    /// settlement has to withdraw from it.
+    /// Takes the upstream link out (under the lock), for the caller to withdraw from and to
+    /// release after the lock.
     @_alwaysEmitIntoClient
-    func takeUpstream(withdrawing: Bool) -> (any PromiseNode)? {
-        let taken = withdrawing ? retainedIfAlive(upstream) : nil
-        upstream = nil
+    func takeUpstream() -> (any PromiseNode)? {
+        var taken: (any PromiseNode)?
+        swap(&taken, &upstream)
         return taken
+    }
+
+    /// What a consumer's link to this promise holds (``Linkage``): the promise, or a weak
+    /// ``WatchedSource`` of an adapter's promise. Read inside this promise's lock, as the link
+    /// is made.
+    @_alwaysEmitIntoClient
+    var consumerLink: any PromiseNode {
+        switch linkage {
+        case .held: return self
+        case .watched: return WatchedSource(self)
+        }
     }
 
     /// Runs the cancel handlers and delivers the callbacks of a promise just settled.

@@ -5,10 +5,12 @@ import Testing
 
 private struct LinkMarker: Sendable {}
 
-/// A derived promise's link to its source does not keep the source alive, and once the source
-/// is gone nothing reads the link: cancelling the derived promise afterwards cancels it and
-/// touches nothing freed. `make test-asan` runs this suite under AddressSanitizer, where a read
-/// of a freed source fails the run; `make test-tsan` under ThreadSanitizer.
+/// A derived promise's link to an adapter's promise (`pending(resolvedOn:)`) does not keep it
+/// alive, and once it is gone the link reaches nothing: cancelling the derived promise
+/// afterwards cancels it and touches nothing freed. A link to a promise that something always
+/// settles (a resolver's) holds it, and still cancels it. `make test-asan` runs this suite
+/// under AddressSanitizer; `make test-tsan` under ThreadSanitizer. `HeldLinkTests` covers
+/// every linking operator.
 @Suite struct UpstreamLinkTests {
     init() { DiagnosticsProbe.install }
 

@@ -48,11 +48,16 @@ extension Promise {
     /// ``awaitPromise(_:timeout:)`` called on that context fails with a deadlock error
     /// instead of hanging.
     ///
+    /// The adapter holds the promise and settles it. If it drops the promise unsettled, the
+    /// promise is deallocated and its dependents are rejected with
+    /// ``PromiseError/Code-swift.struct/brokenPromise``: consumers link to it weakly
+    /// (``Linkage/watched``), so holding a dependent does not keep it alive.
+    ///
     /// - Parameter contextID: The resolving context's identity.
     /// - Returns: A new pending promise.
     @_alwaysEmitIntoClient
     package static func pending(resolvedOn contextID: ObjectIdentifier?) -> Promise<Value> {
-        let promise = Promise(resolvingContextID: contextID)
+        let promise = Promise(resolvingContextID: contextID, linkage: .watched)
         promise.trackIfTesting()
         return promise
     }

@@ -148,8 +148,9 @@ enum CallbackList<Value: Sendable>: Sendable {
 
     /// Dispatches every callback, in the order they were added, after clearing its owner's
     /// upstream link to `source` (the promise the callbacks were taken from): once handed
-    /// over, a callback may finish its owner later, from another thread, when `source` may be
-    /// gone (the rule is in `Internal/UpstreamLink.swift`). `turn` is the calling thread's.
+    /// over, the callback finishes its owner, and the link, which would keep `source` alive
+    /// and withdraw from a promise that has settled, has no use left (the rule is in
+    /// `Internal/UpstreamLink.swift`). `turn` is the calling thread's.
     @_alwaysEmitIntoClient
     func dispatchAll(_ result: Result<Value, any Error>, from source: ObjectIdentifier, in turn: Turn) {
         switch self {

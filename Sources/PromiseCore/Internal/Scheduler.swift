@@ -20,6 +20,11 @@ protocol PromiseNode: AnyObject, Sendable {
     /// Clears this promise's upstream link if it points at `source`, which is handing over
     /// or breaking the callback this promise owns (see `Internal/UpstreamLink.swift`).
     func unlinkUpstream(from source: ObjectIdentifier)
+    /// What a link to this node reaches: the node itself, or, for a ``WatchedSource``, the
+    /// adapter's promise while it lives.
+    var linkTarget: (any PromiseNode)? { get }
+    /// Whether a link to this node is a link to the promise identified by `source`.
+    func links(to source: ObjectIdentifier) -> Bool
     /// The last copy of this promise's resolver was released, without settling it through a
     /// resolver method: if the promise is still pending, it is broken.
     func resolverReleased(heldBy holder: ResolverHolder)
@@ -33,6 +38,13 @@ extension PromiseNode {
     /// Nodes other than promises have no upstream link.
     @usableFromInline
     func unlinkUpstream(from source: ObjectIdentifier) {}
+
+    /// A link to a promise or a combination reaches it directly.
+    @usableFromInline
+    var linkTarget: (any PromiseNode)? { self }
+
+    @usableFromInline
+    func links(to source: ObjectIdentifier) -> Bool { ObjectIdentifier(self) == source }
 }
 
 /// What `awaitPromise`'s deadlock check learns of one step of a chain.

@@ -9,7 +9,8 @@ struct Settlement {
     @usableFromInline var runHandlers: Bool
     /// Whether callbacks wait to be delivered.
     @usableFromInline var deliver: Bool
-    /// The source to withdraw from, taken from the upstream link.
+    /// The upstream link, taken out under the lock: withdrawn from when the promise settled
+    /// from outside, and released, in either case, after the lock.
     @usableFromInline var upstream: (any PromiseNode)?
 
     @_alwaysEmitIntoClient
@@ -19,6 +20,18 @@ struct Settlement {
         deliver = false
         upstream = nil
     }
+}
+
+/// How a consumer links to a promise for upward cancellation: what it may hold. The rule and
+/// why are in `Internal/UpstreamLink.swift`.
+@usableFromInline
+enum Linkage: Sendable {
+    /// Something always settles the promise (its resolver, the callback of the promise it
+    /// derives from, an operator's job or timer), so a consumer holds it.
+    case held
+    /// An adapter's promise, broken when the adapter drops it unsettled, so a consumer reaches
+    /// it through a ``WatchedSource``, which does not keep it alive.
+    case watched
 }
 
 /// Who settles a promise, which decides what settling does besides recording the result.

@@ -1,43 +1,54 @@
-internal import CPromiseRuntime
-
 // A derived promise's link to the promise it waits for (`Promise.upstream`) is what upward
-// cancellation walks. It must not keep the source alive: a pending source that nobody else
-// holds has to be deallocated, so that its dependents are rejected as broken. A `weak`
-// reference does that, but every weak reference to a native object allocates a side table
-// (an aligned allocation, about 300 instructions a link, a third of a pending chain's cost).
+// cancellation and `awaitPromise`'s deadlock check walk. What it may hold depends on who
+// settles the source, which the source says in its `linkage`:
 //
-// The link is an `unowned(unsafe)` reference instead, kept valid by one rule:
+// - `.held`: something always settles the source. Its resolver (released unsettled, it
+//   breaks the promise), the callback of the promise it derives from (delivered, broken with
+//   its source, or rejected when its context refuses the job), or the job or timer of an
+//   operator (run, or refused). The link is a strong reference: holding the source cannot keep
+//   it pending, because nothing waits for the source to be deallocated.
+// - `.watched`: an adapter's promise (`Promise.pending(resolvedOn:)`), which the adapter
+//   holds and settles, and which is broken when the adapter drops it unsettled, by its
+//   deinitializer. A strong link would keep such a promise alive, and its dependents pending
+//   forever. The link is a `WatchedSource`, a weak reference to it: the promise's
+//   deinitializer runs, and the link finds nothing from then on.
 //
-//   While `child.upstream` points at a source, the source's deinitializer has not returned.
+// A strong link and the source's callback, which holds the child, make a cycle while both are
+// pending. It ends when either settles:
+// - The source hands its callbacks over, or breaks them in its deinitializer, and clears each
+//   owner's link first (`CallbackList.dispatchAll`, `PromiseNode.unlinkUpstream(from:)`).
+// - The child settles (a resolver, `cancel()`, a timeout): it takes its link, withdraws from
+//   the source when it settled from outside, and releases the link outside its lock.
+// - A combinator's promise links to its `Combination`, which holds its inputs weakly.
 //
-// It holds because every link is cleared, under the child's lock, before its source can go:
-// - A link made by a subscription (`subscribe(_:linking:)`: `then`, `timeout`, `delay`,
-//   `get()`) is set inside the source's lock, together with the callback whose owner is the
-//   child. The source clears it (`unlinkUpstream(from:)`) when it takes that callback to
-//   deliver it, or in its deinitializer when it breaks it; either way before the source can
-//   be released.
-// - `adopt(_:)` links to a promise returned from a callback through an inline callback that
-//   resolves the adopting promise (which clears the link) before the inner promise's
-//   delivery or deinitializer returns.
-// - A combinator links to its `Combination`, which the combined promise's own `onCancel`
-//   handler holds until the combined promise settles, and settling clears the link.
-// - Settling the child clears the link.
-//
-// So reading a link under the child's lock always finds valid memory, but the source's
-// deinitializer may have begun (its strong count reached zero and it is about to clear the
-// link). `retainedIfAlive(_:)` takes a strong reference only if it has not: the runtime's
-// `swift_tryRetain`, the same check a weak reference makes when it is loaded.
+// Every link is read and written under the child's lock, and a link taken out of it is
+// released after the lock: releasing the last reference to a source runs its deinitializer,
+// which may take the locks of its dependents.
 
-/// `node` retained, or `nil` when its deinitializer has begun. Call it only for a link read
-/// under its owner's lock (see the rule above), where the node's memory is valid.
+/// A consumer's weak link to an adapter's promise (``Linkage/watched``): what upward
+/// cancellation and the deadlock check reach through it, while the promise lives.
+///
+/// One is made per linked consumer of such a promise, so promises that the library settles
+/// (``Linkage/held``, every operator's) pay nothing for it. Its methods forward to the
+/// promise, and do nothing once it is gone.
 @usableFromInline
-func retainedIfAlive(_ node: (any PromiseNode)?) -> (any PromiseNode)? {
-    guard let node else { return nil }
-    // Reading the link into `node` retained it, which is harmless even during the node's
-    // deinitializer (its memory stays valid and the count is balanced again below). What
-    // decides is whether the runtime grants a new strong reference.
-    let object = Unmanaged.passUnretained(node as AnyObject)
-    guard promise_retain_if_alive(object.toOpaque()) else { return nil }
-    object.release()
-    return node
+final class WatchedSource: PromiseNode {
+    /// The adapter's promise; `nil` once its deinitializer has begun.
+    @usableFromInline weak let source: (any PromiseNode)?
+    /// The promise's identity, kept for ``links(to:)``: its deinitializer clears the links
+    /// to it after `source` already reads `nil`.
+    @usableFromInline let sourceID: ObjectIdentifier
+
+    @usableFromInline
+    init(_ source: any PromiseNode) {
+        self.source = source
+        sourceID = ObjectIdentifier(source)
+    }
+
+    @usableFromInline func deliverCallbacks(in turn: Turn) {}
+    @usableFromInline func withdrawConsumer() -> (any PromiseNode)? { source?.withdrawConsumer() }
+    @usableFromInline func abandon() {}
+    @usableFromInline var resolverInfo: ResolverInfo { source?.resolverInfo ?? .settled }
+    @usableFromInline var linkTarget: (any PromiseNode)? { source }
+    @usableFromInline func links(to source: ObjectIdentifier) -> Bool { sourceID == source }
 }
