@@ -217,9 +217,14 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     func unlinkUpstream(from source: ObjectIdentifier) {
-        // `source` is alive (it is the caller), so the link is not its last reference.
+        // Moved out and, unless it links elsewhere (a combined promise's link to its
+        // `Combination`), released after the lock, with no retain on the way.
+        var taken: (any PromiseNode)?
         storage.withLockNonGeneric {
-            if let current = upstream, current.links(to: source) { upstream = nil }
+            swap(&taken, &upstream)
+            if let current = taken, ObjectIdentifier(current) != source, !current.links(to: source) {
+                swap(&taken, &upstream)
+            }
         }
     }
 }

@@ -463,6 +463,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// release after the lock.
     @_alwaysEmitIntoClient
     func takeUpstream() -> (any PromiseNode)? {
+        guard upstream != nil else { return nil }
         var taken: (any PromiseNode)?
         swap(&taken, &upstream)
         return taken
