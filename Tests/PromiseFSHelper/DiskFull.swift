@@ -47,7 +47,7 @@ func diskFull(in dir: String) {
         defer { closedir(stream) }
         var found: [String] = []
         while let entry = readdir(stream) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            let entryName = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             if entryName != "." && entryName != ".." { found.append(entryName) }

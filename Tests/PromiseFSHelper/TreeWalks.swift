@@ -85,7 +85,7 @@ private func openDescriptorCount() -> Int {
     defer { closedir(dir) }
     var count = -1
     while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         if name != "." && name != ".." { count += 1 }
     }
     return count

@@ -43,7 +43,7 @@ private func descriptors(pointingTo path: String) -> Int {
     var count = 0
     var buffer = [CChar](repeating: 0, count: 4096)
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let length = readlink("/proc/self/fd/\(name)", &buffer, buffer.count - 1)
         guard length > 0 else { continue }
         if String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == path { count += 1 }

@@ -23,7 +23,7 @@ import Testing
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let id = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let id = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard id != ".", id != "..", let comm = plainRead("/proc/self/task/\(id)/comm") else { continue }
             names.append(String(comm.prefix { $0 != "\n" }))
         }

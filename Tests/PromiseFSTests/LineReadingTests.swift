@@ -139,7 +139,7 @@ import Testing
         guard let dir = opendir("/proc/self/fd") else { return false }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             var target = [CChar](repeating: 0, count: 4096)
             let count = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
             if count > 0, String(decoding: target[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == path { return true }

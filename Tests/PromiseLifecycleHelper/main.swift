@@ -55,7 +55,7 @@
         defer { closedir(dir) }
         var names = Set<String>()
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name != "." && name != ".." { names.insert(name) }
         }
         // The descriptor opendir itself holds is open only during this call.
@@ -69,7 +69,7 @@
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let id = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let id = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard id != ".", id != ".." else { continue }
             let fd = open("/proc/self/task/\(id)/comm", O_RDONLY)
             guard fd >= 0 else { continue }
@@ -195,7 +195,7 @@
         var leftovers: [String] = []
         if let dir = opendir(prefix) {
             while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
                 if name.contains(".tmp") { leftovers.append(name) }
             }
             closedir(dir)

@@ -10,7 +10,7 @@ func directoryEntries(_ dir: String) -> [String] {
     defer { closedir(stream) }
     var names: [String] = []
     while let entry = readdir(stream) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
         if name != ".", name != ".." { names.append(name) }
     }
     return names.sorted()

@@ -28,7 +28,7 @@ func descriptorCount() -> Int {
     defer { closedir(directory) }
     var count = 0
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let name = withUnsafeBytes(of: &entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         if name != "." && name != ".." { count += 1 }
     }
     return count - 1
