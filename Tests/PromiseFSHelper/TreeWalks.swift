@@ -7,6 +7,7 @@ import PromiseFS
 func swapLoop(sub: String, park: String, outside: String) -> Never {
     say("ready")
     while true {
+        exitIfOrphaned()
         guard rename(sub, park) == 0 else { fail("rename \(sub) failed: errno \(errno)") }
         guard symlink(outside, sub) == 0 else { fail("symlink failed: errno \(errno)") }
         usleep(100)

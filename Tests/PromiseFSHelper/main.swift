@@ -45,6 +45,16 @@ func fail(_ line: String) -> Never {
     exit(2)
 }
 
+/// The test process that started this helper.
+let parentAtStart = getppid()
+
+/// Ends a helper that loops until its test stops it, once that test is gone: a test process
+/// that crashed never stops it, and the loop would go on using a core (seen after an
+/// AddressSanitizer abort: two helpers still rewriting and swapping 8 minutes later).
+func exitIfOrphaned() {
+    if getppid() != parentAtStart { exit(3) }
+}
+
 guard arguments.count >= 3 else {
     fail("usage: promisefs-helper rewrite|fsize|nobody-read|chunked-read|nofile|disk-full|swap|deep|umask|nobody-write|lease PATH …")
 }
@@ -56,6 +66,7 @@ case "rewrite":
     var generation = 0
     say("ready")
     while true {
+        exitIfOrphaned()
         generation += 1
         do {
             try awaitPromise(fs.writeFile(path, [UInt8](repeating: UInt8(generation % 251), count: size)))
