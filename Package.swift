@@ -25,6 +25,7 @@ let package = Package(
         // Each is empty unless its trait (below) is enabled.
         .library(name: "PromiseLogging", targets: ["PromiseLogging"]),
         .library(name: "PromiseServiceLifecycle", targets: ["PromiseServiceLifecycle"]),
+        .library(name: "PromiseNIO", targets: ["PromiseNIO"]),
     ],
     // SwiftPM resolves and clones every package that a target of this package names, whichever
     // products a dependent uses, unless every target dependency on it is conditional on a trait
@@ -32,8 +33,8 @@ let package = Package(
     // the packages of the traits it has on (scripts/check-resolution checks the table in
     // Podlike.md). Curl is on by default, so the usual `.package(url: …, from: …)` line gives
     // PromiseCurl and resolves swift-http-types alone; `traits: []` resolves nothing, for a
-    // program that uses PromiseCore, PromiseFS, PromiseSignals, PromiseSQLite or PromiseUV only. Logging and
-    // ServiceLifecycle are off by default: `traits: ["Curl", "Logging"]` turns one on (naming
+    // program that uses PromiseCore, PromiseFS, PromiseSignals, PromiseSQLite or PromiseUV only. Logging,
+    // ServiceLifecycle and NIO are off by default: `traits: ["Curl", "Logging"]` turns one on (naming
     // traits replaces the default set). `make test` builds with all of them.
     traits: [
         .trait(
@@ -44,6 +45,10 @@ let package = Package(
         .trait(
             name: "ServiceLifecycle",
             description: "The PromiseServiceLifecycle product: resources as swift-service-lifecycle services."
+        ),
+        .trait(
+            name: "NIO",
+            description: "The PromiseNIO product: promises and EventLoopFutures, and an EventLoop as an execution context."
         ),
         .default(enabledTraits: ["Curl"]),
     ],
@@ -62,6 +67,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Only for the PromiseServiceLifecycle product, behind the ServiceLifecycle trait.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // Only for the PromiseNIO product (NIOCore) and its tests (NIOPosix's event loops),
+        // behind the NIO trait.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         // The POSIX and threading plumbing the adapters share (named threads, the atomic file
@@ -167,6 +175,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["ServiceLifecycle"])),
             ],
             path: "Tests/PromiseLifecycleHelper",
+            swiftSettings: strictSettings
+        ),
+        // swift-nio integration: promises and EventLoopFutures both ways, and an EventLoop as an
+        // execution context. PromiseCore and NIOCore only.
+        .target(
+            name: "PromiseNIO",
+            dependencies: [
+                "PromiseCore",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PromiseNIOTests",
+            dependencies: [
+                "PromiseNIO", "PromiseTestSupport",
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            ],
             swiftSettings: strictSettings
         ),
         // What several test targets share (timing read where promises settle, waiting for a child

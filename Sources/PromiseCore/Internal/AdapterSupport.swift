@@ -62,6 +62,16 @@ extension Promise {
         return promise
     }
 
+    /// ``pending(resolvedOn:)`` as an initializer, for an adapter's public convenience
+    /// initializer in another module of the package (PromiseNIO's `Promise(future)`).
+    ///
+    /// - Parameter contextID: The resolving context's identity.
+    @_alwaysEmitIntoClient
+    package convenience init(pendingResolvedOn contextID: ObjectIdentifier?) {
+        self.init(resolvingContextID: contextID, linkage: .watched)
+        trackIfTesting()
+    }
+
     /// Resolves this promise from library code that runs as a turn of its context (a timer
     /// firing, a pool job's completion), not from inside a user callback: its callbacks are
     /// delivered at once, from code specialized in the caller, like a chaining method's
@@ -96,6 +106,18 @@ extension Promise {
     @_alwaysEmitIntoClient
     package func onCancelRequestFromLibrary(_ handler: @escaping @Sendable () -> Void) {
         addCancelHandler(CancelHandler(context: nil, interceptsRequests: true, body: handler))
+    }
+
+    /// Calls `body` with this promise's result once it settles, on the settling thread inside
+    /// its drain (at once, if it has settled), as one of its consumers: the rejection counts as
+    /// handled, and the promise is not cancelled upward while `body` waits. For an adapter that
+    /// hands the result to another library's callbacks (PromiseNIO's `EventLoopPromise`), which
+    /// decide themselves where they run.
+    ///
+    /// - Parameter body: Receives the result; runs once, and must not block.
+    @_alwaysEmitIntoClient
+    package func whenResolvedFromLibrary(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        subscribe(on: nil, body)
     }
 
     /// Whether this promise is pending and has a callback waiting for its result (a `then`,

@@ -1,0 +1,56 @@
+#if NIO
+    internal import NIOCore
+    @_spi(ContextContract) internal import PromiseCore
+
+    /// What `awaitPromise` asks before it blocks on a chain with a step on `loop`: the loop's
+    /// own thread cannot block for it, any other thread can.
+    final class LoopAdvisor: BlockingWaitAdvisor {
+        /// Weak: the advisor must not keep a loop of a group that was shut down alive.
+        private weak let loop: (any EventLoop)?
+        let contextName: String
+
+        init(_ loop: any EventLoop) {
+            self.loop = loop
+            contextName = "the event loop \(type(of: loop)) \(ObjectIdentifier(loop))"
+        }
+
+        /// Whether this advisor still stands for a live loop.
+        var isAlive: Bool { loop != nil }
+
+        func adviseBlockingWait() -> BlockingWaitAdvice {
+            guard let loop, loop.inEventLoop else { return .block }
+            return .deadlock(
+                reason: "the calling thread is that loop's own thread, which has to run a step of the awaited "
+                    + "promise's chain, so it would wait forever; chain with then(on: .eventLoop(loop)) or hand the "
+                    + "result to the loop's future (eventLoopFuture(on:)), or call awaitPromise from a thread that is no "
+                    + "event loop's"
+            )
+        }
+    }
+
+    /// The one owner of the blocking-wait advisors of SwiftNIO loops: one per loop a promise
+    /// names, registered with PromiseCore's `ContextRegistry` (which holds it weakly) under the
+    /// loop's identity, and held here until its loop is gone.
+    enum LoopAdvisors {
+        private static let advisors = Lock<[ObjectIdentifier: LoopAdvisor]>([:])
+
+        /// Makes sure a blocking wait on a chain with a step on `loop` asks the loop's advisor.
+        /// Called by everything that names the loop as a promise's context: an
+        /// ``EventLoopContext``, and a promise made from one of the loop's futures.
+        static func advise(for loop: any EventLoop) {
+            let id = ObjectIdentifier(loop)
+            let added: LoopAdvisor? = advisors.withLock { advisors in
+                if let known = advisors[id], known.isAlive { return nil }
+                // A new loop, or a new one at a dead loop's address: forget the dead ones.
+                advisors = advisors.filter { $0.value.isAlive }
+                let advisor = LoopAdvisor(loop)
+                advisors[id] = advisor
+                return advisor
+            }
+            if let added { ContextRegistry.register(added, for: id) }
+        }
+
+        /// How many loops have an advisor now (for tests).
+        static var count: Int { advisors.withLock { $0.count } }
+    }
+#endif

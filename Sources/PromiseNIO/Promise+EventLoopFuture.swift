@@ -1,0 +1,121 @@
+#if NIO
+    public import NIOCore
+    public import PromiseCore
+    internal import Synchronization
+
+    extension Promise {
+        /// A promise settled with `future`'s result.
+        ///
+        /// ```swift
+        /// let bytes: Promise<ByteBuffer> = Promise(channel.pipeline.handler(type: Collector.self).flatMap { $0.done })
+        /// ```
+        ///
+        /// The promise settles on the future's loop, when the future's own callbacks run.
+        /// Steps chained with `then(on: .eventLoop(future.eventLoop))` then run at once, in
+        /// the same turn of the loop; steps on other contexts hop there as usual.
+        ///
+        /// An `EventLoopFuture` cannot be cancelled: cancelling this promise settles it with
+        /// `CancellationError` at once, and the work behind the future goes on, its result
+        /// unused. When that work can be stopped, say how with
+        /// ``init(_:onCancel:)``; a scheduled task's cancellation is mapped by ``init(_:)-(Scheduled<Value>)``.
+        ///
+        /// A future whose promise is dropped unfulfilled (SwiftNIO reports it as leaked in a
+        /// debug build) releases this promise's callback: the promise is broken, and its
+        /// dependents are rejected with ``PromiseCore/PromiseError/Code-swift.struct/brokenPromise``.
+        ///
+        /// - Parameter future: The future.
+        public convenience init(_ future: EventLoopFuture<Value>) {
+            let id = ObjectIdentifier(future.eventLoop)
+            LoopAdvisors.advise(for: future.eventLoop)
+            self.init(pendingResolvedOn: id)
+            future.whenComplete { [self] result in
+                AdapterSupport.runTurn(id) { self.resolveFromLibrary(result) }
+            }
+        }
+
+        /// A promise settled with `future`'s result, whose cancellation calls `stop`.
+        ///
+        /// ```swift
+        /// let response = Promise(client.execute(request), onCancel: { channel.close(promise: nil) })
+        /// ```
+        ///
+        /// Cancelling the promise (``PromiseCore/Promise/cancel()``, a `timeout`, or every
+        /// consumer withdrawing) calls `stop` once, on the cancelling thread, and the promise
+        /// then settles when the future does: with `CancellationError` if the future fails (the
+        /// work was stopped), with the value if it succeeds (the work had finished, and what it
+        /// did is not hidden). So `stop` must make the future complete soon.
+        ///
+        /// - Parameters:
+        ///   - future: The future.
+        ///   - stop: Stops the work behind `future`; called at most once, never after the
+        ///     promise has settled.
+        public convenience init(_ future: EventLoopFuture<Value>, onCancel stop: @escaping @Sendable () -> Void) {
+            let id = ObjectIdentifier(future.eventLoop)
+            LoopAdvisors.advise(for: future.eventLoop)
+            self.init(pendingResolvedOn: id)
+            let request = StopRequest()
+            onCancelRequestFromLibrary {
+                if request.make() { stop() }
+            }
+            future.whenComplete { [self] result in
+                let outcome = request.wasMade ? result.mapError { _ in CancellationError() } : result
+                AdapterSupport.runTurn(id) { self.resolveFromLibrary(outcome) }
+            }
+        }
+
+        /// A promise of a task scheduled on an event loop; cancelling the promise cancels the
+        /// task.
+        ///
+        /// ```swift
+        /// let tick = Promise(loop.scheduleTask(in: .seconds(1)) { Date() })
+        /// ```
+        ///
+        /// A task cancelled before it ran rejects the promise with `CancellationError`; a task
+        /// that had already run fulfils it with its value. See ``init(_:onCancel:)``.
+        ///
+        /// - Parameter scheduled: The scheduled task.
+        public convenience init(_ scheduled: Scheduled<Value>) {
+            self.init(scheduled.futureResult, onCancel: { scheduled.cancel() })
+        }
+
+        /// This promise's result as a future of `eventLoop`.
+        ///
+        /// ```swift
+        /// func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        ///     let loaded = store.load(key).eventLoopFuture(on: context.eventLoop)
+        /// }
+        /// ```
+        ///
+        /// The future completes when the promise settles: at once, on the loop, when the
+        /// promise settles on the loop's thread, and otherwise with one `execute` on the loop
+        /// (SwiftNIO's own rule for a promise completed from another thread). A rejection,
+        /// `CancellationError` included, fails the future with the same error; a promise that
+        /// is broken fails it with ``PromiseCore/PromiseError/Code-swift.struct/brokenPromise``.
+        ///
+        /// The future is one more consumer of this promise: a future cannot be cancelled, so
+        /// while its result is awaited the promise is not cancelled upward when its other
+        /// consumers withdraw. Call ``PromiseCore/Promise/cancel()`` to stop the work.
+        ///
+        /// - Parameter eventLoop: The loop the future belongs to.
+        /// - Returns: A future completed with this promise's result.
+        public func eventLoopFuture(on eventLoop: any EventLoop) -> EventLoopFuture<Value> {
+            let future = eventLoop.makePromise(of: Value.self)
+            whenResolvedFromLibrary { future.completeWith($0) }
+            return future.futureResult
+        }
+    }
+
+    /// Whether a bridged future's work was asked to stop: once asked, a failure of the future is
+    /// that stop taking effect.
+    final class StopRequest: Sendable {
+        private let made = Atomic<Int>(0)
+
+        /// Records the request; `true` the first time only.
+        func make() -> Bool {
+            made.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        /// Whether the request was made.
+        var wasMade: Bool { made.load(ordering: .acquiring) == 1 }
+    }
+#endif
