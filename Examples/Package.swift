@@ -21,10 +21,16 @@ let settings: [SwiftSetting] = [
 let package = Package(
     name: "swift-promise-examples",
     dependencies: [
-        .package(path: ".."),
+        // PromiseNIO (the NIO trait) for the LinkNotes server; Curl is the default trait, named
+        // again because a traits list replaces the defaults.
+        .package(path: "..", traits: ["Curl", "NIO"]),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         // NIOFileSystem, for NIOFileSystemCoexistenceTests only: the programs above do not use it.
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        // The LinkNotes server (a Hummingbird 2 application) and its tests.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        // LinkNotesTests' quiet server logger (Hummingbird resolves swift-log anyway).
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // The mirroring pipeline: all four adapters working together on one UVLoop.
@@ -74,6 +80,33 @@ let package = Package(
                 "promise-wait",
                 .product(name: "PromiseSQLite", package: root),
                 .product(name: "PromiseUV", package: root),
+            ],
+            swiftSettings: settings
+        ),
+        // A Hummingbird 2 server whose routes answer from PromiseSQLite and PromiseCurl, their
+        // chains on the request's event loop (PromiseNIO).
+        .target(
+            name: "LinkNotes",
+            dependencies: [
+                .product(name: "PromiseCurl", package: root),
+                .product(name: "PromiseNIO", package: root),
+                .product(name: "PromiseSQLite", package: root),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: settings
+        ),
+        .executableTarget(
+            name: "promise-link-notes",
+            dependencies: ["LinkNotes", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: settings
+        ),
+        .testTarget(
+            name: "LinkNotesTests",
+            dependencies: [
+                "LinkNotes",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: settings
         ),
