@@ -19,17 +19,17 @@
     ///
     /// - Steps on the same loop run one after another in one turn of the loop: a chain of
     ///   `then(on: .eventLoop(loop))` costs one `execute` on the loop, not one per step, and a
-    ///   promise made from one of the loop's futures (``PromiseCore/Promise/init(_:)``) runs
+    ///   promise made from one of the loop's futures (``PromiseCore/Promise/init(_:)-(EventLoopFuture<Value>)``) runs
     ///   such steps at once, on the loop, as the future's own callbacks would run.
     /// - `delay`, `timeout` and `retry` time their intervals with the loop's own timers
     ///   (`scheduleTask(in:)`).
     /// - A loop that has shut down runs nothing more: a step handed to it, or waiting for it
     ///   when its group shuts down, rejects its promise with
-    ///   ``PromiseCore/PromiseError/Code-swift.struct/contextInvalidated``, so nothing waits
+    ///   `PromiseError.Code.contextInvalidated`, so nothing waits
     ///   forever. (A closure given to ``execute(_:)`` has no promise behind it, and is dropped
     ///   as the loop drops it.)
-    /// - ``PromiseCore/awaitPromise(_:timeout:)`` on the loop's own thread, for a promise a
-    ///   step of which needs the loop, throws ``PromiseCore/PromiseError/Code-swift.struct/deadlock``
+    /// - `awaitPromise(_:timeout:)` on the loop's own thread, for a promise a
+    ///   step of which needs the loop, throws `PromiseError.Code.deadlock`
     ///   at once instead of hanging the loop: from a channel handler, from a future's callback,
     ///   or from a callback of this context.
     public struct EventLoopContext: ExecutionContext {

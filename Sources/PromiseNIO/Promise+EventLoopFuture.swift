@@ -7,7 +7,7 @@
         /// A promise settled with `future`'s result.
         ///
         /// ```swift
-        /// let bytes: Promise<ByteBuffer> = Promise(channel.pipeline.handler(type: Collector.self).flatMap { $0.done })
+        /// let greeting = Promise(eventLoop.makeSucceededFuture("hello"))   // Promise<String>
         /// ```
         ///
         /// The promise settles on the future's loop, when the future's own callbacks run.
@@ -17,11 +17,11 @@
         /// An `EventLoopFuture` cannot be cancelled: cancelling this promise settles it with
         /// `CancellationError` at once, and the work behind the future goes on, its result
         /// unused. When that work can be stopped, say how with
-        /// ``init(_:onCancel:)``; a scheduled task's cancellation is mapped by ``init(_:)-(Scheduled<Value>)``.
+        /// ``PromiseCore/Promise/init(_:onCancel:)``; a scheduled task's cancellation is mapped by ``PromiseCore/Promise/init(_:)-(Scheduled<Value>)``.
         ///
         /// A future whose promise is dropped unfulfilled (SwiftNIO reports it as leaked in a
         /// debug build) releases this promise's callback: the promise is broken, and its
-        /// dependents are rejected with ``PromiseCore/PromiseError/Code-swift.struct/brokenPromise``.
+        /// dependents are rejected with `PromiseError.Code.brokenPromise`.
         ///
         /// - Parameter future: The future.
         public convenience init(_ future: EventLoopFuture<Value>) {
@@ -36,10 +36,11 @@
         /// A promise settled with `future`'s result, whose cancellation calls `stop`.
         ///
         /// ```swift
-        /// let response = Promise(client.execute(request), onCancel: { channel.close(promise: nil) })
+        /// // Settled when the channel closes; cancelling it closes the channel.
+        /// let closed = Promise(channel.closeFuture, onCancel: { channel.close(promise: nil) })
         /// ```
         ///
-        /// Cancelling the promise (``PromiseCore/Promise/cancel()``, a `timeout`, or every
+        /// Cancelling the promise (`cancel()`, a `timeout`, or every
         /// consumer withdrawing) calls `stop` once, on the cancelling thread, and the promise
         /// then settles when the future does: with `CancellationError` if the future fails (the
         /// work was stopped), with the value if it succeeds (the work had finished, and what it
@@ -67,11 +68,11 @@
         /// task.
         ///
         /// ```swift
-        /// let tick = Promise(loop.scheduleTask(in: .seconds(1)) { Date() })
+        /// let tick = Promise(eventLoop.scheduleTask(in: .seconds(1)) { "tick" })
         /// ```
         ///
         /// A task cancelled before it ran rejects the promise with `CancellationError`; a task
-        /// that had already run fulfils it with its value. See ``init(_:onCancel:)``.
+        /// that had already run fulfils it with its value. See ``PromiseCore/Promise/init(_:onCancel:)``.
         ///
         /// - Parameter scheduled: The scheduled task.
         public convenience init(_ scheduled: Scheduled<Value>) {
@@ -81,20 +82,18 @@
         /// This promise's result as a future of `eventLoop`.
         ///
         /// ```swift
-        /// func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        ///     let loaded = store.load(key).eventLoopFuture(on: context.eventLoop)
-        /// }
+        /// let answer: EventLoopFuture<Int> = Promise { 6 * 7 }.eventLoopFuture(on: channel.eventLoop)
         /// ```
         ///
         /// The future completes when the promise settles: at once, on the loop, when the
         /// promise settles on the loop's thread, and otherwise with one `execute` on the loop
         /// (SwiftNIO's own rule for a promise completed from another thread). A rejection,
         /// `CancellationError` included, fails the future with the same error; a promise that
-        /// is broken fails it with ``PromiseCore/PromiseError/Code-swift.struct/brokenPromise``.
+        /// is broken fails it with `PromiseError.Code.brokenPromise`.
         ///
         /// The future is one more consumer of this promise: a future cannot be cancelled, so
         /// while its result is awaited the promise is not cancelled upward when its other
-        /// consumers withdraw. Call ``PromiseCore/Promise/cancel()`` to stop the work.
+        /// consumers withdraw. Call `cancel()` to stop the work.
         ///
         /// - Parameter eventLoop: The loop the future belongs to.
         /// - Returns: A future completed with this promise's result.

@@ -84,12 +84,14 @@ public func linkNotesRouter(
 
     router.get("/notes/:id") { _, context -> NotePreview in
         let id = try context.parameters.require("id", as: Int64.self)
+        // DocC: begin
         let loop = EventLoopContext(context.eventLoop)
         return try await database.queryFirst(Note.self, "SELECT id, title, link FROM notes WHERE id = ?", binding: id)
             .then(on: loop) { note -> Note in
                 guard let note else { throw HTTPError(.notFound, message: "no note \(id)") }
                 return note
             }
+            // DocC: end
             .then(on: loop) { note in
                 client.get(note.link)
                     .timeout(on: loop, linkTimeout, label: "GET \(note.link)")
