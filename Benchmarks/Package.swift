@@ -13,7 +13,8 @@ let package = Package(
     name: "swift-promise-benchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(name: "swift-promise", path: ".."),
+        // NIO for PromiseNIO (the bridge's counts and the LinkNotes route); Curl is the default.
+        .package(name: "swift-promise", path: "..", traits: ["Curl", "NIO"]),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         // The peer for PromiseSQLite (it needs swift-nio 2.101.3 or later).
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
@@ -64,6 +65,7 @@ let package = Package(
             name: "PromiseCoreCounts",
             dependencies: [
                 .product(name: "PromiseCore", package: "swift-promise"),
+                .product(name: "PromiseNIO", package: "swift-promise"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -34,6 +34,6 @@ extension Promise {
             if case .failure(let error) = result, error is CancellationError { return true }
             return false
         }
-        if runNow, !handler.interceptsRequests { handler.run() }
+        if runNow, handler.role == .stopsWork { handler.run() }
     }
 }

@@ -188,10 +188,11 @@ extension Promise: PromiseNode {
                 interceptor = handler
                 return .stopRequested
             }
+            let unstoppable = state.cancelHandlers.contains { $0.role == .marksUnstoppable }
             var settled = Self.settle(&state, with: .failure(CancellationError()))
             settled.upstream = takeUpstream()
             settlement = settled
-            return .cancelled
+            return unstoppable ? .cancelledWhileWorkGoesOn : .cancelled
         }
         detached?.withdrawAnnouncement()
         if let interceptor { interceptor.body() }

@@ -408,7 +408,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @_alwaysEmitIntoClient
     func finish(_ settlement: Settlement, nested: Bool = false) {
         if settlement.runHandlers {
-            for handler in settlement.handlers where !handler.interceptsRequests {
+            for handler in settlement.handlers where handler.role == .stopsWork {
                 handler.run()
             }
         }

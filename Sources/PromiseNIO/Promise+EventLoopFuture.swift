@@ -16,7 +16,7 @@
         ///
         /// An `EventLoopFuture` cannot be cancelled: cancelling this promise settles it with
         /// `CancellationError` at once, and the work behind the future goes on, its result
-        /// unused. When that work can be stopped, say how with
+        /// unused (a `timeout` that gives up on the promise says so). When that work can be stopped, say how with
         /// ``PromiseCore/Promise/init(_:onCancel:)``; a scheduled task's cancellation is mapped by ``PromiseCore/Promise/init(_:)-(Scheduled<Value>)``.
         ///
         /// A future whose promise is dropped unfulfilled (SwiftNIO reports it as leaked in a
@@ -28,6 +28,7 @@
             let id = ObjectIdentifier(future.eventLoop)
             LoopAdvisors.advise(for: future.eventLoop)
             self.init(pendingResolvedOn: id)
+            markWorkUnstoppableFromLibrary()
             future.whenComplete { [self] result in
                 AdapterSupport.runTurn(id) { self.resolveFromLibrary(result) }
             }

@@ -149,6 +149,21 @@
             }
         }
 
+        @Test func aTimeoutOfAPlainFutureSaysTheWorkGoesOn() async throws {
+            try await withLoop { (loop: any EventLoop) async throws in
+                let source = loop.makePromise(of: Int.self)
+                let promise = Promise(source.futureResult)
+                await #expect {
+                    try await promise.timeout(on: .eventLoop(loop), .milliseconds(10)).get()
+                } throws: { error in
+                    (error as? PromiseError)?.code == .timedOut && "\(error)".contains("cannot be stopped and goes on")
+                        && !"\(error)".contains("told to stop")
+                }
+                await #expect(throws: CancellationError.self) { try await promise.get() }
+                source.succeed(1)
+            }
+        }
+
         @Test func aTimeoutOfAStoppableFutureSaysTheWorkWasToldToStop() async throws {
             try await withLoop { (loop: any EventLoop) async throws in
                 let source = loop.makePromise(of: Int.self)

@@ -16,7 +16,7 @@
 #endif
 
 /// Every scenario's variants, in the order `--list` prints them.
-let variants: [Variant] = inlineVariants() + keptVariants() + queueVariants() + concurrentVariants()
+let variants: [Variant] = inlineVariants() + keptVariants() + queueVariants() + concurrentVariants() + bridgeVariants()
 
 /// Prints how to call the program and the variant names, then exits with status 2.
 func usage(_ variants: [Variant]) -> Never {

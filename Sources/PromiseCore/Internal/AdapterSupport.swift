@@ -105,7 +105,7 @@ extension Promise {
     ///   request, so it must be idempotent. Never runs after the promise has settled.
     @_alwaysEmitIntoClient
     package func onCancelRequestFromLibrary(_ handler: @escaping @Sendable () -> Void) {
-        addCancelHandler(CancelHandler(context: nil, interceptsRequests: true, body: handler))
+        addCancelHandler(CancelHandler(context: nil, role: .takesRequests, body: handler))
     }
 
     /// Calls `body` with this promise's result once it settles, on the settling thread inside
@@ -118,6 +118,15 @@ extension Promise {
     @_alwaysEmitIntoClient
     package func whenResolvedFromLibrary(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
         subscribe(on: nil, body)
+    }
+
+    /// Records that the work behind this promise cannot be stopped (another library's future,
+    /// which has no cancellation): cancelling the promise still settles it with
+    /// `CancellationError` at once, and a `timeout` that gives up on it says the work goes on
+    /// instead of saying it was told to stop.
+    @_alwaysEmitIntoClient
+    package func markWorkUnstoppableFromLibrary() {
+        addCancelHandler(CancelHandler(context: nil, role: .marksUnstoppable) {})
     }
 
     /// Whether this promise is pending and has a callback waiting for its result (a `then`,

@@ -175,17 +175,32 @@ enum CallbackList<Value: Sendable>: Sendable {
 struct CancelHandler: Sendable {
     @usableFromInline let context: (any ExecutionContext)?
     @usableFromInline let body: @Sendable () -> Void
-    /// Whether this handler takes cancellation requests in place of settling the promise: the
-    /// adapter that registered it settles the promise itself, with `CancellationError` when it
-    /// stopped the work, or with the outcome when the work had passed the point of no return.
-    @usableFromInline let interceptsRequests: Bool
+    @usableFromInline let role: Role
+
+    /// What a handler does when its promise is cancelled.
+    @usableFromInline
+    enum Role: Sendable {
+        /// Runs once the promise is cancelled (`onCancel`): it stops the work.
+        case stopsWork
+        /// Takes cancellation requests in place of settling the promise: the adapter that
+        /// registered it settles the promise itself, with `CancellationError` when it stopped
+        /// the work, or with the outcome when the work had passed the point of no return.
+        case takesRequests
+        /// Runs nothing; says that the work behind the promise cannot be stopped (another
+        /// library's future), so a cancellation settles the promise while the work goes on.
+        case marksUnstoppable
+    }
 
     @_alwaysEmitIntoClient
-    init(context: (any ExecutionContext)?, interceptsRequests: Bool = false, body: @escaping @Sendable () -> Void) {
+    init(context: (any ExecutionContext)?, role: Role = .stopsWork, body: @escaping @Sendable () -> Void) {
         self.context = context
-        self.interceptsRequests = interceptsRequests
+        self.role = role
         self.body = body
     }
+
+    /// Whether this handler takes the promise's cancellation requests (``Role/takesRequests``).
+    @_alwaysEmitIntoClient
+    var interceptsRequests: Bool { role == .takesRequests }
 
     @usableFromInline
     func run() {

@@ -4,6 +4,9 @@
 enum SourceOutcome: Sendable {
     /// Nobody else waited for the promise: it was cancelled, and its `onCancel` handlers ran.
     case cancelled
+    /// Nobody else waited for the promise: it was cancelled, but the work behind it cannot be
+    /// stopped (another library's future) and goes on, its result unused.
+    case cancelledWhileWorkGoesOn
     /// Nobody else waited for the promise, and the adapter that takes its cancellation
     /// requests was asked to stop the work; it settles the promise once the work has reacted.
     case stopRequested
@@ -17,6 +20,8 @@ enum SourceOutcome: Sendable {
         switch self {
         case .cancelled, .stopRequested:
             return "the work behind it was told to stop"
+        case .cancelledWhileWorkGoesOn:
+            return "the promise was cancelled, but the work behind it cannot be stopped and goes on, its result unused"
         case .stillWanted(let consumers):
             let others = consumers == 1 ? "1 other consumer still waits" : "\(consumers) other consumers still wait"
             return "the work behind it goes on, because \(others) for it"
