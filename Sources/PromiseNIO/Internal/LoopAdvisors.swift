@@ -1,5 +1,5 @@
 #if NIO
-    internal import NIOCore
+    public import NIOCore
     @_spi(ContextContract) internal import PromiseCore
 
     /// What `awaitPromise` asks before it blocks on a chain with a step on `loop`: the loop's
@@ -31,12 +31,14 @@
     /// The one owner of the blocking-wait advisors of SwiftNIO loops: one per loop a promise
     /// names, registered with PromiseCore's `ContextRegistry` (which holds it weakly) under the
     /// loop's identity, and held here until its loop is gone.
+    @usableFromInline
     enum LoopAdvisors {
         private static let advisors = Lock<[ObjectIdentifier: LoopAdvisor]>([:])
 
         /// Makes sure a blocking wait on a chain with a step on `loop` asks the loop's advisor.
         /// Called by everything that names the loop as a promise's context: an
         /// ``EventLoopContext``, and a promise made from one of the loop's futures.
+        @usableFromInline
         static func advise(for loop: any EventLoop) {
             let id = ObjectIdentifier(loop)
             let added: LoopAdvisor? = advisors.withLock { advisors in
