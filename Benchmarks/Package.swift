@@ -30,6 +30,9 @@ let package = Package(
         ),
         // The peer for PromiseSQLite's value observation (Benchmarks/sqlite-observation.sh).
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // LinkNotes, the Hummingbird 2 example, for Benchmarks/route-ratios.sh.
+        .package(name: "swift-promise-examples", path: "../Examples"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         // The Swift peer for PromiseUV's child processes (Benchmarks/spawn-ratios.sh).
         .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
     ],
@@ -172,6 +175,23 @@ let package = Package(
                 "CurlRawBench",
             ],
             path: "Sources/PromiseCurlBench",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // LinkNotes' route beside the same route on sqlite-nio and AsyncHTTPClient, served to wrk
+        // (Benchmarks/route-ratios.sh).
+        .executableTarget(
+            name: "LinkNotesBench",
+            dependencies: [
+                .product(name: "LinkNotes", package: "swift-promise-examples"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PromiseCurl", package: "swift-promise"),
+                .product(name: "PromiseSQLite", package: "swift-promise"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/LinkNotesBench",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .target(

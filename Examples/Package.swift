@@ -20,6 +20,8 @@ let settings: [SwiftSetting] = [
 
 let package = Package(
     name: "swift-promise-examples",
+    // LinkNotes is a product only so that Benchmarks/ can serve it (Benchmarks/route-ratios.sh).
+    products: [.library(name: "LinkNotes", targets: ["LinkNotes"])],
     dependencies: [
         // PromiseNIO (the NIO trait) for the LinkNotes server; Curl is the default trait, named
         // again because a traits list replaces the defaults.

@@ -23,7 +23,10 @@
         @Test func aChainOnOneLoopRunsInOneTurnOfIt() async throws {
             try await withLoop { (loop: any EventLoop) async throws in
                 let order = Lock<[String]>([])
-                let last = Promise(1)
+                // The chain is built before its source settles: chained onto a settled promise,
+                // a step is a fresh hop (it never runs inside `then`).
+                let (source, resolver) = Promise<Int>.pending()
+                let last = source
                     .then(on: .eventLoop(loop)) { value -> Int in
                         // Queued behind this turn: it runs after every step ready in the turn.
                         loop.execute { order.withLock { $0.append("next turn") } }
@@ -38,6 +41,7 @@
                         order.withLock { $0.append("step 3") }
                         return value + 1
                     }
+                resolver.fulfill(1)
                 #expect(try await last.get() == 4)
                 try await loop.submit {}.get()
                 #expect(order.withLock { $0 } == ["step 1", "step 2", "step 3", "next turn"])
