@@ -178,12 +178,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // swift-nio integration: promises and EventLoopFutures both ways, and an EventLoop as an
-        // execution context. PromiseCore and NIOCore only.
+        // execution context. PromiseCore, NIOCore and NIOPosix only.
         .target(
             name: "PromiseNIO",
             dependencies: [
                 "PromiseCore",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                // `MultiThreadedEventLoopGroup.currentEventLoop`: is this thread a loop's?
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ],
             swiftSettings: strictSettings
         ),

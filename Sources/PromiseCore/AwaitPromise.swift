@@ -18,7 +18,9 @@ internal import Synchronization
 /// - the main queue as ``Promises/defaultContext``, when the calling thread is the process's
 ///   main thread or runs a main-queue block: on Linux the main queue drains only while the
 ///   main thread runs `dispatchMain()` or `RunLoop.main.run()`;
-/// - a `UVLoop`, inside one of its own callbacks.
+/// - a `UVLoop`, inside one of its own callbacks;
+/// - a thread a registered thread advisor says must never block, whatever the chain needs:
+///   with PromiseNIO, any SwiftNIO event loop's thread.
 ///
 /// The check walks every pending step of the chain, through promises returned from callbacks
 /// and the inputs of combinators, and every operator records the context that resolves its
@@ -163,6 +165,9 @@ private var mainQueueID: ObjectIdentifier { ObjectIdentifier(mainQueue) }
 private func checkBlockingWait<Value>(
     for promise: Promise<Value>
 ) throws -> (@Sendable (BlockingWait) -> Bool)? {
+    if let refusal = ContextRegistry.threadRefusesBlocking() {
+        throw PromiseError(.deadlock, message: "awaitPromise was called on \(refusal.context), which must never block: \(refusal.reason)")
+    }
     var current = Turn.current.currentContextID
     if current == nil, DispatchQueue.getSpecific(key: defaultQueueKey) == true {
         current = ObjectIdentifier(Promises.defaultQueue)

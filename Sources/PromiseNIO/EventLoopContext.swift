@@ -28,10 +28,11 @@
     ///   `PromiseError.Code.contextInvalidated`, so nothing waits
     ///   forever. (A closure given to ``execute(_:)`` has no promise behind it, and is dropped
     ///   as the loop drops it.)
-    /// - `awaitPromise(_:timeout:)` on the loop's own thread, for a promise a
-    ///   step of which needs the loop, throws `PromiseError.Code.deadlock`
-    ///   at once instead of hanging the loop: from a channel handler, from a future's callback,
-    ///   or from a callback of this context.
+    /// - `awaitPromise(_:timeout:)` never blocks a loop: on any SwiftNIO event loop's thread
+    ///   (a channel handler, a future's callback, a callback of this context) it throws
+    ///   `PromiseError.Code.deadlock` for a pending promise, whatever it waits for, as SwiftNIO's
+    ///   own `wait()` refuses to. On another thread it blocks as usual, unless the loop a step
+    ///   needs cannot run meanwhile (an `EmbeddedEventLoop` runs only when told to).
     public struct EventLoopContext: ExecutionContext {
         /// The loop the callbacks run on.
         public let eventLoop: any EventLoop

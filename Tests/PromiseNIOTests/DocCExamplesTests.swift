@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (documentation quotes this file's code line for line, layout included)
 #if NIO
     import NIOCore
     import NIOPosix

@@ -26,7 +26,8 @@
                 // The chain is built before its source settles: chained onto a settled promise,
                 // a step is a fresh hop (it never runs inside `then`).
                 let (source, resolver) = Promise<Int>.pending()
-                let last = source
+                let last =
+                    source
                     .then(on: .eventLoop(loop)) { value -> Int in
                         // Queued behind this turn: it runs after every step ready in the turn.
                         loop.execute { order.withLock { $0.append("next turn") } }

@@ -70,13 +70,31 @@
             }
         }
 
-        @Test func aWaitOnOneLoopForAnotherLoopBlocksUntilItSettles() async throws {
+        @Test func aWaitOnALoopsThreadThrowsWhateverTheChainNeeds() async throws {
             try await withLoop { (first: any EventLoop) async throws in
                 try await withLoop { (second: any EventLoop) async throws in
-                    let step = Promise(20).delay(on: .eventLoop(second), .milliseconds(20))
-                        .then(on: .eventLoop(second)) { $0 + 1 }
-                    #expect(try await waitOnLoop(first, for: step) == .success(21))
+                    // A step on another loop, and a promise that names no context at all (its
+                    // resolver could be waiting for this very loop): neither may block a loop.
+                    let onAnotherLoop = Promise(20).delay(on: .eventLoop(second), .milliseconds(20))
+                    let (plain, resolver) = Promise<Int>.pending()
+                    for promise in [onAnotherLoop, plain] {
+                        let outcome = try await waitOnLoop(first, for: promise)
+                        guard case .failure(let error) = outcome else {
+                            Issue.record("awaitPromise returned \(outcome) on a loop's thread instead of throwing")
+                            continue
+                        }
+                        #expect(error.code == .deadlock)
+                        #expect(error.message.contains("must never block"), "\(error.message)")
+                    }
+                    resolver.fulfill(0)
+                    #expect(try await onAnotherLoop.get() == 20)
                 }
+            }
+        }
+
+        @Test func aSettledPromiseIsReadOnALoopsThreadWithoutWaiting() async throws {
+            try await withLoop { (loop: any EventLoop) async throws in
+                #expect(try await waitOnLoop(loop, for: Promise(7)) == .success(7))
             }
         }
 

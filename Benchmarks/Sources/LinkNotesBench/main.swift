@@ -36,42 +36,22 @@ func serve<Responder: HTTPResponderBuilder>(_ name: String, _ router: Responder)
     )
 }
 
-// The upstream: the page every note links to.
-let upstreamRouter = Router()
-upstreamRouter.get("/page") { _, _ in
-    Response(
-        status: .ok,
-        headers: [.contentType: "text/html; charset=utf-8"],
-        body: .init(byteBuffer: ByteBuffer(string: String(repeating: "x", count: 1234)))
-    )
-}
-
 // PromiseSQLite and PromiseCurl: LinkNotes itself.
 let database = SQLiteDatabase(path: directory + "/notes.sqlite")
 try await prepareLinkNotes(database).get()
 let client = try CurlClient()
 
 // sqlite-nio and AsyncHTTPClient: the same route.
-let peerConnection = try await SQLiteNIO.SQLiteConnection.open(storage: .file(path: directory + "/notes.sqlite"))
-let peerRouter = Router()
-peerRouter.get("/notes/:id") { _, context -> NotePreview in
-    let id = try context.parameters.require("id", as: Int.self)
-    let rows = try await peerConnection.query("SELECT id, title, link FROM notes WHERE id = ?", [.integer(id)])
-    guard let row = rows.first, let title = row.column("title")?.string, let link = row.column("link")?.string else {
-        throw HTTPError(.notFound, message: "no note \(id)")
-    }
-    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: link), timeout: .seconds(10))
-    let body = try await response.body.collect(upTo: 1 << 24)
-    return NotePreview(
-        id: Int64(id), title: title, link: link, linkStatus: Int(response.status.code),
-        linkType: response.headers.first(name: "content-type"), linkBytes: body.readableBytes
-    )
-}
+let peerConnection: SQLiteNIO.SQLiteConnection = try await SQLiteNIO.SQLiteConnection.open(
+    storage: .file(path: directory + "/notes.sqlite"),
+    threadPool: .singleton,
+    on: MultiThreadedEventLoopGroup.singleton.any()
+)
 
 try await withThrowingTaskGroup(of: Void.self) { servers in
-    servers.addTask { try await serve("upstream", upstreamRouter).runService(gracefulShutdownSignals: []) }
+    servers.addTask { try await serve("upstream", upstreamRouter()).runService(gracefulShutdownSignals: []) }
     servers.addTask { try await serve("promise", linkNotesRouter(database: database, client: client)).runService(gracefulShutdownSignals: []) }
-    servers.addTask { try await serve("peer", peerRouter).runService(gracefulShutdownSignals: []) }
+    servers.addTask { try await serve("peer", peerRouter(peerConnection)).runService(gracefulShutdownSignals: []) }
     var port: [String: Int] = [:]
     for await (name, number) in ports {
         port[name] = number
@@ -109,6 +89,38 @@ try await withThrowingTaskGroup(of: Void.self) { servers in
 try await client.shutdown().get()
 try await database.close().get()
 try await peerConnection.close()
+
+/// The upstream: the page every note links to.
+func upstreamRouter() -> Router<BasicRequestContext> {
+    let router = Router()
+    router.get("/page") { _, _ in
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: String(repeating: "x", count: 1234)))
+        )
+    }
+    return router
+}
+
+/// LinkNotes' `GET /notes/:id` on sqlite-nio and AsyncHTTPClient.
+func peerRouter(_ connection: SQLiteNIO.SQLiteConnection) -> Router<BasicRequestContext> {
+    let router = Router()
+    router.get("/notes/:id") { _, context -> NotePreview in
+        let id = try context.parameters.require("id", as: Int.self)
+        let rows = try await connection.query("SELECT id, title, link FROM notes WHERE id = ?", [SQLiteData.integer(id)])
+        guard let row = rows.first, let title = row.column("title")?.string, let link = row.column("link")?.string else {
+            throw HTTPError(.notFound, message: "no note \(id)")
+        }
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: link), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 24)
+        return NotePreview(
+            id: Int64(id), title: title, link: link, linkStatus: Int(response.status.code),
+            linkType: response.headers.first(name: "content-type"), linkBytes: body.readableBytes
+        )
+    }
+    return router
+}
 
 /// wrk's "Requests/sec" for `url`; fails on any non-2xx answer or socket error.
 func runWrk(_ url: String, seconds: Int, connections: Int) throws -> Double {

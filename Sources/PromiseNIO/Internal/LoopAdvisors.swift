@@ -1,5 +1,6 @@
 #if NIO
     public import NIOCore
+    internal import NIOPosix
     @_spi(ContextContract) internal import PromiseCore
 
     /// What `awaitPromise` asks before it blocks on a chain with a step on `loop`: the loop's
@@ -28,6 +29,26 @@
         }
     }
 
+    /// What `awaitPromise` asks before every blocking wait, whatever the awaited chain needs: a
+    /// thread that runs a SwiftNIO event loop must never block. A wait there stalls every channel
+    /// of the loop, and it would never end if the awaited work needs the loop in a way the chain
+    /// does not show (a future of the loop settling a promise through its resolver). SwiftNIO's
+    /// own `wait()` stops the program there; `awaitPromise` throws `deadlock` instead.
+    final class EventLoopThreadAdvisor: BlockingWaitAdvisor {
+        static let shared = EventLoopThreadAdvisor()
+
+        var contextName: String { "a SwiftNIO event loop's thread" }
+
+        func adviseBlockingWait() -> BlockingWaitAdvice {
+            guard let loop = MultiThreadedEventLoopGroup.currentEventLoop else { return .block }
+            return .deadlock(
+                reason: "blocking it stalls every channel of \(type(of: loop)) \(ObjectIdentifier(loop)), and a step "
+                    + "that needs the loop would never run; chain with then(on: .eventLoop(loop)), hand the result on "
+                    + "with eventLoopFuture(on:), or use try await promise.get() in a Task"
+            )
+        }
+    }
+
     /// The one owner of the blocking-wait advisors of SwiftNIO loops: one per loop a promise
     /// names, registered with PromiseCore's `ContextRegistry` (which holds it weakly) under the
     /// loop's identity, and held here until its loop is gone.
@@ -35,11 +56,16 @@
     enum LoopAdvisors {
         private static let advisors = Lock<[ObjectIdentifier: LoopAdvisor]>([:])
 
-        /// Makes sure a blocking wait on a chain with a step on `loop` asks the loop's advisor.
-        /// Called by everything that names the loop as a promise's context: an
-        /// ``EventLoopContext``, and a promise made from one of the loop's futures.
+        /// Registers ``EventLoopThreadAdvisor`` with PromiseCore, once per process.
+        private static let threadAdvisor: Void = ContextRegistry.registerThreadAdvisor(EventLoopThreadAdvisor.shared)
+
+        /// Makes sure a blocking wait on a chain with a step on `loop` asks the loop's advisor,
+        /// and that every blocking wait asks whether its thread is a loop's. Called by
+        /// everything of PromiseNIO that names a loop: an ``EventLoopContext``, a promise made
+        /// from one of the loop's futures, and a future made from a promise.
         @usableFromInline
         static func advise(for loop: any EventLoop) {
+            threadAdvisor
             let id = ObjectIdentifier(loop)
             let added: LoopAdvisor? = advisors.withLock { advisors in
                 if let known = advisors[id], known.isAlive { return nil }
