@@ -28,7 +28,8 @@ defer { try? FileManager.default.removeItem(atPath: directory) }
 
 /// Collects the port each server reports once it listens.
 let (ports, portSink) = AsyncStream.makeStream(of: (String, Int).self)
-func serve<Responder: HTTPResponderBuilder>(_ name: String, _ router: Responder) -> some ApplicationProtocol {
+func serve<Context: RequestContext>(_ name: String, _ router: Router<Context>) -> some ApplicationProtocol
+where Context.Source == ApplicationRequestContextSource {
     Application(
         router: router,
         configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: name),
@@ -65,7 +66,9 @@ try await withThrowingTaskGroup(of: Void.self) { servers in
     struct Created: Decodable { let id: Int64 }
     let id = try created.decode(Created.self).id
     let urls = ["promise": "http://127.0.0.1:\(port["promise"]!)/notes/\(id)", "peer": "http://127.0.0.1:\(port["peer"]!)/notes/\(id)"]
-    let answers = try await [urls["promise"]!, urls["peer"]!].asyncMap { try await client.get($0).validate().get().decode(NotePreview.self) }
+    let fromPromise = try await client.get(urls["promise"]!).validate().get().decode(NotePreview.self)
+    let fromPeer = try await client.get(urls["peer"]!).validate().get().decode(NotePreview.self)
+    let answers = [fromPromise, fromPeer]
     precondition(answers[0] == answers[1] && answers[0].linkBytes == 1234, "the two routes disagree: \(answers)")
 
     var figures: [String: [Double]] = [:]
@@ -142,12 +145,4 @@ func runWrk(_ url: String, seconds: Int, connections: Int) throws -> Double {
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]
-}
-
-extension Array {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
-        var results: [T] = []
-        for element in self { results.append(try await transform(element)) }
-        return results
-    }
 }
