@@ -117,13 +117,14 @@ soak: bootstrap
 	scripts/soak
 	FUZZ_SECONDS=$(SOAK_FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz
 
-## bench: the Benchmarks/ package: PromiseCore's instruction and malloc counts, then its wall time, next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl, each adapter's wall time followed by its counts under valgrind
+## bench: the Benchmarks/ package: PromiseCore's instruction and malloc counts, then its wall time, next to GCD and SwiftNIO, then PromiseFS, PromiseSQLite, PromiseUV, PromiseCurl, each adapter's wall time followed by its counts under valgrind, then LinkNotes' route next to sqlite-nio and AsyncHTTPClient
 bench: bootstrap bench-counts
 	cd Benchmarks && ./ratios.sh
 	cd Benchmarks && ./fs-ratios.sh
 	cd Benchmarks && ./sqlite-ratios.sh && ./sqlite-counts.sh
 	cd Benchmarks && ./uv-ratios.sh && ./uv-counts.sh
 	cd Benchmarks && ./curl-ratios.sh && ./curl-counts.sh
+	cd Benchmarks && ./route-ratios.sh
 
 ## bench-counts: PromiseCore's instructions, mallocs and bytes per operation next to SwiftNIO and GCD, counted under valgrind (deterministic where wall time is noisy; ~1 min once built)
 bench-counts: bootstrap
@@ -144,6 +145,10 @@ bench-uv: bootstrap
 ## bench-curl: PromiseCurl next to a raw C libcurl multi loop and AsyncHTTPClient against nginx on loopback (c=1/16/256 and a 256 MiB download, 5 rounds), then instructions and mallocs per request under valgrind (~4 min once built)
 bench-curl: bootstrap
 	cd Benchmarks && ./curl-ratios.sh && ./curl-counts.sh
+
+## bench-route: LinkNotes (Hummingbird 2 over PromiseSQLite, PromiseCurl and PromiseNIO) next to the same route on sqlite-nio and AsyncHTTPClient, driven by wrk (3 rounds of 5 s; ~6 min once built)
+bench-route: bootstrap
+	cd Benchmarks && ./route-ratios.sh
 
 ## docs: DocC catalogs of PromiseCore, PromiseTesting and the adapters into .build-docs/ (swift-docc-plugin; warnings fail)
 ## docs: every product's DocC documentation as one static site in .build-docs/site (an index page linking each module); any DocC warning fails it

@@ -6,10 +6,13 @@
 #
 #   Benchmarks/route-ratios.sh [ROUNDS] [SECONDS] [CONNECTIONS]    default 3 rounds, 5 s, 16
 #
-# Needs wrk (apt-get install wrk). Loopback only.
+# Installs wrk from Debian's packages if it is missing. Loopback only.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-command -v wrk >/dev/null || { echo "route-ratios: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+if ! command -v wrk >/dev/null; then
+    echo "== installing wrk (Debian's package)" >&2
+    if [ "$(id -u)" = 0 ]; then apt-get install -y wrk >/dev/null; else sudo apt-get install -y wrk >/dev/null; fi
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/route-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$here"

@@ -1,6 +1,7 @@
 public import Synchronization
 
 /// Whether a thread advisor (``ContextRegistry/registerThreadAdvisor(_:)``) was ever registered.
+@usableFromInline
 let threadAdvisorsRegistered = Atomic<Bool>(false)
 
 /// Whether a ``WaitingThreadRunner`` was ever registered.
@@ -40,7 +41,7 @@ public enum ContextRegistry {
     }
 
     /// The advisors asked before every blocking wait, whatever the awaited chain needs.
-    static let threadAdvisors = Lock<[any BlockingWaitAdvisor]>([])
+    @usableFromInline static let threadAdvisors = Lock<[any BlockingWaitAdvisor]>([])
 
     /// Registers `advisor` to be asked before every blocking wait, for the rest of the
     /// process, whatever contexts the awaited chain needs: for threads that must never block,
@@ -51,6 +52,7 @@ public enum ContextRegistry {
     /// Registering the same advisor object again does nothing.
     ///
     /// - Parameter advisor: What to ask; held until the process exits.
+    @_alwaysEmitIntoClient
     public static func registerThreadAdvisor(_ advisor: any BlockingWaitAdvisor) {
         threadAdvisors.withLock { advisors in
             guard !advisors.contains(where: { $0 === advisor }) else { return }

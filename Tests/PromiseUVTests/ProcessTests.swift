@@ -58,8 +58,13 @@ import Testing
         let result = try await loop.spawn(UVCommand("pwd", workingDirectory: directory.path)).get()
         #expect(result.outputText == "\(real)\n" || result.outputText == "\(directory.path)\n")
         let script = directory.path + "/hello.sh"
-        try "#!/bin/sh\necho hello from $0\n".write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+        // Written through a close-on-exec descriptor: a child another test starts meanwhile
+        // would otherwise keep the descriptor open, the script busy (ETXTBSY), for its whole life.
+        let descriptor = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        #expect(descriptor >= 0)
+        let text = Array("#!/bin/sh\necho hello from $0\n".utf8)
+        #expect(text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == text.count)
+        close(descriptor)
         let relative = try await loop.spawn(UVCommand("./hello.sh", workingDirectory: directory.path)).get()
         #expect(relative.outputText == "hello from ./hello.sh\n")
     }
