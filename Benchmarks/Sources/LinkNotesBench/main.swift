@@ -50,7 +50,7 @@ let peerConnection: SQLiteNIO.SQLiteConnection = try await SQLiteNIO.SQLiteConne
 )
 
 try await withThrowingTaskGroup(of: Void.self) { servers in
-    servers.addTask { try await serve("upstream", upstreamRouter()).runService(gracefulShutdownSignals: []) }
+    servers.addTask { try await serve("upstream", linkNotesSamplePages()).runService(gracefulShutdownSignals: []) }
     servers.addTask { try await serve("promise", linkNotesRouter(database: database, client: client)).runService(gracefulShutdownSignals: []) }
     servers.addTask { try await serve("peer", peerRouter(peerConnection)).runService(gracefulShutdownSignals: []) }
     var port: [String: Int] = [:]
@@ -92,19 +92,6 @@ try await withThrowingTaskGroup(of: Void.self) { servers in
 try await client.shutdown().get()
 try await database.close().get()
 try await peerConnection.close()
-
-/// The upstream: the page every note links to.
-func upstreamRouter() -> Router<BasicRequestContext> {
-    let router = Router()
-    router.get("/page") { _, _ in
-        Response(
-            status: .ok,
-            headers: [.contentType: "text/html; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: String(repeating: "x", count: 1234)))
-        )
-    }
-    return router
-}
 
 /// LinkNotes' `GET /notes/:id` on sqlite-nio and AsyncHTTPClient.
 func peerRouter(_ connection: SQLiteNIO.SQLiteConnection) -> Router<BasicRequestContext> {

@@ -107,24 +107,6 @@ struct LinkNotesServers: Sendable {
     }
 }
 
-/// The upstream the notes link to: `/page` (1234 bytes of HTML), `/gone` (404), `/slow` (30 s).
-func upstreamRouter() -> Router<BasicRequestContext> {
-    let router = Router()
-    router.get("/page") { _, _ in
-        Response(
-            status: .ok,
-            headers: [.contentType: "text/html; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: String(repeating: "x", count: 1234)))
-        )
-    }
-    router.get("/gone") { _, _ -> Response in Response(status: .notFound) }
-    router.get("/slow") { _, _ -> String in
-        try await Task.sleep(for: .seconds(30))
-        return "late"
-    }
-    return router
-}
-
 /// A loopback port that was just bound and closed: nothing listens on it.
 func closedLoopbackPort() async throws -> Int {
     let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -152,7 +134,7 @@ func withLinkNotes(
     var logger = Logger(label: "link-notes-test")
     logger.logLevel = .critical
     let upstream = Application(
-        router: upstreamRouter(),
+        router: linkNotesSamplePages(),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { portSink.yield(("upstream", $0.localAddress!.port!)) },
         logger: logger
