@@ -109,7 +109,7 @@
         /// - Returns: A future completed with this promise's result.
         @inlinable
         public func eventLoopFuture(on eventLoop: any EventLoop) -> EventLoopFuture<Value> {
-            LoopAdvisors.advise(for: eventLoop)
+            LoopAdvisors.adviseThreads()
             let future = eventLoop.makePromise(of: Value.self)
             whenResolvedFromLibrary { future.completeWith($0) }
             return future.futureResult

@@ -61,8 +61,8 @@
 
         /// Makes sure a blocking wait on a chain with a step on `loop` asks the loop's advisor,
         /// and that every blocking wait asks whether its thread is a loop's. Called by
-        /// everything of PromiseNIO that names a loop: an ``EventLoopContext``, a promise made
-        /// from one of the loop's futures, and a future made from a promise.
+        /// everything of PromiseNIO that makes a loop a promise's context: an
+        /// ``EventLoopContext`` and a promise made from one of the loop's futures.
         @usableFromInline
         static func advise(for loop: any EventLoop) {
             threadAdvisor
@@ -76,6 +76,14 @@
                 return advisor
             }
             if let added { ContextRegistry.register(added, for: id) }
+        }
+
+        /// Makes sure that every blocking wait asks whether its thread is a loop's: for an
+        /// entry point that names a loop without making it a promise's context (a future made
+        /// from a promise), where ``advise(for:)``'s lock and table would be wasted.
+        @usableFromInline
+        static func adviseThreads() {
+            threadAdvisor
         }
 
         /// How many loops have an advisor now (for tests).
