@@ -80,8 +80,7 @@ try awaitPromise(loop.shutdown())
         let loop = try startedLoop()
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
-        try "#!/bin/sh\necho compiling $1\necho linking >&2\n".write(toFile: directory.path + "/build.sh", atomically: true, encoding: .utf8)
-        chmod(directory.path + "/build.sh", 0o755)
+        try writeProgram("#!/bin/sh\necho compiling $1\necho linking >&2\n", to: directory.path + "/build.sh")
         let projectDirectory = directory.path
         // DocC: begin
         var build = UVCommand("./build.sh", arguments: ["--release"], workingDirectory: projectDirectory)
@@ -115,9 +114,7 @@ try awaitPromise(loop.shutdown())
         let loop = try startedLoop()
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
-        // Read by the shell, not executed itself: a file just written may still be open in a
-        // process another test is forking (ETXTBSY).
-        try "echo compiling\necho warning >&2\necho done\n".write(toFile: directory.path + "/run-checks.sh", atomically: true, encoding: .utf8)
+        try writeFile("echo compiling\necho warning >&2\necho done\n", to: directory.path + "/run-checks.sh")
         let projectDirectory = directory.path
         func body() async throws -> String {
             // DocC: begin

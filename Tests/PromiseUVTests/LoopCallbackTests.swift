@@ -105,18 +105,18 @@ import Testing
             chained = onLoop(Promise<Void>(on: loop) {})
         case .fileEvent:
             let path = directory.path + "/watched"
-            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+            try writeFile("", to: path)
             let change = loop.nextChange(of: path)
             try await loop.after(.zero).get()  // work from one thread runs in order: the watch has started
             chained = onLoop(change)
-            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            writeInPlace(path, "x")
         case .subdirectoryEvent:
             let below = directory.path + "/below"
             try FileManager.default.createDirectory(atPath: below, withIntermediateDirectories: false)
             let change = loop.nextChange(of: directory.path, recursive: true)
             try await loop.after(.zero).get()  // the watch of `below` has started
             chained = onLoop(change)
-            try Data("x".utf8).write(to: URL(fileURLWithPath: below + "/file"))
+            writeInPlace(below + "/file", "x")
         case .childExit:
             chained = onLoop(loop.spawn(UVCommand("/bin/true")))
         case .pipeRead:

@@ -129,8 +129,7 @@ extension ProcessTests {
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
         let script = directory.path + "/plain"
-        try "echo \"plain script: $0 $1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+        try writeProgram("echo \"plain script: $0 $1\"\n", to: script)
         let result = try await loop.spawn(UVCommand(script, arguments: ["argument"])).get()
         #expect(result.exit == .exited(0))
         #expect(result.outputText == "plain script: \(script) argument\n")

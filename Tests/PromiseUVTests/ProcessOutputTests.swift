@@ -51,7 +51,7 @@ import Testing
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
         let path = directory.path + "/log"
-        try "old contents\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try writeFile("old contents\n", to: path)
         var first = UVCommand("/bin/sh", arguments: ["-c", Self.bothStreams])
         first.standardOutput = .file(path)
         first.standardError = .combinedWithOutput

@@ -71,7 +71,7 @@ import Testing
         let loop = try startedLoop("uv-pipe-fd")
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
-        try "from a descriptor\n".write(toFile: directory.path + "/in", atomically: true, encoding: .utf8)
+        try writeFile("from a descriptor\n", to: directory.path + "/in")
         let input = open(directory.path + "/in", O_RDONLY | O_CLOEXEC)
         let output = open(directory.path + "/out", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         try #require(input >= 0 && output >= 0)

@@ -57,14 +57,7 @@ import Testing
         let real = URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path
         let result = try await loop.spawn(UVCommand("pwd", workingDirectory: directory.path)).get()
         #expect(result.outputText == "\(real)\n" || result.outputText == "\(directory.path)\n")
-        let script = directory.path + "/hello.sh"
-        // Written through a close-on-exec descriptor: a child another test starts meanwhile
-        // would otherwise keep the descriptor open, the script busy (ETXTBSY), for its whole life.
-        let descriptor = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        #expect(descriptor >= 0)
-        let text = Array("#!/bin/sh\necho hello from $0\n".utf8)
-        #expect(text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == text.count)
-        close(descriptor)
+        try writeProgram("#!/bin/sh\necho hello from $0\n", to: directory.path + "/hello.sh")
         let relative = try await loop.spawn(UVCommand("./hello.sh", workingDirectory: directory.path)).get()
         #expect(relative.outputText == "hello from ./hello.sh\n")
     }
@@ -80,7 +73,7 @@ import Testing
         #expect(ignoring.exit == .exited(0))
         let directory = try TemporaryDirectory()
         let file = directory.path + "/input.txt"
-        try "from a file\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try writeFile("from a file\n", to: file)
         #expect(try await loop.spawn(UVCommand("cat", standardInput: .file(file))).get().outputText == "from a file\n")
         #expect(try await loop.spawn(UVCommand("cat")).get().standardOutput.isEmpty)
         await expectUVError(.noSuchFileOrDirectory) {
@@ -177,8 +170,7 @@ import Testing
         defer { loop.shutdown() }
         let directory = try TemporaryDirectory()
         let plain = directory.path + "/not-executable"
-        try "echo no\n".write(toFile: plain, atomically: true, encoding: .utf8)
-        chmod(plain, 0o644)
+        try writeFile("echo no\n", to: plain, mode: 0o644)
         let cases: [(UVCommand, UVError.Code, String)] = [
             (UVCommand("no-such-program-\(getpid())"), .noSuchFileOrDirectory, "spawn"),
             (UVCommand("/no/such/program"), .noSuchFileOrDirectory, "spawn"),
@@ -215,10 +207,8 @@ import Testing
         }
         #expect(mkfifo(directory.path + "/fifo/tool", 0o755) == 0)
         #expect(chmod(directory.path + "/fifo/tool", 0o755) == 0)
-        try "#!/bin/sh\necho wrong\n".write(toFile: directory.path + "/plain/tool", atomically: true, encoding: .utf8)
-        #expect(chmod(directory.path + "/plain/tool", 0o644) == 0)
-        try "#!/bin/sh\necho found in later\n".write(toFile: directory.path + "/later/tool", atomically: true, encoding: .utf8)
-        #expect(chmod(directory.path + "/later/tool", 0o755) == 0)
+        try writeFile("#!/bin/sh\necho wrong\n", to: directory.path + "/plain/tool", mode: 0o644)
+        try writeProgram("#!/bin/sh\necho found in later\n", to: directory.path + "/later/tool")
 
         let path = ["fifo", "plain", "later"].map { directory.path + "/" + $0 }.joined(separator: ":")
         let found = try await loop.spawn(UVCommand("tool", environment: .replace(["PATH": path]))).get()
