@@ -10,6 +10,12 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// What the adapters and PromiseSystem need for spans and metrics, each only with its trait on.
+let telemetryProducts: [Target.Dependency] = [
+    .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+    .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+]
+
 let package = Package(
     name: "swift-promise",
     products: [
@@ -35,7 +41,9 @@ let package = Package(
     // PromiseCurl and resolves swift-http-types alone; `traits: []` resolves nothing, for a
     // program that uses PromiseCore, PromiseFS, PromiseSignals, PromiseSQLite or PromiseUV only. Logging,
     // ServiceLifecycle and NIO are off by default: `traits: ["Curl", "Logging"]` turns one on (naming
-    // traits replaces the default set). `make test` builds with all of them.
+    // traits replaces the default set). Tracing and Metrics, off by default too, add spans and metrics
+    // to PromiseCurl, PromiseSQLite and PromiseUV; off, none of their code is compiled. `make test`
+    // builds with all of them.
     traits: [
         .trait(
             name: "Curl",
@@ -49,6 +57,15 @@ let package = Package(
         .trait(
             name: "NIO",
             description: "The PromiseNIO product: promises and EventLoopFutures, and an EventLoop as an execution context."
+        ),
+        .trait(
+            name: "Tracing",
+            description:
+                "swift-distributed-tracing spans for PromiseCurl's requests, PromiseSQLite's statements and transactions, and PromiseUV's child processes."
+        ),
+        .trait(
+            name: "Metrics",
+            description: "swift-metrics counters and timers for PromiseCurl's requests, PromiseSQLite's statements and PromiseUV's child processes."
         ),
         .default(enabledTraits: ["Curl"]),
     ],
@@ -70,6 +87,10 @@ let package = Package(
         // Only for the PromiseNIO product (NIOCore) and its tests (NIOPosix's event loops),
         // behind the NIO trait.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // The adapters' spans (and the tests' InMemoryTracing), behind the Tracing trait.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.0"),
+        // The adapters' counters and timers (and the tests' MetricsTestKit), behind the Metrics trait.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // The POSIX and threading plumbing the adapters share (named threads, the atomic file
@@ -80,7 +101,9 @@ let package = Package(
         // from PromiseSystem so that a program using PromiseCore alone does not link the
         // adapters' plumbing.
         .target(name: "PromiseBasics", swiftSettings: strictSettings),
-        .target(name: "PromiseSystem", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
+        // Its Telemetry (spans and metrics, one mechanism for every adapter) exists only with the
+        // Tracing or Metrics trait on.
+        .target(name: "PromiseSystem", dependencies: ["PromiseBasics"] + telemetryProducts, swiftSettings: strictSettings),
         .testTarget(name: "PromiseSystemTests", dependencies: ["PromiseSystem"], swiftSettings: strictSettings),
         .target(name: "PromiseCore", dependencies: ["PromiseBasics"], swiftSettings: strictSettings),
         .target(name: "PromiseTesting", dependencies: ["PromiseCore", "PromiseSystem"], swiftSettings: strictSettings),
@@ -97,14 +120,14 @@ let package = Package(
         ),
         .target(
             name: "PromiseSQLite",
-            dependencies: ["PromiseCore", "PromiseSystem", "CSQLite"],
+            dependencies: ["PromiseCore", "PromiseSystem", "CSQLite"] + telemetryProducts,
             swiftSettings: strictSettings
         ),
         // libuv 1.44 (Debian 12). Only PromiseUV imports it, with `internal import`.
         .systemLibrary(name: "CUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(
             name: "PromiseUV",
-            dependencies: ["PromiseCore", "PromiseSignals", "PromiseSystem", "CUV"],
+            dependencies: ["PromiseCore", "PromiseSignals", "PromiseSystem", "CUV"] + telemetryProducts,
             swiftSettings: strictSettings
         ),
         // libcurl 7.88 (Debian 12). Only PromiseCurl imports it, with `internal import`.
@@ -114,7 +137,7 @@ let package = Package(
             dependencies: [
                 "PromiseCore", "PromiseSystem", "CCurl",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Curl"])),
-            ],
+            ] + telemetryProducts,
             swiftSettings: strictSettings
         ),
         // A scripted stand-in for CurlClient, for tests of code that uses PromiseCurl. Its own
@@ -299,6 +322,17 @@ let package = Package(
             name: "promiseuv-watch-helper",
             dependencies: ["PromiseUV"],
             path: "Tests/PromiseUVWatchHelper",
+            swiftSettings: strictSettings
+        ),
+        // The Tracing and Metrics traits: each adapter's spans and metrics, recorded by the
+        // in-memory backends of swift-distributed-tracing and swift-metrics.
+        .testTarget(
+            name: "PromiseTelemetryTests",
+            dependencies: [
+                "PromiseCurl", "PromiseSQLite", "PromiseUV", "PromiseTestSupport",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+            ],
             swiftSettings: strictSettings
         ),
         // The products together: a UVLoop as the default context while PromiseCurl, PromiseFS

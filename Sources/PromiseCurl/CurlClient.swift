@@ -141,15 +141,33 @@ public final class CurlClient: Sendable {
         let parts: URLParts
         switch request.validated(downloadPath: download?.path) {
         case .success(let valid): parts = valid
-        case .failure(let failure): return Promise(failure.attaching(method: method, url: request.url))
+        case .failure(let failure):
+            let error = failure.attaching(method: method, url: request.url)
+            #if Tracing || Metrics
+                var refused = request
+                RequestTelemetry.end(
+                    RequestTelemetry.start(driver.telemetry, &refused, parts: nil), method: method, .failure(error), measures: TransferMeasures())
+            #endif
+            return Promise(error)
         }
+        #if Tracing || Metrics
+            var request = request
+            let telemetry = RequestTelemetry.start(driver.telemetry, &request, parts: parts)
+        #endif
         let transfer = Transfer(
             request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize,
             driverID: driver.contextID, progressOutbox: driver.progressOutbox, cookies: driver.cookies
         )
+        #if Tracing || Metrics
+            transfer.telemetry = telemetry
+        #endif
         let promise = transfer.promise
         guard driver.submit(transfer) else {
-            return Promise(driver.refusal.attaching(method: method, url: request.url))
+            let error = driver.refusal.attaching(method: method, url: request.url)
+            #if Tracing || Metrics
+                RequestTelemetry.end(telemetry, method: method, .failure(error), measures: TransferMeasures())
+            #endif
+            return Promise(error)
         }
         // Strong references, with no side table to allocate for weak ones: the promise drops
         // its cancel handlers when it settles, and the driver settles every transfer it took.

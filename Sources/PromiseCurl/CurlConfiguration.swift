@@ -1,3 +1,10 @@
+#if Tracing
+    public import Tracing
+#endif
+#if Metrics
+    public import CoreMetrics
+#endif
+
 /// Settings of one ``CurlClient``: connection limits, deadlines, size limits, TLS and the
 /// HTTP version. The defaults are the safe ones; see "HTTP security defaults" in the docs.
 public struct CurlConfiguration: Sendable {
@@ -67,6 +74,18 @@ public struct CurlConfiguration: Sendable {
     public var proxy: CurlProxySetting = .direct
     /// The name of the client's driver thread (in `top -H`, gdb, `/proc`).
     public var threadName = "promise-curl"
+    #if Tracing
+        /// The tracer of the client's request spans, or `nil` (the default) for the tracer the
+        /// process bootstrapped (`InstrumentationSystem.tracer`), read when the client is made.
+        /// With the Tracing trait only; see "Tracing and metrics" in the docs.
+        public var tracer: (any Tracer)?
+    #endif
+    #if Metrics
+        /// The factory of the client's counters and timers, or `nil` (the default) for the one
+        /// the process bootstrapped (`MetricsSystem.factory`), read when the client is made.
+        /// With the Metrics trait only; see "Tracing and metrics" in the docs.
+        public var metricsFactory: (any MetricsFactory)?
+    #endif
 
     /// The defaults.
     public init() {}

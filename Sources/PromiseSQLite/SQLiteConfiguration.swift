@@ -1,3 +1,10 @@
+#if Tracing
+    public import Tracing
+#endif
+#if Metrics
+    public import CoreMetrics
+#endif
+
 /// How a connection is opened and set up. The defaults are the safe ones; each is documented
 /// with what changing it costs.
 ///
@@ -52,6 +59,19 @@ public struct SQLiteConfiguration: Sendable {
     /// The name of the connection's thread, shown by `top -H` and debuggers (15 bytes kept).
     /// Default `promise-sqlite` (a pool's readers add `-r`).
     public var threadName = "promise-sqlite"
+
+    #if Tracing
+        /// The tracer of the connection's statement and transaction spans, or `nil` (the default)
+        /// for the tracer the process bootstrapped (`InstrumentationSystem.tracer`), read when the
+        /// connection opens. With the Tracing trait only; see "Tracing and metrics" in the docs.
+        public var tracer: (any Tracer)?
+    #endif
+    #if Metrics
+        /// The factory of the connection's counters and timers, or `nil` (the default) for the
+        /// one the process bootstrapped (`MetricsSystem.factory`), read when the connection opens.
+        /// With the Metrics trait only; see "Tracing and metrics" in the docs.
+        public var metricsFactory: (any MetricsFactory)?
+    #endif
 
     /// Observations learn of row changes through SQLite's update hook even where its
     /// pre-update hook exists: what an SQLite built without the pre-update hook does, for the

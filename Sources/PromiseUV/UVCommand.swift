@@ -1,3 +1,9 @@
+#if Tracing
+    public import Tracing
+#endif
+#if Metrics
+    public import CoreMetrics
+#endif
 import PromiseCore
 
 /// A program to run as a child process of a ``UVLoop``, with its arguments, environment,
@@ -63,6 +69,18 @@ public struct UVCommand: Sendable {
     /// A pseudo-terminal to run the child in, of the given window size; `nil` (the default)
     /// for none. See ``Terminal`` for what the child's standard streams are then.
     public var terminal: Terminal?
+    #if Tracing
+        /// The tracer of the child's span, or `nil` (the default) for the tracer the process
+        /// bootstrapped (`InstrumentationSystem.tracer`), read when the command is started. With the
+        /// Tracing trait only; see "Tracing and metrics" in the docs.
+        public var tracer: (any Tracer)?
+    #endif
+    #if Metrics
+        /// The factory of the child's counters and timer, or `nil` (the default) for the one the
+        /// process bootstrapped (`MetricsSystem.factory`), read when the command is started. With
+        /// the Metrics trait only; see "Tracing and metrics" in the docs.
+        public var metricsFactory: (any MetricsFactory)?
+    #endif
 
     /// Creates a command.
     ///

@@ -127,16 +127,30 @@ extension UVLoop {
     ) -> (promise: Promise<UVProcessResult>, child: LoopOwned<ChildProcess>?) {
         let core = self.core
         let promise = Promise<UVProcessResult>.pending(resolvedOn: core.contextID)
+        #if Tracing || Metrics
+            let telemetry = ProcessTelemetry.start(command)
+        #endif
         let plan: SpawnPlan
         do {
             plan = try SpawnPlan.make(command)
         } catch {
+            #if Tracing || Metrics
+                ProcessTelemetry.end(telemetry, .failure(error))
+            #endif
             promise.reject(error)
             return (promise, nil)
         }
-        let child = LoopOwned(ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones, streams: streams), core: core)
+        let process = ChildProcess(core: core, promise: promise, plan: plan, milestones: milestones, streams: streams)
+        #if Tracing || Metrics
+            process.telemetry = telemetry
+        #endif
+        let child = LoopOwned(process, core: core)
         if !child.run(.user, { $0.start() }) {
-            promise.reject(UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down; spawn before calling shutdown()"))
+            let error = UVError(.loopClosed, operation: "spawn", detail: "the UVLoop was shut down; spawn before calling shutdown()")
+            #if Tracing || Metrics
+                ProcessTelemetry.end(telemetry, .failure(error))
+            #endif
+            promise.reject(error)
             return (promise, nil)
         }
         promise.onCancelRequestFromLibrary {

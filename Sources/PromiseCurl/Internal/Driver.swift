@@ -43,6 +43,10 @@ final class Driver: Sendable {
     private let state = Lock(State())
     private let multi: MultiHandle
     let configuration: CurlConfiguration
+    #if Tracing || Metrics
+        /// Where the spans and metrics of this client's requests go.
+        let telemetry: Telemetry
+    #endif
     /// The cookie store every transfer of this client shares, when
     /// ``CurlConfiguration/keepsCookies`` is on.
     let cookies: CookieStore?
@@ -52,6 +56,9 @@ final class Driver: Sendable {
 
     init(configuration: CurlConfiguration) throws(CurlError) {
         self.configuration = configuration
+        #if Tracing || Metrics
+            telemetry = configuration.telemetry
+        #endif
         try curlCheck(curlGlobalInit, "curl_global_init")
         var cookies: CookieStore?
         if configuration.keepsCookies {
@@ -91,6 +98,9 @@ final class Driver: Sendable {
     /// `refusal` and has no thread and no multi handle.
     init(refusing refusal: CurlError, configuration: CurlConfiguration) {
         self.configuration = configuration
+        #if Tracing || Metrics
+            telemetry = configuration.telemetry
+        #endif
         cookies = nil
         multi = MultiHandle(handle: nil)
         state.withLock { $0.lifecycle.failedToStart(refusal) }
@@ -272,6 +282,9 @@ final class Driver: Sendable {
                 result = transfer.finish(code)
             }
             active.removeValue(forKey: ObjectIdentifier(transfer))
+            #if Tracing || Metrics
+                if transfer.telemetry != nil { transfer.measures = TransferMeasures(easy: easy) }
+            #endif
             spares.give(transfer.detachHandle())
             settle(transfer, result.mapError { $0 as any Error })
         }
@@ -287,6 +300,9 @@ final class Driver: Sendable {
             guard let failure = error as? CurlError else { return error }
             return failure.attaching(method: transfer.methodName, url: transfer.request.url)
         }
+        #if Tracing || Metrics
+            RequestTelemetry.end(transfer.telemetry, method: transfer.methodName, attached, measures: transfer.measures)
+        #endif
         // Delivered at once, from code specialized for the response type: queued for the
         // turn's drain loop, the callbacks would be delivered by its unspecialized path.
         transfer.promise.resolveFromLibrary(attached)

@@ -92,6 +92,9 @@ extension Transfer {
             case .fail(let failure):
                 return .failed(failure)
             case .follow:
+                #if Tracing || Metrics
+                    RequestTelemetry.redirected(telemetry, status: head.status, to: hop.url)
+                #endif
                 resetForNextHop()
                 do throws(CurlError) {
                     try configure(easy, configuration)

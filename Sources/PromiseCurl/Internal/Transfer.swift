@@ -44,6 +44,12 @@ final class Transfer: @unchecked Sendable {
     /// The client's cookie store, if it keeps cookies.
     let cookies: CookieStore?
     @exclusivity(unchecked) private var retainedForC: Unmanaged<Transfer>?
+    #if Tracing || Metrics
+        /// The request's span and clock, when the client records them: set before submission.
+        var telemetry: TelemetryOperation?
+        /// libcurl's timings and byte counts of the last hop, read before the handle is reused.
+        var measures = TransferMeasures()
+    #endif
 
     init(
         request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int,

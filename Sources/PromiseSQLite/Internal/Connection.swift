@@ -21,6 +21,11 @@ final class Connection {
     let authorizer: ConnectionAuthorizer
     /// The hook observations learn of row changes through.
     let rowChangeHook: RowChangeHook
+    #if Tracing || Metrics
+        /// Where the spans and metrics of this connection's statements go: nowhere until its owner
+        /// says, once the pragmas that set the connection up have run.
+        var telemetry = Telemetry()
+    #endif
 
     private init(db: OpaquePointer, path: String, cacheCapacity: Int, rowChangeHook: RowChangeHook) {
         self.db = db
@@ -140,6 +145,21 @@ final class Connection {
         bind: Binder,
         _ body: (Statement) throws -> R
     ) throws -> R {
+        #if Tracing || Metrics
+            if telemetry.isRecording {
+                return try StatementTelemetry.record(telemetry, sql: sql, path: path) { try runUnrecorded(sql, cancel: cancel, bind: bind, body) }
+            }
+        #endif
+        return try runUnrecorded(sql, cancel: cancel, bind: bind, body)
+    }
+
+    /// ``run(_:cancel:bind:_:)`` without a span or metrics.
+    private func runUnrecorded<R>(
+        _ sql: String,
+        cancel: CancelFlag?,
+        bind: Binder,
+        _ body: (Statement) throws -> R
+    ) throws -> R {
         try cancel?.check()
         // One reference for both cases: a `cached` optional beside `statement` costs a
         // retain and a release more on every run.
@@ -230,6 +250,14 @@ final class Connection {
                     try sqliteCheck(status, db, sql: statementText)
                     guard let handle else { break }  // only whitespace or comments left
                     let statement = Statement(handle: handle, sql: statementText, connection: self)
+                    #if Tracing || Metrics
+                        if telemetry.isRecording {
+                            defer { statement.finalize() }
+                            try StatementTelemetry.record(telemetry, sql: statementText, path: path) { while try statement.step() {} }
+                            next = tail ?? end
+                            continue
+                        }
+                    #endif
                     while try statement.step() {}
                     statement.finalize()
                     next = tail ?? end
@@ -295,6 +323,18 @@ final class Connection {
     func transaction<T>(_ kind: SQLiteTransactionKind, cancel: CancelFlag?, _ body: () throws -> T) throws -> T {
         try cancel?.check()
         guard isAutocommit else { return try savepoint(cancel: cancel, body) }
+        #if Tracing || Metrics
+            if telemetry.isRecording {
+                return try StatementTelemetry.recordTransaction(telemetry, kind: kind.keyword, path: path) {
+                    try topLevelTransaction(kind, cancel: cancel, body)
+                }
+            }
+        #endif
+        return try topLevelTransaction(kind, cancel: cancel, body)
+    }
+
+    /// ``transaction(_:cancel:_:)`` when no transaction is open.
+    private func topLevelTransaction<T>(_ kind: SQLiteTransactionKind, cancel: CancelFlag?, _ body: () throws -> T) throws -> T {
         try execute("BEGIN \(kind.keyword)", .none, cancel: nil)
         do {
             let value = try body()

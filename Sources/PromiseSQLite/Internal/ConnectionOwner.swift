@@ -76,12 +76,19 @@ final class ConnectionOwner: Sendable {
     let path: String
     /// ``SQLiteConfiguration/operationsOnWaitingThreads``.
     private let waitingThreads: SQLiteConfiguration.WaitingThreads
+    #if Tracing || Metrics
+        /// Where the spans and metrics of the connection's statements go.
+        private let telemetry: Telemetry
+    #endif
     /// This connection thread's identity as a context: jobs run as its turns.
     var contextID: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// Starts the thread, which opens `path` before running any job.
     init(path: String, configuration: SQLiteConfiguration) {
         self.path = path
+        #if Tracing || Metrics
+            telemetry = configuration.telemetry
+        #endif
         waitingThreads = configuration.operationsOnWaitingThreads
         pollLimit = ProcessorCount.online > 1 ? max(.zero, configuration.pollBeforeSleeping) : .zero
         let status = NamedThread.start(name: configuration.threadName) { [self] in
@@ -112,6 +119,10 @@ final class ConnectionOwner: Sendable {
     ///   - run: The job.
     /// - Returns: The job's number, for ``interrupt(job:)``; or why no job is accepted.
     func enqueue(settling promise: ObjectIdentifier?, _ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
+        #if Tracing
+            // The job's spans are children of the caller's: its context goes with the job.
+            let run = telemetry.tracer == nil ? run : run.map { job in StatementTelemetry.carryingCallersContext(job) }
+        #endif
         let (outcome, wakeNeeded): (Result<UInt64, SQLiteError>, Bool) = state.withLock { state in
             guard state.lifecycle.isAccepting else { return (.failure(state.lifecycle.refusal), false) }
             let id = state.nextID
@@ -157,6 +168,9 @@ final class ConnectionOwner: Sendable {
         var openError: SQLiteError?
         do {
             let opened = try Connection.open(path: path, configuration: configuration)
+            #if Tracing || Metrics
+                opened.telemetry = telemetry
+            #endif
             state.withLock { $0.interruptTarget = InterruptTarget(db: opened.db) }
             connection = opened
         } catch let error as SQLiteError {

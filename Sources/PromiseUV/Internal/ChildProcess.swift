@@ -43,6 +43,10 @@ final class ChildProcess {
     /// Where standard output and error go when they are streamed
     /// (``UVCommand/Output/stream(bufferLimit:)``), by index; `nil` for other outputs.
     private let streams: [OutputStreamChannel?]
+    #if Tracing || Metrics
+        /// The child's span and clock, when its command records them: set before it starts.
+        var telemetry: TelemetryOperation?
+    #endif
 
     init(
         core: LoopCore, promise: Promise<UVProcessResult>, plan: SpawnPlan, milestones: Milestones? = nil,
@@ -60,6 +64,9 @@ final class ChildProcess {
 
     /// Rejects every promise of a child that was not spawned, with `error`.
     private func refuse(_ error: any Error) {
+        #if Tracing || Metrics
+            ProcessTelemetry.end(telemetry, .failure(error))
+        #endif
         promise.reject(error)
         milestones?.started.reject(error)
         milestones?.reaped.reject(error)
@@ -163,6 +170,9 @@ final class ChildProcess {
         machine.spawned()
         input?.spawned()
         for pipe in pipes { pipe.startReading() }
+        #if Tracing
+            telemetry?.attribute { $0["process.pid"] = Int(processID) }
+        #endif
         milestones?.started.resolve(.success(processID))
         watchExit()
         let signals = queuedSignals
@@ -406,6 +416,9 @@ final class ChildProcess {
 
     /// The child was reaped.
     private func exited(_ exit: UVProcessExit) {
+        #if Tracing || Metrics
+            ProcessTelemetry.reaped(telemetry, exit)
+        #endif
         let action = machine.exited(exit)
         milestones?.reaped.resolve(.success(exit))
         stopTeardownTimer()
@@ -487,6 +500,9 @@ final class ChildProcess {
         for pipe in pipes { pipe.detach() }
         pipes = []
         let contextID = core.contextID
+        #if Tracing || Metrics
+            ProcessTelemetry.end(telemetry, outcome)
+        #endif
         AdapterSupport.runTurn(contextID) { promise.resolveFromLibrary(outcome) }
     }
 }

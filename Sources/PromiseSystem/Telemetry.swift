@@ -1,0 +1,154 @@
+#if Tracing || Metrics
+    #if Tracing
+        package import Tracing
+    #endif
+    #if Metrics
+        package import CoreMetrics
+    #endif
+    internal import Glibc
+
+    /// Where the spans and metrics of one owner go (a `CurlClient`, an `SQLiteDatabase`, a child
+    /// process's `UVCommand`), fixed when the owner starts: the one mechanism through which every
+    /// adapter operation that is traced or measured starts and ends (``start(_:kind:)``,
+    /// ``TelemetryOperation/end(failure:)``).
+    ///
+    /// A tracer that is swift-distributed-tracing's `NoOpTracer`, and a metrics factory that is
+    /// swift-metrics' `NOOPMetricsHandler`, are kept as `nil`: an owner whose process bootstrapped
+    /// neither starts no span, reads no clock and makes no metric, and its operations pay one
+    /// check of an optional each. Exists only with the Tracing or Metrics trait on.
+    package struct Telemetry: Sendable {
+        #if Tracing
+            /// The tracer spans start on, or `nil` when spans would go nowhere.
+            package private(set) var tracer: (any Tracer)?
+        #endif
+        #if Metrics
+            /// The factory of counters and timers, or `nil` when they would go nowhere.
+            package private(set) var metrics: (any MetricsFactory)?
+        #endif
+
+        /// Telemetry that records nothing; ``trace(to:)`` and ``measure(with:)`` choose backends.
+        package init() {}
+
+        #if Tracing
+            /// Spans go to `given`, or to the tracer the process bootstrapped when it is `nil`
+            /// (`InstrumentationSystem.tracer`, read now).
+            package mutating func trace(to given: (any Tracer)?) {
+                let chosen = given ?? InstrumentationSystem.tracer
+                tracer = chosen is NoOpTracer ? nil : chosen
+            }
+        #endif
+
+        #if Metrics
+            /// Counters and timers come from `given`, or from the factory the process bootstrapped
+            /// when it is `nil` (`MetricsSystem.factory`, read now).
+            package mutating func measure(with given: (any MetricsFactory)?) {
+                let chosen = given ?? MetricsSystem.factory
+                metrics = chosen is NOOPMetricsHandler ? nil : chosen
+            }
+        #endif
+
+        /// Whether anything is recorded at all.
+        package var isRecording: Bool {
+            var recording = false
+            #if Tracing
+                recording = recording || tracer != nil
+            #endif
+            #if Metrics
+                recording = recording || metrics != nil
+            #endif
+            return recording
+        }
+
+        /// What kind of work a span covers, in OpenTelemetry's terms.
+        package enum Kind: Sendable {
+            /// A request to another service (an HTTP request, a database statement).
+            case client
+            /// Work of this process (a child process it runs).
+            case `internal`
+        }
+
+        /// Starts an operation named `name`: its span, a child of the caller's context
+        /// (`ServiceContext.current`), and the clock its duration is measured on. `nil` when
+        /// nothing is recorded.
+        package func start(_ name: String, kind: Kind) -> TelemetryOperation? {
+            guard isRecording else { return nil }
+            return TelemetryOperation(self, name: name, kind: kind)
+        }
+
+        #if Metrics
+            /// Adds `amount` to the counter `label` with `dimensions`.
+            package func count(_ label: String, _ dimensions: [(String, String)] = [], by amount: Int = 1) {
+                guard let metrics, amount > 0 else { return }
+                Counter(label: label, dimensions: dimensions, factory: metrics).increment(by: amount)
+            }
+
+            /// Records `nanoseconds` in the timer `label` with `dimensions`.
+            package func time(_ label: String, _ dimensions: [(String, String)], nanoseconds: Int64) {
+                guard let metrics else { return }
+                Timer(label: label, dimensions: dimensions, factory: metrics).recordNanoseconds(nanoseconds)
+            }
+        #endif
+    }
+
+    /// One traced or measured operation, from ``Telemetry/start(_:kind:)`` to ``end(failure:)``.
+    ///
+    /// Its span may be written to from any thread (a span is `Sendable`), and is ended once.
+    package struct TelemetryOperation: Sendable {
+        /// The telemetry the operation records to.
+        package let telemetry: Telemetry
+        /// The operation's name: its span's.
+        package let name: String
+        #if Tracing
+            /// The operation's span, when spans are recorded.
+            package let span: (any Span)?
+        #endif
+        /// `CLOCK_MONOTONIC` when the operation started, in nanoseconds.
+        package let startNanoseconds: Int64
+
+        fileprivate init(_ telemetry: Telemetry, name: String, kind: Telemetry.Kind) {
+            self.telemetry = telemetry
+            self.name = name
+            #if Tracing
+                span = telemetry.tracer?.startSpan(
+                    name, context: InstrumentationContext.current ?? .topLevel, ofKind: kind == .client ? .client : .internal)
+            #endif
+            startNanoseconds = Self.monotonicNanoseconds()
+        }
+
+        /// Nanoseconds since the operation started.
+        package var elapsedNanoseconds: Int64 { Self.monotonicNanoseconds() - startNanoseconds }
+
+        #if Tracing
+            /// Sets attributes of the span (nothing when spans are not recorded).
+            package func attribute(_ update: (inout SpanAttributes) -> Void) {
+                span?.updateAttributes(update)
+            }
+
+            /// The caller's context with this operation's span as the current one: what work the
+            /// operation runs on other threads starts its own spans under.
+            package var context: InstrumentationContext? { span?.context }
+        #endif
+
+        /// Ends the operation: a failure is recorded on the span with its OpenTelemetry
+        /// `error.type` (`failure.type`) and sets the span's status to error; then the span ends.
+        ///
+        /// - Parameter failure: The error and its type name, when the operation failed.
+        package func end(failure: (error: any Error, type: String)? = nil) {
+            #if Tracing
+                guard let span else { return }
+                if let failure {
+                    span.recordError(failure.error)
+                    span.attributes["error.type"] = failure.type
+                    span.setStatus(SpanStatus(code: .error, message: "\(failure.error)"))
+                }
+                span.end()
+            #endif
+        }
+
+        private static func monotonicNanoseconds() -> Int64 {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        }
+    }
+#endif
