@@ -64,9 +64,7 @@ final class ChildProcess {
 
     /// Rejects every promise of a child that was not spawned, with `error`.
     private func refuse(_ error: any Error) {
-        #if Tracing || Metrics
-            ProcessTelemetry.end(telemetry, .failure(error))
-        #endif
+        recordOutcome(.failure(error))
         promise.reject(error)
         milestones?.started.reject(error)
         milestones?.reaped.reject(error)
@@ -170,9 +168,7 @@ final class ChildProcess {
         machine.spawned()
         input?.spawned()
         for pipe in pipes { pipe.startReading() }
-        #if Tracing
-            telemetry?.attribute { $0["process.pid"] = Int(processID) }
-        #endif
+        recordSpawn()
         milestones?.started.resolve(.success(processID))
         watchExit()
         let signals = queuedSignals
@@ -416,9 +412,7 @@ final class ChildProcess {
 
     /// The child was reaped.
     private func exited(_ exit: UVProcessExit) {
-        #if Tracing || Metrics
-            ProcessTelemetry.reaped(telemetry, exit)
-        #endif
+        recordExit(exit)
         let action = machine.exited(exit)
         milestones?.reaped.resolve(.success(exit))
         stopTeardownTimer()
@@ -500,9 +494,7 @@ final class ChildProcess {
         for pipe in pipes { pipe.detach() }
         pipes = []
         let contextID = core.contextID
-        #if Tracing || Metrics
-            ProcessTelemetry.end(telemetry, outcome)
-        #endif
+        recordOutcome(outcome)
         AdapterSupport.runTurn(contextID) { promise.resolveFromLibrary(outcome) }
     }
 }

@@ -82,3 +82,28 @@
         }
     }
 #endif
+
+/// The child's span and metrics hooks, called where its lifecycle moves (loop thread). Without
+/// the Tracing and Metrics traits they are empty, and the optimizer removes them.
+extension ChildProcess {
+    /// The child was spawned: its pid goes on the span.
+    func recordSpawn() {
+        #if Tracing
+            telemetry?.attribute { $0["process.pid"] = Int(processID) }
+        #endif
+    }
+
+    /// The child was reaped with `exit`.
+    func recordExit(_ exit: UVProcessExit) {
+        #if Tracing || Metrics
+            ProcessTelemetry.reaped(telemetry, exit)
+        #endif
+    }
+
+    /// The child's result is settled with `outcome` (or it was refused): its span ends.
+    func recordOutcome(_ outcome: Result<UVProcessResult, any Error>) {
+        #if Tracing || Metrics
+            ProcessTelemetry.end(telemetry, outcome)
+        #endif
+    }
+}
