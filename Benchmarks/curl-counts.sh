@@ -29,15 +29,9 @@ exe_args=()
 source "$here/valgrind-counts.bash"
 counts_setup curl-counts PromiseCurlBench
 
-# One nginx for every run: the program cannot start serve.py itself under valgrind. serve.py
-# stops nginx when this shell exits (--parent).
-python3 "$here/../scripts/testservers/serve.py" nginx --parent $$ >"$out/serve.json" 2>"$out/serve.log" &
-for _ in $(seq 1 100); do
-    [ -s "$out/serve.json" ] && break
-    sleep 0.1
-done
-[ -s "$out/serve.json" ] || { echo "curl-counts: serve.py did not start nginx" >&2; cat "$out/serve.log" >&2; exit 1; }
-CURL_BENCH_SERVER=$(head -1 "$out/serve.json")
+# One nginx for every run: the program cannot start serve.py itself under valgrind.
+start_nginx
+CURL_BENCH_SERVER=$server
 export CURL_BENCH_SERVER
 
 # A variant is CANDIDATE/cN; N of run_valgrind is the scale. The inline candidate is

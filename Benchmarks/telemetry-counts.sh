@@ -31,13 +31,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/promise-telemetry-counts.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$out"' EXIT
 mkdir "$out/data"
 
-python3 "$here/../scripts/testservers/serve.py" nginx --parent $$ >"$out/serve.json" 2>"$out/serve.log" &
-for _ in $(seq 1 100); do
-    [ -s "$out/serve.json" ] && break
-    sleep 0.1
-done
-[ -s "$out/serve.json" ] || { echo "telemetry-counts: serve.py did not start nginx" >&2; cat "$out/serve.log" >&2; exit 1; }
-server=$(head -1 "$out/serve.json")
+start_nginx
 
 # The program gets VARIANT N DIRECTORY SERVER_JSON.
 counts_arguments() {

@@ -19,6 +19,18 @@ counts_setup() {
     strip -g "$exe"
 }
 
+# Starts nginx with scripts/testservers/serve.py for the whole script (it stops nginx when this
+# shell exits) and sets $server to the JSON line it prints (its ports); needs $out.
+start_nginx() {
+    python3 "$here/../scripts/testservers/serve.py" nginx --parent $$ >"$out/serve.json" 2>"$out/serve.log" &
+    for _ in $(seq 1 100); do
+        [ -s "$out/serve.json" ] && break
+        sleep 0.1
+    done
+    [ -s "$out/serve.json" ] || { echo "$counts_name: serve.py did not start nginx" >&2; cat "$out/serve.log" >&2; exit 1; }
+    server=$(head -1 "$out/serve.json")
+}
+
 # Runs one variant with N operations under valgrind with the given tool options; the program
 # gets "$variant $n" and then the elements of the array exe_args, if set. A script whose
 # program takes other arguments defines counts_arguments VARIANT N, which sets the array

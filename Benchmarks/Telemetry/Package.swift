@@ -22,7 +22,9 @@ let package = Package(
             dependencies: [
                 .product(name: "PromiseCurl", package: "swift-promise"),
                 .product(name: "PromiseSQLite", package: "swift-promise"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)] + (on ? [.define("TELEMETRY_ON")] : [])

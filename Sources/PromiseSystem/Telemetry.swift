@@ -90,6 +90,34 @@
         #endif
     }
 
+    /// Settings that say where an owner's spans and metrics go: its `tracer` and `metricsFactory`,
+    /// each `nil` for the process's. ``telemetry`` reads them once, when the owner starts.
+    package protocol TelemetrySettings {
+        #if Tracing
+            /// The tracer of the owner's spans, or `nil` for the process's.
+            var tracer: (any Tracer)? { get }
+        #endif
+        #if Metrics
+            /// The factory of the owner's metrics, or `nil` for the process's.
+            var metricsFactory: (any MetricsFactory)? { get }
+        #endif
+    }
+
+    extension TelemetrySettings {
+        /// Where the owner's spans and metrics go: these settings' tracer and metrics factory, or
+        /// the process's where they name none.
+        package var telemetry: Telemetry {
+            var telemetry = Telemetry()
+            #if Tracing
+                telemetry.trace(to: tracer)
+            #endif
+            #if Metrics
+                telemetry.measure(with: metricsFactory)
+            #endif
+            return telemetry
+        }
+    }
+
     /// One traced or measured operation, from ``Telemetry/start(_:kind:)`` to ``end(failure:)``.
     ///
     /// Its span may be written to from any thread (a span is `Sendable`), and is ended once.

@@ -5,20 +5,7 @@
         internal import Tracing
     #endif
 
-    extension CurlConfiguration {
-        /// Where the client's spans and metrics go: this configuration's tracer and metrics
-        /// factory, or the process's when it names none.
-        var telemetry: Telemetry {
-            var telemetry = Telemetry()
-            #if Tracing
-                telemetry.trace(to: tracer)
-            #endif
-            #if Metrics
-                telemetry.measure(with: metricsFactory)
-            #endif
-            return telemetry
-        }
-    }
+    extension CurlConfiguration: TelemetrySettings {}
 
     /// What a request's span and metrics record beyond its outcome: libcurl's timings and byte
     /// counts of the last hop, read on the driver thread before the handle is reused.

@@ -4,20 +4,7 @@
         internal import Tracing
     #endif
 
-    extension SQLiteConfiguration {
-        /// Where the connection's spans and metrics go: this configuration's tracer and metrics
-        /// factory, or the process's when it names none.
-        var telemetry: Telemetry {
-            var telemetry = Telemetry()
-            #if Tracing
-                telemetry.trace(to: tracer)
-            #endif
-            #if Metrics
-                telemetry.measure(with: metricsFactory)
-            #endif
-            return telemetry
-        }
-    }
+    extension SQLiteConfiguration: TelemetrySettings {}
 
     /// The spans and metrics of statements and transactions, following OpenTelemetry's semantic
     /// conventions for database clients. A statement's span is named after its operation (the

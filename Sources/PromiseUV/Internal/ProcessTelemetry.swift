@@ -16,18 +16,13 @@
     /// Metrics: the `process.duration` timer and the `process.runs` counter by
     /// `process.executable.name` and outcome (`exited`, `signaled` or `error.type`), and
     /// `process.errors` by `error.type`.
+    extension UVCommand: TelemetrySettings {}
+
     enum ProcessTelemetry {
         /// Starts the span of `command` (caller's thread).
         static func start(_ command: UVCommand) -> TelemetryOperation? {
-            var telemetry = Telemetry()
-            #if Tracing
-                telemetry.trace(to: command.tracer)
-            #endif
-            #if Metrics
-                telemetry.measure(with: command.metricsFactory)
-            #endif
             let name = executableName(command.program)
-            let operation = telemetry.start(name, kind: .internal)
+            let operation = command.telemetry.start(name, kind: .internal)
             #if Tracing
                 operation?.attribute { attributes in
                     attributes["process.executable.name"] = name

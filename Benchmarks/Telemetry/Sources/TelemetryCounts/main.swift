@@ -17,6 +17,11 @@ import PromiseCurl
 import PromiseSQLite
 
 #if TELEMETRY_ON
+    import CoreMetrics
+    import Tracing
+#endif
+
+#if TELEMETRY_ON
     let modes = ["inactive", "recorded"]
 #else
     let modes = ["off"]
@@ -33,28 +38,34 @@ func pointID(_ i: Int) -> Int { (i * 7919) % fixtureRows + 1 }
 let tracer = InMemoryTracer()
 let metrics = TestMetrics()
 
+#if TELEMETRY_ON
+    /// A configuration that names a tracer and a metrics factory.
+    protocol Recordable {
+        var tracer: (any Tracer)? { get set }
+        var metricsFactory: (any MetricsFactory)? { get set }
+    }
+    extension SQLiteConfiguration: Recordable {}
+    extension CurlConfiguration: Recordable {}
+
+    /// `configuration` with the in-memory backends in the `recorded` mode.
+    func forMode<Configuration: Recordable>(_ mode: String, _ configuration: Configuration) -> Configuration {
+        var configuration = configuration
+        if mode == "recorded" {
+            configuration.tracer = tracer
+            configuration.metricsFactory = metrics
+        }
+        return configuration
+    }
+#else
+    /// `configuration` as it is: the traits are off.
+    func forMode<Configuration>(_ mode: String, _ configuration: Configuration) -> Configuration { configuration }
+#endif
+
 func sqliteConfiguration(_ mode: String) -> SQLiteConfiguration {
     var configuration = SQLiteConfiguration()
     // valgrind runs one thread at a time: a polling thread would spin for its whole time slice.
     configuration.pollBeforeSleeping = .zero
-    #if TELEMETRY_ON
-        if mode == "recorded" {
-            configuration.tracer = tracer
-            configuration.metricsFactory = metrics
-        }
-    #endif
-    return configuration
-}
-
-func curlConfiguration(_ mode: String) -> CurlConfiguration {
-    var configuration = CurlConfiguration()
-    #if TELEMETRY_ON
-        if mode == "recorded" {
-            configuration.tracer = tracer
-            configuration.metricsFactory = metrics
-        }
-    #endif
-    return configuration
+    return forMode(mode, configuration)
 }
 
 /// Inserts rows 1 through `count` in one transaction.
@@ -83,7 +94,7 @@ func run(_ workload: String, _ mode: String, _ count: Int, _ directory: String, 
         return count
     case "request":
         guard let server, let port = serverPort(server) else { fatalError("request needs the JSON serve.py printed, with an http port") }
-        let client = try CurlClient(configuration: curlConfiguration(mode))
+        let client = try CurlClient(configuration: forMode(mode, CurlConfiguration()))
         let url = "http://127.0.0.1:\(port)/hello"
         _ = try awaitPromise(client.get(url))  // the connection, outside the count
         var bytes = 0
