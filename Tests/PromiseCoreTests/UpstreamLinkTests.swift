@@ -58,8 +58,8 @@ private struct LinkMarker: Sendable {}
         let limited = source.timeout(on: queue, .milliseconds(1))
         let error = try #require(outcome(of: limited).failureValue as? PromiseError)
         #expect(error.code == .timedOut)
-        // The timed-out promise delivers its rejection before it withdraws from its source, on
-        // the timer's thread: wait for the source to settle rather than look at once.
+        // The timed-out promise withdraws from its source on the timer's thread: wait for the
+        // source to settle rather than look at once.
         #expect(outcome(of: source).failureValue is CancellationError, "the timed-out promise did not withdraw from its source")
     }
 

@@ -228,8 +228,11 @@ final class ModelRun {
     }
 
     private func snapshot() -> Snapshot {
-        let outcomes = nodes.map(\.outcome)
+        // The log first: a settlement it counts was delivered after its result was stored, so
+        // outcomes read afterwards include it. Read the other way round, a promise settling in
+        // between (a timer firing) reads as pending with a settlement counted.
         let (calls, settlements) = log.snapshot
+        let outcomes = nodes.map(\.outcome)
         return Snapshot(
             observation: ModelObservation(outcomes: outcomes, calls: Array(calls.prefix(nodes.count))),
             settlements: Array(settlements.prefix(nodes.count))
