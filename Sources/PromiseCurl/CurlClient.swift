@@ -144,15 +144,16 @@ public final class CurlClient: Sendable {
         case .failure(let failure):
             let error = failure.attaching(method: method, url: request.url)
             #if Tracing || Metrics
-                var refused = request
-                RequestTelemetry.end(
-                    RequestTelemetry.start(driver.telemetry, &refused, parts: nil), method: method, .failure(error), measures: TransferMeasures())
+                if let telemetry = driver.telemetry {
+                    var refused = request
+                    RequestTelemetry.end(RequestTelemetry.start(telemetry, &refused, parts: nil), method: method, .failure(error), measures: TransferMeasures())
+                }
             #endif
             return Promise(error)
         }
         #if Tracing || Metrics
             var request = request
-            let telemetry = RequestTelemetry.start(driver.telemetry, &request, parts: parts)
+            let telemetry = driver.telemetry.map { RequestTelemetry.start($0, &request, parts: parts) }
         #endif
         let transfer = Transfer(
             request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize,
@@ -165,7 +166,7 @@ public final class CurlClient: Sendable {
         guard driver.submit(transfer) else {
             let error = driver.refusal.attaching(method: method, url: request.url)
             #if Tracing || Metrics
-                RequestTelemetry.end(telemetry, method: method, .failure(error), measures: TransferMeasures())
+                if let telemetry { RequestTelemetry.end(telemetry, method: method, .failure(error), measures: TransferMeasures()) }
             #endif
             return Promise(error)
         }

@@ -4,6 +4,9 @@
 #if Metrics
     public import CoreMetrics
 #endif
+#if Tracing || Metrics
+    internal import PromiseSystem
+#endif
 
 /// How a connection is opened and set up. The defaults are the safe ones; each is documented
 /// with what changing it costs.
@@ -65,6 +68,12 @@ public struct SQLiteConfiguration: Sendable {
         /// for the tracer the process bootstrapped (`InstrumentationSystem.tracer`), read when the
         /// connection opens. With the Tracing trait only; see "Tracing and metrics" in the docs.
         public var tracer: (any Tracer)?
+    #endif
+    #if Tracing || Metrics
+        /// Where the connection's statements are recorded, as its owner (``SQLiteDatabase``)
+        /// resolved ``tracer`` and ``metricsFactory`` when it started; `nil` for nowhere, and
+        /// for a connection no owner opened (the migrator's scratch database).
+        var ownerTelemetry: Telemetry?
     #endif
     #if Metrics
         /// The factory of the connection's counters and timers, or `nil` (the default) for the

@@ -68,11 +68,9 @@
         }
 
         /// Starts an operation named `name`: its span, a child of the caller's context
-        /// (`ServiceContext.current`), and the clock its duration is measured on. `nil` when
-        /// nothing is recorded.
-        package func start(_ name: String, kind: Kind) -> TelemetryOperation? {
-            guard isRecording else { return nil }
-            return TelemetryOperation(self, name: name, kind: kind)
+        /// (`ServiceContext.current`), and the clock its duration is measured on.
+        package func start(_ name: String, kind: Kind) -> TelemetryOperation {
+            TelemetryOperation(self, name: name, kind: kind)
         }
 
         #if Metrics
@@ -91,7 +89,9 @@
     }
 
     /// Settings that say where an owner's spans and metrics go: its `tracer` and `metricsFactory`,
-    /// each `nil` for the process's. ``telemetry`` reads them once, when the owner starts.
+    /// each `nil` for the process's. ``telemetry`` reads them once, when the owner starts; an
+    /// owner keeps what it returns and checks it for `nil`, one test per operation when nothing
+    /// is recorded.
     package protocol TelemetrySettings {
         #if Tracing
             /// The tracer of the owner's spans, or `nil` for the process's.
@@ -105,8 +105,8 @@
 
     extension TelemetrySettings {
         /// Where the owner's spans and metrics go: these settings' tracer and metrics factory, or
-        /// the process's where they name none.
-        package var telemetry: Telemetry {
+        /// the process's where they name none; `nil` when nothing would be recorded.
+        package var telemetry: Telemetry? {
             var telemetry = Telemetry()
             #if Tracing
                 telemetry.trace(to: tracer)
@@ -114,7 +114,7 @@
             #if Metrics
                 telemetry.measure(with: metricsFactory)
             #endif
-            return telemetry
+            return telemetry.isRecording ? telemetry : nil
         }
     }
 

@@ -159,12 +159,13 @@
         /// A client made without a tracer or metrics factory, in a process that bootstrapped
         /// neither, records nothing and starts no span at all.
         @Test func withNothingBootstrappedNothingIsRecorded() throws {
-            let plain = CurlConfiguration()
-            #expect(!plain.telemetry.isRecording)
-            #expect(plain.telemetry.start("GET", kind: .client) == nil)
+            #expect(CurlConfiguration().telemetry == nil)
             var traced = CurlConfiguration()
             traced.tracer = recorders.tracer
-            #expect(traced.telemetry.isRecording)
+            #expect(traced.telemetry?.isRecording == true)
+            var measured = CurlConfiguration()
+            measured.metricsFactory = recorders.metrics
+            #expect(measured.telemetry?.isRecording == true)
         }
     }
 

@@ -166,8 +166,8 @@
         }
 
         @Test func withNothingBootstrappedNothingIsRecorded() {
-            #expect(!SQLiteConfiguration().telemetry.isRecording)
-            #expect(configuration.telemetry.isRecording)
+            #expect(SQLiteConfiguration().telemetry == nil)
+            #expect(configuration.telemetry?.isRecording == true)
         }
     }
 #endif

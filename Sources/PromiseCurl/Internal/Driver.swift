@@ -45,7 +45,7 @@ final class Driver: Sendable {
     let configuration: CurlConfiguration
     #if Tracing || Metrics
         /// Where the spans and metrics of this client's requests go.
-        let telemetry: Telemetry
+        let telemetry: Telemetry?
     #endif
     /// The cookie store every transfer of this client shares, when
     /// ``CurlConfiguration/keepsCookies`` is on.
@@ -301,7 +301,9 @@ final class Driver: Sendable {
             return failure.attaching(method: transfer.methodName, url: transfer.request.url)
         }
         #if Tracing || Metrics
-            RequestTelemetry.end(transfer.telemetry, method: transfer.methodName, attached, measures: transfer.measures)
+            if let operation = transfer.telemetry {
+                RequestTelemetry.end(operation, method: transfer.methodName, attached, measures: transfer.measures)
+            }
         #endif
         // Delivered at once, from code specialized for the response type: queued for the
         // turn's drain loop, the callbacks would be delivered by its unspecialized path.

@@ -54,9 +54,9 @@
     enum RequestTelemetry {
         /// Starts the span of `request` (caller's thread) and puts its trace context into the
         /// request's header fields, as the tracer writes it (`traceparent` for W3C tracers).
-        static func start(_ telemetry: Telemetry, _ request: inout CurlRequest, parts: URLParts?) -> TelemetryOperation? {
+        static func start(_ telemetry: Telemetry, _ request: inout CurlRequest, parts: URLParts?) -> TelemetryOperation {
             let method = request.method.rawValue
-            guard let operation = telemetry.start(method, kind: .client) else { return nil }
+            let operation = telemetry.start(method, kind: .client)
             #if Tracing
                 if let span = operation.span, let tracer = telemetry.tracer {
                     span.updateAttributes { attributes in
@@ -86,8 +86,7 @@
 
         /// Ends the request's span and records its metrics (driver thread, or the caller's for a
         /// request refused before it was sent).
-        static func end(_ operation: TelemetryOperation?, method: String, _ result: Result<CurlResponse, any Error>, measures: TransferMeasures) {
-            guard let operation else { return }
+        static func end(_ operation: TelemetryOperation, method: String, _ result: Result<CurlResponse, any Error>, measures: TransferMeasures) {
             let status: Int? =
                 switch result {
                 case .success(let response): response.status.code

@@ -22,15 +22,20 @@ final class Connection {
     /// The hook observations learn of row changes through.
     let rowChangeHook: RowChangeHook
     #if Tracing || Metrics
-        /// Where the spans and metrics of this connection's statements go: nowhere until its owner
-        /// says, once the pragmas that set the connection up have run.
-        var telemetry = Telemetry()
+        /// Where the spans and metrics of this connection's statements go, `nil` for nowhere:
+        /// ``SQLiteConfiguration/ownerTelemetry``. The pragmas that set the connection up are
+        /// not recorded.
+        let telemetry: Telemetry?
     #endif
 
-    private init(db: OpaquePointer, path: String, cacheCapacity: Int, rowChangeHook: RowChangeHook) {
+    private init(db: OpaquePointer, path: String, configuration: SQLiteConfiguration) {
+        let cacheCapacity = configuration.statementCacheCapacity
         self.db = db
         self.path = path
-        self.rowChangeHook = rowChangeHook
+        self.rowChangeHook = .best(updateHookOnly: configuration.rowChangesThroughUpdateHookOnly)
+        #if Tracing || Metrics
+            self.telemetry = configuration.ownerTelemetry
+        #endif
         authorizer = ConnectionAuthorizer(db: db)
         cache = StatementCache(capacity: cacheCapacity)
     }
@@ -59,9 +64,7 @@ final class Connection {
             }
             throw SQLiteError(error.code, message: message)
         }
-        let connection = Connection(
-            db: handle, path: path, cacheCapacity: configuration.statementCacheCapacity,
-            rowChangeHook: .best(updateHookOnly: configuration.rowChangesThroughUpdateHookOnly))
+        let connection = Connection(db: handle, path: path, configuration: configuration)
         do {
             try connection.configure(configuration)
         } catch {
@@ -90,7 +93,7 @@ final class Connection {
         try sqliteCheck(installed.status, db)
         if let mode = configuration.journalMode, !configuration.access.readOnly {
             var applied = ""
-            try run("PRAGMA journal_mode = \(mode.name)", .none, cancel: nil) { statement in
+            try runUnrecorded("PRAGMA journal_mode = \(mode.name)", cancel: nil, bind: { _ in }) { statement in
                 while try statement.step() {
                     if case .text(let text) = statement.value(at: 0) { applied = text }
                 }
@@ -102,8 +105,9 @@ final class Connection {
                 )
             }
         }
-        try execute("PRAGMA synchronous = \(configuration.synchronous.name)", .none, cancel: nil)
-        try execute("PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")", .none, cancel: nil)
+        for pragma in ["synchronous = \(configuration.synchronous.name)", "foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")"] {
+            try runUnrecorded("PRAGMA " + pragma, cancel: nil, bind: { _ in }) { statement in while try statement.step() {} }
+        }
     }
 
     /// Finalizes every statement and closes the handle. Later calls do nothing.
@@ -146,7 +150,7 @@ final class Connection {
         _ body: (Statement) throws -> R
     ) throws -> R {
         #if Tracing || Metrics
-            if telemetry.isRecording {
+            if let telemetry {
                 return try StatementTelemetry.record(telemetry, sql: sql, path: path) { try runUnrecorded(sql, cancel: cancel, bind: bind, body) }
             }
         #endif
@@ -251,7 +255,7 @@ final class Connection {
                     guard let handle else { break }  // only whitespace or comments left
                     let statement = Statement(handle: handle, sql: statementText, connection: self)
                     #if Tracing || Metrics
-                        if telemetry.isRecording {
+                        if let telemetry {
                             defer { statement.finalize() }
                             try StatementTelemetry.record(telemetry, sql: statementText, path: path) { while try statement.step() {} }
                             next = tail ?? end
@@ -324,7 +328,7 @@ final class Connection {
         try cancel?.check()
         guard isAutocommit else { return try savepoint(cancel: cancel, body) }
         #if Tracing || Metrics
-            if telemetry.isRecording {
+            if let telemetry {
                 return try StatementTelemetry.recordTransaction(telemetry, kind: kind.keyword, path: path) {
                     try topLevelTransaction(kind, cancel: cancel, body)
                 }

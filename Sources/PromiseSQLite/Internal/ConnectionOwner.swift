@@ -78,7 +78,7 @@ final class ConnectionOwner: Sendable {
     private let waitingThreads: SQLiteConfiguration.WaitingThreads
     #if Tracing || Metrics
         /// Where the spans and metrics of the connection's statements go.
-        private let telemetry: Telemetry
+        private let telemetry: Telemetry?
     #endif
     /// This connection thread's identity as a context: jobs run as its turns.
     var contextID: ObjectIdentifier { ObjectIdentifier(self) }
@@ -121,7 +121,7 @@ final class ConnectionOwner: Sendable {
     func enqueue(settling promise: ObjectIdentifier?, _ run: (@Sendable (Connection?, SQLiteError?) -> Void)?) -> Result<UInt64, SQLiteError> {
         #if Tracing
             // The job's spans are children of the caller's: its context goes with the job.
-            let run = telemetry.tracer == nil ? run : run.map { job in StatementTelemetry.carryingCallersContext(job) }
+            let run = telemetry?.tracer == nil ? run : run.map { job in StatementTelemetry.carryingCallersContext(job) }
         #endif
         let (outcome, wakeNeeded): (Result<UInt64, SQLiteError>, Bool) = state.withLock { state in
             guard state.lifecycle.isAccepting else { return (.failure(state.lifecycle.refusal), false) }
@@ -167,10 +167,11 @@ final class ConnectionOwner: Sendable {
         var connection: Connection?
         var openError: SQLiteError?
         do {
-            let opened = try Connection.open(path: path, configuration: configuration)
+            var configuration = configuration
             #if Tracing || Metrics
-                opened.telemetry = telemetry
+                configuration.ownerTelemetry = telemetry
             #endif
+            let opened = try Connection.open(path: path, configuration: configuration)
             state.withLock { $0.interruptTarget = InterruptTarget(db: opened.db) }
             connection = opened
         } catch let error as SQLiteError {

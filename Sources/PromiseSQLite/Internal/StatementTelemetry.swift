@@ -23,7 +23,7 @@
             let name = operationName(of: sql)
             let operation = telemetry.start(name, kind: .client)
             #if Tracing
-                operation?.attribute { attributes in
+                operation.attribute { attributes in
                     attributes["db.system.name"] = "sqlite"
                     attributes["db.namespace"] = path
                     attributes["db.operation.name"] = name
@@ -45,7 +45,7 @@
         static func recordTransaction<T>(_ telemetry: Telemetry, kind: String, path: String, _ body: () throws -> T) throws -> T {
             let operation = telemetry.start("transaction", kind: .client)
             #if Tracing
-                operation?.attribute { attributes in
+                operation.attribute { attributes in
                     attributes["db.system.name"] = "sqlite"
                     attributes["db.namespace"] = path
                     attributes["db.sqlite.transaction.kind"] = kind
@@ -54,7 +54,7 @@
             let outcome: Result<T, any Error>
             do {
                 #if Tracing
-                    outcome = .success(try InstrumentationContext.withValue(operation?.context ?? InstrumentationContext.current) { try body() })
+                    outcome = .success(try InstrumentationContext.withValue(operation.context ?? InstrumentationContext.current) { try body() })
                 #else
                     outcome = .success(try body())
                 #endif
@@ -63,14 +63,12 @@
             }
             var failure: (error: any Error, type: String)?
             if case .failure(let error) = outcome { failure = (error, errorType(of: error)) }
-            operation?.end(failure: failure)
+            operation.end(failure: failure)
             #if Metrics
-                if let operation {
-                    let result = failure == nil ? "committed" : "rolled_back"
-                    operation.telemetry.time(
-                        "db.client.transaction.duration", [("db.system.name", "sqlite"), ("db.sqlite.transaction.outcome", result)],
-                        nanoseconds: operation.elapsedNanoseconds)
-                }
+                let result = failure == nil ? "committed" : "rolled_back"
+                operation.telemetry.time(
+                    "db.client.transaction.duration", [("db.system.name", "sqlite"), ("db.sqlite.transaction.outcome", result)],
+                    nanoseconds: operation.elapsedNanoseconds)
             #endif
             return try outcome.get()
         }
@@ -86,8 +84,7 @@
             }
         #endif
 
-        private static func finish(_ operation: TelemetryOperation?, _ name: String, failure: (any Error)?) {
-            guard let operation else { return }
+        private static func finish(_ operation: TelemetryOperation, _ name: String, failure: (any Error)?) {
             let type = failure.map(errorType(of:))
             operation.end(failure: failure.map { ($0, type ?? "error") })
             #if Metrics

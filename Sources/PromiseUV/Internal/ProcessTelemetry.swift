@@ -22,7 +22,7 @@
         /// Starts the span of `command` (caller's thread).
         static func start(_ command: UVCommand) -> TelemetryOperation? {
             let name = executableName(command.program)
-            let operation = command.telemetry.start(name, kind: .internal)
+            let operation = command.telemetry?.start(name, kind: .internal)
             #if Tracing
                 operation?.attribute { attributes in
                     attributes["process.executable.name"] = name
