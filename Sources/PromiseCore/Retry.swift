@@ -166,7 +166,7 @@ final class Retrier<Value: Sendable>: Sendable {
         }
         let promise: Promise<Value>
         do {
-            promise = try work(number)
+            promise = try AdapterSupport.runningRetryAttempt(number) { try work(number) }
         } catch {
             failed(error)
             return

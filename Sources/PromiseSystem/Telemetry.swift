@@ -13,39 +13,34 @@
     /// ``TelemetryOperation/end(failure:)``).
     ///
     /// A tracer that is swift-distributed-tracing's `NoOpTracer`, and a metrics factory that is
-    /// swift-metrics' `NOOPMetricsHandler`, are kept as `nil`: an owner whose process bootstrapped
+    /// swift-metrics' `NOOPMetricsHandler`, record nothing: settings that name or find only those
+    /// make no `Telemetry` at all (``init(_:)`` is `nil`), so an owner whose process bootstrapped
     /// neither starts no span, reads no clock and makes no metric, and its operations pay one
-    /// check of an optional each. Exists only with the Tracing or Metrics trait on.
-    package struct Telemetry: Sendable {
+    /// `nil` check of a reference each. Exists only with the Tracing or Metrics trait on.
+    package final class Telemetry: Sendable {
         #if Tracing
             /// The tracer spans start on, or `nil` when spans would go nowhere.
-            package private(set) var tracer: (any Tracer)?
+            package let tracer: (any Tracer)?
         #endif
         #if Metrics
             /// The factory of counters and timers, or `nil` when they would go nowhere.
-            package private(set) var metrics: (any MetricsFactory)?
+            package let metrics: (any MetricsFactory)?
         #endif
 
-        /// Telemetry that records nothing; ``trace(to:)`` and ``measure(with:)`` choose backends.
-        package init() {}
-
-        #if Tracing
-            /// Spans go to `given`, or to the tracer the process bootstrapped when it is `nil`
-            /// (`InstrumentationSystem.tracer`, read now).
-            package mutating func trace(to given: (any Tracer)?) {
-                let chosen = given ?? InstrumentationSystem.tracer
-                tracer = chosen is NoOpTracer ? nil : chosen
-            }
-        #endif
-
-        #if Metrics
-            /// Counters and timers come from `given`, or from the factory the process bootstrapped
-            /// when it is `nil` (`MetricsSystem.factory`, read now).
-            package mutating func measure(with given: (any MetricsFactory)?) {
-                let chosen = given ?? MetricsSystem.factory
-                metrics = chosen is NOOPMetricsHandler ? nil : chosen
-            }
-        #endif
+        /// Where `settings` send spans and metrics: their tracer, or the one the process
+        /// bootstrapped (`InstrumentationSystem.tracer`, read now), and their metrics factory,
+        /// or the process's (`MetricsSystem.factory`); `nil` when neither records anything.
+        package init?(_ settings: some TelemetrySettings) {
+            #if Tracing
+                let chosenTracer = settings.tracer ?? InstrumentationSystem.tracer
+                tracer = chosenTracer is NoOpTracer ? nil : chosenTracer
+            #endif
+            #if Metrics
+                let chosenFactory = settings.metricsFactory ?? MetricsSystem.factory
+                metrics = chosenFactory is NOOPMetricsHandler ? nil : chosenFactory
+            #endif
+            guard isRecording else { return nil }
+        }
 
         /// Whether anything is recorded at all.
         package var isRecording: Bool {
@@ -106,16 +101,7 @@
     extension TelemetrySettings {
         /// Where the owner's spans and metrics go: these settings' tracer and metrics factory, or
         /// the process's where they name none; `nil` when nothing would be recorded.
-        package var telemetry: Telemetry? {
-            var telemetry = Telemetry()
-            #if Tracing
-                telemetry.trace(to: tracer)
-            #endif
-            #if Metrics
-                telemetry.measure(with: metricsFactory)
-            #endif
-            return telemetry.isRecording ? telemetry : nil
-        }
+        package var telemetry: Telemetry? { Telemetry(self) }
     }
 
     /// One traced or measured operation, from ``Telemetry/start(_:kind:)`` to ``end(failure:)``.

@@ -131,6 +131,28 @@ private final class Tracked: Sendable {
         #expect(result.value == 3)
     }
 
+    /// Each attempt's work runs with its number in `AdapterSupport.retryAttempt`, where the
+    /// adapters' spans read it; outside the work it is `nil`.
+    @Test func eachAttemptsWorkSeesItsNumber() {
+        let context = ManualContext()
+        let seen = Recorder<Int?>()
+        let result = retry(on: context, attempts: 2, delay: .milliseconds(10)) { () -> Promise<Int> in
+            seen.append(AdapterSupport.retryAttempt)
+            return Promise(SampleError(tag: 0))
+        }
+        context.advance(by: .seconds(1))
+        #expect(result.error is SampleError)
+        #expect(seen.events == [1, 2, 3])
+        #expect(AdapterSupport.retryAttempt == nil)
+        let backedOff = Recorder<Int?>()
+        _ = retry(on: context, attempts: 1, backoff: .constant(.milliseconds(1))) { attempt -> Promise<Int> in
+            backedOff.append(AdapterSupport.retryAttempt.map { $0 - attempt })
+            return Promise(SampleError(tag: attempt))
+        }
+        context.advance(by: .seconds(1))
+        #expect(backedOff.events == [0, 0])
+    }
+
     @Test func givesUpAfterTheLastAttemptWithItsError() {
         let context = ManualContext()
         let attempts = Counter()

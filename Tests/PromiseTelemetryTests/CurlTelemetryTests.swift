@@ -82,6 +82,29 @@
             #expect(span.text("url.full") == server.url("/redirect/2"))
         }
 
+        /// Each attempt of a `retry` is a span of its own; a retry's says it is one.
+        @Test func eachRetryIsASpanThatSaysItIsOne() async throws {
+            let url = server.url("/status/503")
+            let parent = recorders.tracer.startSpan("sync")
+            let context = parent.context
+            await #expect(throws: CurlError.self) {
+                try await retry(attempts: 2, delay: .milliseconds(1)) {
+                    InstrumentationContext.withValue(context) { client.get(url).validate() }
+                }.get()
+            }
+            parent.end()
+            let attempts = recorders.spans(named: "GET")
+            #expect(attempts.count == 3)
+            #expect(attempts.map { $0.int("http.request.resend_count") } == [nil, 1, 2])
+            #expect(attempts.map { $0.events.map(\.name) } == [[], ["http.retry"], ["http.retry"]])
+            #expect(attempts.last?.events.first?.attributes.get("promise.retry.attempt") == .int64(3))
+            let sync = try recorders.span(named: "sync")
+            #expect(attempts.allSatisfy { $0.parentSpanID == sync.spanID && $0.text("error.type") == "503" })
+            // Outside a retry's work, a request is no retry.
+            _ = try await client.get(server.url("/get")).get()
+            #expect(recorders.spans(named: "GET").last?.int("http.request.resend_count") == nil)
+        }
+
         @Test func aStatusOf400OrMoreIsAnErrorOfTheSpanAndCounted() async throws {
             let response = try await client.get(server.url("/status/418")).get()
             #expect(response.status.code == 418)

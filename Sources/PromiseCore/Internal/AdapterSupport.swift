@@ -41,6 +41,18 @@ package enum AdapterSupport {
     package static func submit(_ context: any ExecutionContext, _ work: @escaping @Sendable () -> Void) {
         Scheduler.submit(context, work)
     }
+
+    /// The number of the attempt of ``retry(on:attempts:delay:condition:_:)`` (or its backoff
+    /// form) whose work runs now on this thread, 1 for the first try; `nil` outside a retry's
+    /// work. An adapter that records spans reads it where an operation starts, and marks the
+    /// operation as a retry (PromiseCurl's `http.request.resend_count`).
+    @TaskLocal package static var retryAttempt: Int?
+
+    /// Runs `work`, the work of attempt `number` of a retry, with ``retryAttempt`` set to it.
+    @usableFromInline
+    package static func runningRetryAttempt<T>(_ number: Int, _ work: () throws -> T) rethrows -> T {
+        try $retryAttempt.withValue(number, operation: work)
+    }
 }
 
 extension Promise {

@@ -68,6 +68,11 @@
                             if let port = port(of: parts) { attributes["server.port"] = port }
                         }
                     }
+                    if let attempt = AdapterSupport.retryAttempt, attempt > 1 {
+                        // A retry's attempt: OpenTelemetry's resend count, and an event that says so.
+                        span.attributes["http.request.resend_count"] = attempt - 1
+                        span.addEvent(SpanEvent(name: "http.retry", attributes: ["promise.retry.attempt": .int64(Int64(attempt))]))
+                    }
                     tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsInjector())
                 }
             #endif
