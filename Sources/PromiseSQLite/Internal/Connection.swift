@@ -105,9 +105,13 @@ final class Connection {
                 )
             }
         }
-        for pragma in ["synchronous = \(configuration.synchronous.name)", "foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")"] {
-            try runUnrecorded("PRAGMA " + pragma, cancel: nil, bind: { _ in }) { statement in while try statement.step() {} }
-        }
+        try executeSetUp("PRAGMA synchronous = \(configuration.synchronous.name)")
+        try executeSetUp("PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")")
+    }
+
+    /// Runs one statement of the connection's own set-up: not the program's, so not recorded.
+    private func executeSetUp(_ sql: String) throws {
+        try runUnrecorded(sql, cancel: nil, bind: { _ in }) { statement in while try statement.step() {} }
     }
 
     /// Finalizes every statement and closes the handle. Later calls do nothing.
