@@ -76,7 +76,8 @@
 
         @Test func aCancelledChildEndsItsSpanWithItsSignal() async throws {
             try await withLoop { loop in
-                let child = loop.start(command("sleep", ["30"]))
+                // Long enough that no delay in this test's own scheduling outlasts it.
+                let child = loop.start(command("sleep", ["600"]))
                 _ = try await child.processID.get()
                 child.result.cancel()
                 await #expect(throws: CancellationError.self) { try await child.result.get() }
