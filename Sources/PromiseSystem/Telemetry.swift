@@ -5,7 +5,6 @@
     #if Metrics
         package import CoreMetrics
     #endif
-    internal import Glibc
 
     /// Where the spans and metrics of one owner go (a `CurlClient`, an `SQLiteDatabase`, a child
     /// process's `UVCommand`), fixed when the owner starts: the one mechanism through which every
@@ -116,8 +115,8 @@
             /// The operation's span, when spans are recorded.
             package let span: (any Span)?
         #endif
-        /// `CLOCK_MONOTONIC` when the operation started, in nanoseconds.
-        package let startNanoseconds: Int64
+        /// When the operation started, on the monotonic clock.
+        package let started: ContinuousClock.Instant
 
         fileprivate init(_ telemetry: Telemetry, name: String, kind: Telemetry.Kind) {
             self.telemetry = telemetry
@@ -126,11 +125,14 @@
                 span = telemetry.tracer?.startSpan(
                     name, context: InstrumentationContext.current ?? .topLevel, ofKind: kind == .client ? .client : .internal)
             #endif
-            startNanoseconds = Self.monotonicNanoseconds()
+            started = ContinuousClock.now
         }
 
         /// Nanoseconds since the operation started.
-        package var elapsedNanoseconds: Int64 { Self.monotonicNanoseconds() - startNanoseconds }
+        package var elapsedNanoseconds: Int64 {
+            let elapsed = (ContinuousClock.now - started).components
+            return elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+        }
 
         #if Tracing
             /// Sets attributes of the span (nothing when spans are not recorded).
@@ -159,10 +161,5 @@
             #endif
         }
 
-        private static func monotonicNanoseconds() -> Int64 {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-        }
     }
 #endif
