@@ -20,6 +20,7 @@ import Testing
         NotShutDownRecorder.install
         let directory = try TemporaryFolder()
         defer { directory.remove() }
+        let start = NotShutDownRecorder.count
         let dropped = try await owner.dropWhileOwing(in: directory)
 
         for owed in dropped.owed {
@@ -37,12 +38,12 @@ import Testing
             }
         }
         if let loss = dropped.loss {
-            #expect(try await eventually(.seconds(15)) { !NotShutDownRecorder.reports(mentioning: dropped.marker).isEmpty })
-            let reports = NotShutDownRecorder.reports(mentioning: dropped.marker)
+            #expect(try await eventually(.seconds(15)) { !NotShutDownRecorder.reports(mentioning: dropped.marker, from: start).isEmpty })
+            let reports = NotShutDownRecorder.reports(mentioning: dropped.marker, from: start)
             #expect(reports.count == 1, "\(owner): \(reports)")
             #expect(reports.allSatisfy { $0.contains(" \(owner.typeName) (") && $0.contains(loss) }, "\(owner): \(reports)")
         } else {
-            #expect(NotShutDownRecorder.reports(mentioning: dropped.marker).isEmpty, "\(owner) lost nothing, so reports nothing")
+            #expect(NotShutDownRecorder.reports(mentioning: dropped.marker, from: start).isEmpty, "\(owner) lost nothing, so reports nothing")
         }
         for name in dropped.threads {
             #expect(try await eventually(.seconds(15)) { !threadNames().contains(name) }, "\(owner): thread \(name) still runs")

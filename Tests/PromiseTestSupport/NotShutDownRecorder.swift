@@ -14,8 +14,13 @@ package enum NotShutDownRecorder {
         }
     }()
 
-    /// The reports whose error mentions `marker`.
-    package static func reports(mentioning marker: String) -> [String] {
-        reports.withLock { $0.filter { $0.contains(marker) } }
+    /// How many reports were recorded so far: where a test's own start.
+    package static var count: Int { reports.withLock { $0.count } }
+
+    /// The reports whose error mentions `marker`, of those recorded from number `start` on. An
+    /// owner named by its address needs `start`: an earlier owner at the same address (freed,
+    /// its memory reused) mentions the same marker.
+    package static func reports(mentioning marker: String, from start: Int = 0) -> [String] {
+        reports.withLock { $0[min(start, $0.count)...].filter { $0.contains(marker) } }
     }
 }
