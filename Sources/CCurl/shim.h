@@ -85,6 +85,10 @@ static inline size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 static inline int ccurl_seekfunc_ok(void) { return CURL_SEEKFUNC_OK; }
 static inline int ccurl_seekfunc_fail(void) { return CURL_SEEKFUNC_FAIL; }
 static inline int ccurl_seekfunc_cantseek(void) { return CURL_SEEKFUNC_CANTSEEK; }
+static inline size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+
+/// Resumes a transfer a write callback paused (curl_easy_pause with CURLPAUSE_CONT).
+static inline CURLcode ccurl_easy_unpause(CURL *easy) { return curl_easy_pause(easy, CURLPAUSE_CONT); }
 
 /// curl_share_setopt for a long argument (CURLSHOPT_SHARE).
 static inline CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {

@@ -136,7 +136,7 @@ public final class CurlClient: Sendable {
         return driver.shutdown()
     }
 
-    private func submit(_ request: CurlRequest, download: DownloadTarget?) -> Promise<CurlResponse> {
+    func submit(_ request: CurlRequest, download: DownloadTarget?, stream: ResponseStream? = nil) -> Promise<CurlResponse> {
         let method = request.method.rawValue
         let parts: URLParts
         switch request.validated(downloadPath: download?.path) {
@@ -156,13 +156,14 @@ public final class CurlClient: Sendable {
             let telemetry = driver.telemetry.map { RequestTelemetry.start($0, &request, parts: parts) }
         #endif
         let transfer = Transfer(
-            request: request, parts: parts, download: download, headLimit: configuration.maxResponseHeaderSize,
+            request: request, parts: parts, download: download, stream: stream, headLimit: configuration.maxResponseHeaderSize,
             driverID: driver.contextID, progressOutbox: driver.progressOutbox, cookies: driver.cookies
         )
         #if Tracing || Metrics
             transfer.telemetry = telemetry
         #endif
         let promise = transfer.promise
+        stream?.attach(transfer)
         guard driver.submit(transfer) else {
             let error = driver.refusal.attaching(method: method, url: request.url)
             #if Tracing || Metrics

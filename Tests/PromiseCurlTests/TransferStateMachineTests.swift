@@ -19,7 +19,7 @@ import Testing
     }
 
     static func limits(maxRedirects: Int = 5, deadline: ContinuousClock.Instant? = nil, bodyLimit: Int? = 100) -> Machine.Limits {
-        Machine.Limits(maxRedirects: maxRedirects, deadline: deadline, bodyLimit: bodyLimit)
+        Machine.Limits(maxRedirects: maxRedirects, deadline: deadline, body: bodyLimit.map { .memory(limit: $0) } ?? .file)
     }
 
     /// A started machine driven into `phase`.

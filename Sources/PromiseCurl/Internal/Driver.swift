@@ -19,6 +19,8 @@ final class Driver: Sendable {
     private enum Message {
         case start(Transfer)
         case cancel(Transfer)
+        /// Resumes a streamed transfer its write callback paused.
+        case resume(Transfer)
         /// Wakes the driver for the shutdown (the lifecycle says it is draining).
         case stop
     }
@@ -141,6 +143,15 @@ final class Driver: Sendable {
         }
     }
 
+    /// Resumes `transfer`, which its write callback paused while the consumer of its streamed
+    /// body was behind.
+    func resume(_ transfer: Transfer) {
+        state.withLock { state in
+            guard !state.lifecycle.isClosed else { return }
+            post(.resume(transfer), &state)
+        }
+    }
+
     /// Refuses new requests, fails the ones in flight with ``CurlError/Code/shutdown``, and
     /// cleans libcurl up on the driver thread.
     func shutdown() -> Promise<Void> {
@@ -246,6 +257,12 @@ final class Driver: Sendable {
                 active[ObjectIdentifier(transfer)] = transfer
             }
         }
+        progressOutbox.insideLibcurl = true
+        for case .resume(let transfer) in batch where active[ObjectIdentifier(transfer)] != nil {
+            // libcurl delivers the chunk it was refused from inside this call.
+            if let easy = transfer.easy { _ = ccurl_easy_unpause(easy) }
+        }
+        progressOutbox.insideLibcurl = false
         batch.removeAll(keepingCapacity: batch.capacity <= 4096)
         if stopping {
             spares.freeAll()
@@ -305,6 +322,7 @@ final class Driver: Sendable {
                 RequestTelemetry.end(operation, method: transfer.methodName, attached, measures: transfer.measures)
             }
         #endif
+        transfer.stream?.transferEnded(attached)
         // Delivered at once, from code specialized for the response type: queued for the
         // turn's drain loop, the callbacks would be delivered by its unspecialized path.
         transfer.promise.resolveFromLibrary(attached)

@@ -23,6 +23,9 @@ extension Transfer {
                 return 0
             }
             return bytes.count
+        case .stream:
+            guard let stream else { preconditionFailure("a streamed body arrived without its stream") }
+            return stream.chunkArrived(bytes, outbox: progressOutbox) ? bytes.count : ccurl_writefunc_pause()
         case .collect:
             if body.count + bytes.count > body.capacity { reserveForBody(adding: bytes.count) }
             body.append(contentsOf: bytes)
@@ -73,7 +76,16 @@ extension Transfer {
     /// `CURLOPT_HEADERFUNCTION`: one header line.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
         let fits = head.feed(line)
-        return machine.headLineArrived(fits: fits, headLimit: head.limit) == .proceed ? line.count : 0
+        guard machine.headLineArrived(fits: fits, headLimit: head.limit) == .proceed else { return 0 }
+        if stream != nil, line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }),
+            machine.headEnded(status: head.status, hasLocation: head.fields[.location] != nil) == .deliverHead,
+            let easy
+        {
+            // Delivered once libcurl has returned, outside every callback.
+            let response = responseSoFar(easy, body: [])
+            progressOutbox.add(InlineContext()) { [self] in promise.resolveFromLibrary(.success(response)) }
+        }
+        return line.count
     }
 
     /// `CURLOPT_READFUNCTION`: the next piece of a file body.

@@ -32,14 +32,31 @@ struct TransferStateMachine {
         case settled
     }
 
+    /// Where the final response's body goes.
+    enum BodyDestination: Equatable {
+        /// Collected in memory, up to `limit` bytes.
+        case memory(limit: Int)
+        /// Written to a download's file.
+        case file
+        /// Handed to the consumer of a streamed response as it arrives; the head is
+        /// delivered as soon as it is complete.
+        case stream
+    }
+
     /// What the whole chain may do, fixed when the transfer starts.
     struct Limits {
         /// The most redirects followed.
         var maxRedirects: Int
         /// When the whole chain must be done, if the request has a total timeout.
         var deadline: ContinuousClock.Instant?
-        /// The most body bytes kept in memory; `nil` when the body goes to a download's file.
-        var bodyLimit: Int?
+        /// Where the body goes.
+        var body: BodyDestination
+
+        /// The most body bytes kept in memory; `nil` when the body goes to a file or a stream.
+        var bodyLimit: Int? {
+            guard case .memory(let limit) = body else { return nil }
+            return limit
+        }
     }
 
     /// The body of a redirect that is followed is read and dropped, up to this many bytes.
@@ -48,7 +65,7 @@ struct TransferStateMachine {
     private(set) var state: State = .configuring
     /// The current request of the redirect chain.
     private(set) var hop: Hop
-    private(set) var limits = Limits(maxRedirects: 0, deadline: nil, bodyLimit: nil)
+    private(set) var limits = Limits(maxRedirects: 0, deadline: nil, body: .file)
 
     init(hop: Hop) {
         self.hop = hop
@@ -150,12 +167,36 @@ struct TransferStateMachine {
         }
     }
 
+    /// What the header callback does at the blank line that ends a head.
+    enum HeadEndAction: Equatable {
+        /// Nothing yet.
+        case none
+        /// Deliver the head to the streamed response's promise, once libcurl has returned.
+        case deliverHead
+    }
+
+    /// A head (`status`, and whether it has a `Location`, asked only when it matters) ended.
+    /// For a streamed body, the head of the final response is delivered at once, before any
+    /// body arrives: a server may send it and then wait (an event stream). An interim `1xx`
+    /// head, a redirect that is followed and the trailers after a body deliver nothing.
+    mutating func headEnded(status: Int, hasLocation: @autoclosure () -> Bool) -> HeadEndAction {
+        guard case .stream = limits.body, case .awaitingHead = state, status >= 200 else { return .none }
+        if follows(status: status, hasLocation: hasLocation()) {
+            state = .droppingRedirectBody(dropped: 0)
+            return .none
+        }
+        state = .receivingBody
+        return .deliverHead
+    }
+
     /// What the write callback does with a chunk of body.
     enum BodyAction: Equatable {
         /// Append it to the body kept in memory.
         case collect
         /// Write it to the download's file.
         case write
+        /// Hand it to the streamed response's consumer.
+        case stream
         /// Drop it: it belongs to a redirect that is followed.
         case drop
         /// Return a short count: libcurl stops, and the outcome is the recorded failure.
@@ -182,7 +223,12 @@ struct TransferStateMachine {
             state = .droppingRedirectBody(dropped: total)
             return .drop
         case .receivingBody:
-            guard let bodyLimit = limits.bodyLimit else { return .write }
+            let bodyLimit: Int
+            switch limits.body {
+            case .file: return .write
+            case .stream: return .stream
+            case .memory(let limit): bodyLimit = limit
+            }
             guard collected + count <= bodyLimit else {
                 state = .failed(
                     CurlError(

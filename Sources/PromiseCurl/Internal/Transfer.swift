@@ -22,6 +22,8 @@ final class Transfer: @unchecked Sendable {
     let parts: URLParts
     let promise: Promise<CurlResponse>
     let download: DownloadTarget?
+    /// Where a streamed response's body goes, for ``CurlClient/stream(_:bufferLimit:)``.
+    let stream: ResponseStream?
 
     // Driver thread only. One thread and no overlapping accesses, so no run-time exclusivity
     // checks either: the header and write callbacks reach these once per line and chunk.
@@ -52,9 +54,10 @@ final class Transfer: @unchecked Sendable {
     #endif
 
     init(
-        request: CurlRequest, parts: URLParts, download: DownloadTarget?, headLimit: Int,
+        request: CurlRequest, parts: URLParts, download: DownloadTarget?, stream: ResponseStream? = nil, headLimit: Int,
         driverID: ObjectIdentifier, progressOutbox: ProgressOutbox, cookies: CookieStore?
     ) {
+        self.stream = stream
         self.request = request
         self.progressOutbox = progressOutbox
         self.cookies = cookies
@@ -96,7 +99,7 @@ final class Transfer: @unchecked Sendable {
             TransferStateMachine.Limits(
                 maxRedirects: max(0, request.maxRedirects ?? configuration.maxRedirects),
                 deadline: (request.timeout ?? configuration.timeout).map { ContinuousClock.now + $0 },
-                bodyLimit: download == nil ? max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize) : nil))
+                body: bodyDestination(configuration)))
         do throws(CurlError) {
             if let download {
                 switch DownloadSink.create(target: download.path, durable: download.options.durable) {
@@ -111,6 +114,12 @@ final class Transfer: @unchecked Sendable {
             cleanUp()
             return error
         }
+    }
+
+    private func bodyDestination(_ configuration: CurlConfiguration) -> TransferStateMachine.BodyDestination {
+        if download != nil { return .file }
+        if stream != nil { return .stream }
+        return .memory(limit: max(0, request.maxResponseBodySize ?? configuration.maxResponseBodySize))
     }
 
     /// Sets the options for the current ``hop``: on a handle that already holds the same
@@ -184,10 +193,10 @@ final class Transfer: @unchecked Sendable {
         // Where the response goes.
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerTrampoline), "CURLOPT_HEADERFUNCTION")
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeTrampoline), "CURLOPT_WRITEFUNCTION")
-        if download == nil {
+        if let bodyLimit = machine.limits.bodyLimit {
             // An early refusal when Content-Length already says too much; the write
             // callback enforces the limit for chunked and compressed bodies.
-            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(values.maxBody)), "CURLOPT_MAXFILESIZE_LARGE")
+            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(bodyLimit)), "CURLOPT_MAXFILESIZE_LARGE")
         }
         if request.onProgress != nil {
             try setLong(easy, CURLOPT_NOPROGRESS, 0, "CURLOPT_NOPROGRESS")
@@ -322,20 +331,9 @@ final class Transfer: @unchecked Sendable {
     func finish(_ code: CURLcode) -> Result<CurlResponse, CurlError> {
         guard let easy else { return .failure(error(.internalError, "transfer finished without a handle")) }
         guard code == CURLE_OK else { return .failure(curlFailure(code, easy)) }
-        var status = 0
-        _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        let redirects = hop.count
-        var version = 0
-        _ = ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
-        var effective: UnsafeMutablePointer<CChar>?
-        _ = ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
-        let finalURL = effective.map { String(cString: $0) } ?? request.url
-        if status == 0 { status = head.status }
-        let responseStatus = HTTPResponse.Status(code: max(0, min(status, 999)), reasonPhrase: head.reason)
-        let response = CurlResponse(
-            status: responseStatus, fields: ReceivedFields(lines: head.takeFieldLines()),
-            body: body, url: finalURL, redirectCount: redirects, httpVersion: Self.versionName(version),
-            requestMethod: hop.method.rawValue)
+        let response = responseSoFar(easy, body: body)
+        let responseStatus = response.status
+        let status = responseStatus.code
         if let sink {
             let accepted = !(download?.options.requireSuccess ?? true) || responseStatus.kind == .successful
             self.sink = nil
@@ -349,6 +347,24 @@ final class Transfer: @unchecked Sendable {
             }
         }
         return .success(response)
+    }
+
+    /// The response of the current hop as it stands: its head (the fields are taken from the
+    /// parser) and `body`.
+    func responseSoFar(_ easy: UnsafeMutableRawPointer, body: [UInt8]) -> CurlResponse {
+        var status = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var version = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        var effective: UnsafeMutablePointer<CChar>?
+        _ = ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
+        let finalURL = effective.map { String(cString: $0) } ?? request.url
+        if status == 0 { status = head.status }
+        let responseStatus = HTTPResponse.Status(code: max(0, min(status, 999)), reasonPhrase: head.reason)
+        return CurlResponse(
+            status: responseStatus, fields: ReceivedFields(lines: head.takeFieldLines()),
+            body: body, url: finalURL, redirectCount: hop.count, httpVersion: Self.versionName(version),
+            requestMethod: hop.method.rawValue)
     }
 
     private func curlFailure(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> CurlError {
