@@ -380,3 +380,56 @@ import Testing
         }
     }
 }
+
+// MARK: A streamed body
+
+extension TransferStateMachineTests {
+    static func streaming(maxRedirects: Int = 5) -> Machine {
+        var machine = Machine(hop: hop())
+        machine.started(Machine.Limits(maxRedirects: maxRedirects, deadline: nil, body: .stream))
+        return machine
+    }
+
+    @Test func theFinalHeadIsDeliveredWhenItEndsAndItsBodyStreams() {
+        var machine = Self.streaming()
+        #expect(machine.headEnded(status: 200, hasLocation: false) == .deliverHead)
+        guard case .receivingBody = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(machine.bodyArrived(count: 10_000_000, collected: 0, status: 200, hasLocation: false) == .stream, "no body limit on a stream")
+        // Trailers end with a blank line too: nothing more is delivered.
+        #expect(machine.headEnded(status: 200, hasLocation: false) == .none)
+        #expect(machine.responseEnded(succeeded: true, status: 200, hasLocation: false) == .finish)
+    }
+
+    @Test(arguments: [100, 102, 103])
+    func anInterimHeadDeliversNothing(status: Int) {
+        var machine = Self.streaming()
+        #expect(machine.headEnded(status: status, hasLocation: false) == .none)
+        guard case .awaitingHead = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(machine.headEnded(status: 204, hasLocation: false) == .deliverHead)
+    }
+
+    @Test func aRedirectThatIsFollowedDeliversNothingAndItsBodyIsDropped() {
+        var machine = Self.streaming()
+        #expect(machine.headEnded(status: 302, hasLocation: true) == .none)
+        guard case .droppingRedirectBody = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(machine.bodyArrived(count: 10, collected: 0, status: 302, hasLocation: true) == .drop)
+        #expect(machine.responseEnded(succeeded: true, status: 302, hasLocation: true) == .followRedirect)
+        #expect(machine.redirectTarget("http://127.0.0.1:1/next", now: .now, origin: "http://127.0.0.1:1") == .follow)
+        #expect(machine.headEnded(status: 200, hasLocation: false) == .deliverHead)
+    }
+
+    @Test func aRedirectThatIsNotFollowedIsTheStreamedResponse() {
+        var noLocation = Self.streaming()
+        #expect(noLocation.headEnded(status: 302, hasLocation: false) == .deliverHead)
+        var noRedirects = Self.streaming(maxRedirects: 0)
+        #expect(noRedirects.headEnded(status: 301, hasLocation: true) == .deliverHead)
+    }
+
+    @Test(arguments: [Machine.BodyDestination.memory(limit: 100), .file])
+    func aHeadEndsWithoutAnEventWhenTheBodyIsNotStreamed(_ destination: Machine.BodyDestination) {
+        var machine = Machine(hop: Self.hop())
+        machine.started(Machine.Limits(maxRedirects: 5, deadline: nil, body: destination))
+        #expect(machine.headEnded(status: 200, hasLocation: false) == .none)
+        guard case .awaitingHead = machine.state else { Issue.record("\(machine.state)"); return }
+    }
+}

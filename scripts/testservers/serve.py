@@ -224,6 +224,12 @@ class FaultHandler(socketserver.BaseRequestHandler):
                   /echo by default);
                   ?cookie=1 adds a Set-Cookie, ?body=N a body of N bytes
     /set-cookie   a 200 with a Set-Cookie
+    /stream       a chunked body of ?bytes=N bytes (byte i is i % 251) in chunks of ?chunk=N
+                  (16 KiB by default), as fast as the client reads
+    /events       text/event-stream: ?count=N events (3 by default), ?interval=MS apart,
+                  numbered after the request's Last-Event-ID (from 1 without one), each with
+                  an id, a type and two data lines, after a comment and `retry: 50`; then it
+                  closes, or with ?forever=1 sends a comment every 100 ms until the client leaves
     """
 
     def handle(self):
@@ -300,6 +306,33 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 for _ in range(size // 65536):
                     sock.sendall(b"r" * 65536)
                 sock.sendall(b"r" * (size % 65536))
+            elif path == "/stream":
+                size, piece = int(params.get("bytes", "1048576")), int(params.get("chunk", "16384"))
+                pattern = bytes(i % 251 for i in range(251)) * (piece // 251 + 2)
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                             b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+                sent = 0
+                while sent < size:
+                    count = min(piece, size - sent)
+                    start = sent % 251
+                    sock.sendall(b"%x\r\n%s\r\n" % (count, pattern[start:start + count]))
+                    sent += count
+                sock.sendall(b"0\r\n\r\n")
+            elif path == "/events":
+                last = 0
+                for line in data.partition(b"\r\n\r\n")[0].split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"last-event-id" and value.strip().isdigit():
+                        last = int(value.strip())
+                sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                             b"Connection: close\r\n\r\n: a comment\nretry: 50\n\n")
+                for number in range(last + 1, last + 1 + int(params.get("count", "3"))):
+                    time.sleep(int(params.get("interval", "0")) / 1000)
+                    sock.sendall(b"id: %d\r\nevent: tick\r\ndata: event %d\r\ndata: second line\r\n\r\n" % (number, number))
+                while params.get("forever"):
+                    time.sleep(0.1)
+                    sock.sendall(b": still here\n")
+                sock.shutdown(socket.SHUT_RDWR)
             elif path == "/set-cookie":
                 sock.sendall(b"HTTP/1.1 200 OK\r\nSet-Cookie: session=from-response; Path=/\r\n"
                              b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
