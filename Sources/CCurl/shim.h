@@ -80,12 +80,13 @@ static inline CURLcode ccurl_easy_getinfo_private(CURL *easy, void **value) {
     return curl_easy_getinfo(easy, CURLINFO_PRIVATE, value);
 }
 
-/// CURL_READFUNC_ABORT, CURL_SEEKFUNC_* and CURL_WRITEFUNC_PAUSE as values Swift can use.
+/// CURL_READFUNC_ABORT, CURL_READFUNC_PAUSE, CURL_SEEKFUNC_* and CURL_WRITEFUNC_PAUSE as values Swift can use.
 static inline size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 static inline int ccurl_seekfunc_ok(void) { return CURL_SEEKFUNC_OK; }
 static inline int ccurl_seekfunc_fail(void) { return CURL_SEEKFUNC_FAIL; }
 static inline int ccurl_seekfunc_cantseek(void) { return CURL_SEEKFUNC_CANTSEEK; }
 static inline size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+static inline size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 
 /// Resumes a transfer a write callback paused (curl_easy_pause with CURLPAUSE_CONT).
 static inline CURLcode ccurl_easy_unpause(CURL *easy) { return curl_easy_pause(easy, CURLPAUSE_CONT); }

@@ -9,16 +9,23 @@ public struct CurlBody: Sendable {
         case bytes([UInt8])
         /// Streamed with a read callback, never loaded whole.
         case file(String)
+        /// Produced while it is sent, by a closure run once per request; `length` is declared
+        /// up front, or `nil` for a chunked body.
+        case produced(length: Int?, produce: @Sendable (CurlBodyWriter) async throws -> Void)
     }
 
     let storage: Storage
     /// The `Content-Type` sent when the request has none, or `nil` to send none.
     public let contentType: String?
 
-    /// The byte count, or `nil` for a file (its size is read when the request starts).
+    /// The byte count, or `nil` for a file (its size is read when the request starts) and for
+    /// a produced body of unknown length.
     public var count: Int? {
-        if case .bytes(let bytes) = storage { return bytes.count }
-        return nil
+        switch storage {
+        case .bytes(let bytes): bytes.count
+        case .file: nil
+        case .produced(let length, _): length
+        }
     }
 
     /// Raw bytes.
@@ -82,5 +89,71 @@ public struct CurlBody: Sendable {
     /// - Returns: The body.
     public static func file(_ path: String, contentType: String? = "application/octet-stream") -> CurlBody {
         CurlBody(storage: .file(path), contentType: contentType)
+    }
+
+    /// A body produced while the request is sent: `produce` runs once for each request that
+    /// sends the body, in a task of its own, and writes the bytes through the writer as they
+    /// are made. A write waits while 256 KiB are waiting to be sent, so a producer never runs
+    /// far ahead of the connection. With a `length`, it goes out as `Content-Length` and the
+    /// producer must write exactly that many bytes; without one, HTTP/1.1 sends the body
+    /// chunked (`Transfer-Encoding: chunked`) and HTTP/2 as it comes.
+    ///
+    /// The request fails with ``CurlError/Code/readError`` carrying the error when `produce`
+    /// throws, and with ``CurlError/Code/invalidArgument`` when it writes more or fewer bytes
+    /// than `length`. When the request ends first (cancelled, failed, or answered before the
+    /// body was sent), the producer's task is cancelled and its next write throws. A produced
+    /// body cannot be sent twice: a 307 or 308 redirect that would send it again fails the
+    /// request with ``CurlError/Code/invalidRequest``.
+    ///
+    /// ```swift
+    /// let body = CurlBody.stream { writer in
+    ///     for line in ["one", "two", "three"] {
+    ///         try await writer.write(Array("\(line)\n".utf8))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - length: The body's length in bytes, or `nil` when it is not known up front.
+    ///   - contentType: Sent as `Content-Type`; `application/octet-stream` by default.
+    ///   - produce: Writes the body; it returns when the body is complete.
+    /// - Returns: The body.
+    public static func stream(
+        length: Int? = nil, contentType: String? = "application/octet-stream",
+        _ produce: @escaping @Sendable (CurlBodyWriter) async throws -> Void
+    ) -> CurlBody {
+        CurlBody(storage: .produced(length: length, produce: produce), contentType: contentType)
+    }
+
+    /// A body read from an `AsyncSequence` of chunks while the request is sent, as
+    /// ``stream(length:contentType:_:)`` sends what its closure writes. Each request that sends
+    /// the body iterates `chunks` once.
+    ///
+    /// - Parameters:
+    ///   - chunks: The body's bytes, in chunks.
+    ///   - length: The body's length in bytes, or `nil` when it is not known up front.
+    ///   - contentType: Sent as `Content-Type`; `application/octet-stream` by default.
+    /// - Returns: The body.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, length: Int? = nil, contentType: String? = "application/octet-stream"
+    ) -> CurlBody where Chunks.Element == [UInt8] {
+        stream(length: length, contentType: contentType) { writer in
+            for try await chunk in chunks { try await writer.write(chunk) }
+        }
+    }
+}
+
+/// Where a ``CurlBody/stream(length:contentType:_:)`` producer writes the body.
+public struct CurlBodyWriter: Sendable {
+    let upload: UploadStream
+
+    /// Queues `bytes` to be sent, waiting first while 256 KiB are waiting to be sent.
+    ///
+    /// - Parameter bytes: The next bytes of the body.
+    /// - Throws: ``CurlError`` when the request ended before the body was sent, or the body
+    ///   went past its declared length.
+    public func write(_ bytes: [UInt8]) async throws(CurlError) {
+        guard !bytes.isEmpty else { return }
+        try await upload.write(bytes)
     }
 }

@@ -155,8 +155,11 @@ public final class CurlClient: Sendable {
             var request = request
             let telemetry = driver.telemetry.map { RequestTelemetry.start($0, &request, parts: parts) }
         #endif
+        var producer: (length: Int?, produce: @Sendable (CurlBodyWriter) async throws -> Void)?
+        if case .produced(let length, let produce) = request.body?.storage { producer = (length, produce) }
+        let upload = producer.map { UploadStream(length: $0.length, driver: driver) }
         let transfer = Transfer(
-            request: request, parts: parts, download: download, stream: stream, headLimit: configuration.maxResponseHeaderSize,
+            request: request, parts: parts, download: download, stream: stream, upload: upload, headLimit: configuration.maxResponseHeaderSize,
             driverID: driver.contextID, progressOutbox: driver.progressOutbox, cookies: driver.cookies
         )
         #if Tracing || Metrics
@@ -164,7 +167,9 @@ public final class CurlClient: Sendable {
         #endif
         let promise = transfer.promise
         stream?.attach(transfer)
+        if let upload, let producer { upload.start(transfer, producing: producer.produce) }
         guard driver.submit(transfer) else {
+            upload?.transferEnded()
             let error = driver.refusal.attaching(method: method, url: request.url)
             #if Tracing || Metrics
                 if let telemetry { RequestTelemetry.end(telemetry, method: method, .failure(error), measures: TransferMeasures()) }

@@ -224,6 +224,7 @@ class FaultHandler(socketserver.BaseRequestHandler):
                   /echo by default);
                   ?cookie=1 adds a Set-Cookie, ?body=N a body of N bytes
     /set-cookie   a 200 with a Set-Cookie
+    /no-read      reads the request head, then neither reads nor answers until the client leaves
     /stream       a chunked body of ?bytes=N bytes (byte i is i % 251) in chunks of ?chunk=N
                   (16 KiB by default), as fast as the client reads
     /events       text/event-stream: ?count=N events (3 by default), ?interval=MS apart,
@@ -306,6 +307,15 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 for _ in range(size // 65536):
                     sock.sendall(b"r" * 65536)
                 sock.sendall(b"r" * (size % 65536))
+            elif path == "/no-read":
+                deadline = time.monotonic() + 120  # the unread bytes hide the client's leaving
+                while time.monotonic() < deadline:
+                    time.sleep(0.2)
+                    try:
+                        if sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                            break
+                    except BlockingIOError:
+                        pass
             elif path == "/stream":
                 size, piece = int(params.get("bytes", "1048576")), int(params.get("chunk", "16384"))
                 pattern = bytes(i % 251 for i in range(251)) * (piece // 251 + 2)
@@ -364,19 +374,46 @@ class FaultHandler(socketserver.BaseRequestHandler):
 
 
 def read_body(sock, data):
-    """The request head and its Content-Length body, reading the rest from `sock`."""
+    """The request head and its body (by Content-Length, or chunked), reading the rest from `sock`."""
     head, _, body = data.partition(b"\r\n\r\n")
     length = 0
+    chunked = False
     for line in head.split(b"\r\n")[1:]:
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length":
             length = int(value.strip())
+        if name.strip().lower() == b"transfer-encoding" and value.strip().lower() == b"chunked":
+            chunked = True
+    if chunked:
+        return head, read_chunked(sock, body)
     while len(body) < length:
         chunk = sock.recv(65536)
         if not chunk:
             break
         body += chunk
     return head, body
+
+
+def read_chunked(sock, pending):
+    """Decodes a chunked body whose first bytes are `pending`."""
+    body = b""
+    while True:
+        while b"\r\n" not in pending:
+            more = sock.recv(65536)
+            if not more:
+                return body
+            pending += more
+        size_line, _, pending = pending.partition(b"\r\n")
+        size = int(size_line.split(b";")[0].strip() or b"0", 16)
+        while len(pending) < size + 2:
+            more = sock.recv(65536)
+            if not more:
+                return body + pending[:size]
+            pending += more
+        if size == 0:
+            return body
+        body += pending[:size]
+        pending = pending[size + 2:]
 
 
 class FaultServer(socketserver.ThreadingTCPServer):

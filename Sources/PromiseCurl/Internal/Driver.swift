@@ -323,6 +323,7 @@ final class Driver: Sendable {
             }
         #endif
         transfer.stream?.transferEnded(attached)
+        transfer.upload?.transferEnded()
         // Delivered at once, from code specialized for the response type: queued for the
         // turn's drain loop, the callbacks would be delivered by its unspecialized path.
         transfer.promise.resolveFromLibrary(attached)

@@ -21,6 +21,10 @@ let readTrampoline: curl_read_callback = { data, size, count, context in
     transfer(context).sendBody(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
 }
 
+let uploadReadTrampoline: curl_read_callback = { data, size, count, context in
+    transfer(context).sendProducedBody(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
+}
+
 let seekTrampoline: curl_seek_callback = { context, offset, origin in
     guard origin == SEEK_SET else { return ccurl_seekfunc_cantseek() }
     return transfer(context).seekBody(to: Int64(offset))

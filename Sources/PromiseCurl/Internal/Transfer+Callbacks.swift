@@ -97,6 +97,13 @@ extension Transfer {
         return count
     }
 
+    /// `CURLOPT_READFUNCTION` for a produced body: what the producer wrote, a pause while it
+    /// writes nothing, the end once it returned.
+    func sendProducedBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let upload else { preconditionFailure("a produced body was read without its stream") }
+        return upload.read(into: buffer) { failure in machine.callbackFailed(failure) }
+    }
+
     /// `CURLOPT_SEEKFUNCTION`: rewind a file body.
     func seekBody(to offset: Int64) -> Int32 {
         guard let file = uploadFile else { return ccurl_seekfunc_cantseek() }

@@ -24,6 +24,8 @@ final class Transfer: @unchecked Sendable {
     let download: DownloadTarget?
     /// Where a streamed response's body goes, for ``CurlClient/stream(_:bufferLimit:)``.
     let stream: ResponseStream?
+    /// A request body produced while it is sent, for ``CurlBody/stream(length:contentType:_:)``.
+    let upload: UploadStream?
 
     // Driver thread only. One thread and no overlapping accesses, so no run-time exclusivity
     // checks either: the header and write callbacks reach these once per line and chunk.
@@ -54,10 +56,12 @@ final class Transfer: @unchecked Sendable {
     #endif
 
     init(
-        request: CurlRequest, parts: URLParts, download: DownloadTarget?, stream: ResponseStream? = nil, headLimit: Int,
+        request: CurlRequest, parts: URLParts, download: DownloadTarget?, stream: ResponseStream? = nil, upload: UploadStream? = nil,
+        headLimit: Int,
         driverID: ObjectIdentifier, progressOutbox: ProgressOutbox, cookies: CookieStore?
     ) {
         self.stream = stream
+        self.upload = upload
         self.request = request
         self.progressOutbox = progressOutbox
         self.cookies = cookies
@@ -254,6 +258,17 @@ final class Transfer: @unchecked Sendable {
             let buffer = handle!.uploadCopy(of: bytes)
             try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
             try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, buffer.baseAddress), "CURLOPT_POSTFIELDS")
+        case .produced(let length, _):
+            guard hop.count == 0 else {
+                throw error(
+                    .invalidRequest,
+                    "a 307 or 308 redirect asks for the body again, and a body produced while it is sent cannot be sent twice; send the request to \(redactingUserInfo(hop.url)), or give the body as bytes or a file"
+                )
+            }
+            let context = retainedForC!.toOpaque()
+            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1)), "CURLOPT_POSTFIELDSIZE_LARGE")
+            try curlCheck(ccurl_easy_setopt_read_function(easy, uploadReadTrampoline), "CURLOPT_READFUNCTION")
+            try curlCheck(ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context), "CURLOPT_READDATA")
         case .file(let path):
             if let uploadFile {
                 // Sent again after a redirect that keeps the body.

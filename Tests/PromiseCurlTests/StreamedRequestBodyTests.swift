@@ -1,0 +1,151 @@
+import Foundation
+import PromiseCore
+import PromiseTestSupport
+import Testing
+
+@testable import PromiseCurl
+
+/// Request bodies produced while they are sent, against the fault server's `/echo` (which
+/// reports the raw header lines and the decoded body) and `/no-read` (which never reads).
+@Suite struct StreamedRequestBodyTests {
+    let client: CurlClient
+    let faults = TestServer.faults
+
+    init() throws { client = try CurlClient() }
+
+    @Test func aBodyOfUnknownLengthGoesOutChunkedAsItIsWritten() async throws {
+        let body = CurlBody.stream(contentType: "text/plain") { writer in
+            for line in ["one", "two", "three"] {
+                try await writer.write(Array("\(line)\n".utf8))
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        #expect(body.count == nil)
+        let echo = try await client.post(faults.url("/echo"), body: body).validate().decode(RawEcho.self).get()
+        #expect(echo.body == "one\ntwo\nthree\n")
+        #expect(echo.lines(named: "Transfer-Encoding") == ["Transfer-Encoding: chunked"])
+        #expect(echo.lines(named: "Content-Length").isEmpty)
+        #expect(echo.lines(named: "Content-Type") == ["Content-Type: text/plain"])
+    }
+
+    @Test func aBodyOfDeclaredLengthGoesOutWithContentLength() async throws {
+        let total = 3_000_000
+        let body = CurlBody.stream(length: total) { writer in
+            var sent = 0
+            while sent < total {
+                let count = min(65_536, total - sent)
+                try await writer.write((sent..<sent + count).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+                sent += count
+            }
+        }
+        #expect(body.count == total)
+        let echo = try await client.post(faults.url("/echo"), body: body).validate().decode(RawEcho.self).get()
+        #expect(echo.lines(named: "Content-Length") == ["Content-Length: \(total)"])
+        #expect(echo.body == String(decoding: (0..<total).map { UInt8(ascii: "a") + UInt8($0 % 26) }, as: UTF8.self))
+    }
+
+    @Test func aSequenceOfChunksIsSent() async throws {
+        let (chunks, continuation) = AsyncStream<[UInt8]>.makeStream()
+        Task {
+            for word in ["alpha ", "beta ", "gamma"] {
+                continuation.yield(Array(word.utf8))
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            continuation.finish()
+        }
+        let echo = try await client.put(faults.url("/echo"), body: .stream(chunks)).validate().decode(RawEcho.self).get()
+        #expect(echo.method == "PUT")
+        #expect(echo.body == "alpha beta gamma")
+    }
+
+    @Test func aProducerThatThrowsFailsTheRequestWithItsError() async throws {
+        struct SourceGone: Error {}
+        let body = CurlBody.stream { writer in
+            try await writer.write(Array("partial".utf8))
+            throw SourceGone()
+        }
+        let error = await #expect(throws: CurlError.self) { try await client.post(faults.url("/echo"), body: body).get() }
+        #expect(error?.code == .readError, "\(String(describing: error))")
+        #expect(error?.underlying is SourceGone, "\(String(describing: error))")
+        #expect(error?.message.contains("producer failed") == true)
+    }
+
+    @Test func writingMoreThanTheDeclaredLengthFails() async throws {
+        let body = CurlBody.stream(length: 5) { writer in try await writer.write(Array("123456".utf8)) }
+        let error = await #expect(throws: CurlError.self) { try await client.post(faults.url("/echo"), body: body).get() }
+        #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+        #expect(error?.message.contains("more than the declared length of 5") == true)
+    }
+
+    @Test func writingLessThanTheDeclaredLengthFails() async throws {
+        let body = CurlBody.stream(length: 50) { writer in try await writer.write(Array("short".utf8)) }
+        let error = await #expect(throws: CurlError.self) { try await client.post(faults.url("/echo"), body: body).get() }
+        #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+        #expect(error?.message.contains("after 5 of the declared 50 bytes") == true)
+    }
+
+    @Test(arguments: [307, 308])
+    func aRedirectThatWouldSendTheBodyAgainFails(status: Int) async throws {
+        let body = CurlBody.stream { writer in try await writer.write(Array("once".utf8)) }
+        let error = await #expect(throws: CurlError.self) {
+            try await client.post(faults.url("/redirect?status=\(status)&to=/echo"), body: body).get()
+        }
+        #expect(error?.code == .invalidRequest, "\(String(describing: error))")
+        #expect(error?.message.contains("cannot be sent twice") == true)
+    }
+
+    @Test func aRedirectThatDropsTheBodyIsFollowed() async throws {
+        let body = CurlBody.stream { writer in try await writer.write(Array("once".utf8)) }
+        let echo = try await client.post(faults.url("/redirect?status=303&to=/echo"), body: body).validate().decode(RawEcho.self).get()
+        #expect(echo.method == "GET")
+        #expect(echo.body == "")
+    }
+
+    /// A server that reads nothing: the producer is held back once the buffers are full, and
+    /// cancelling the request ends it.
+    @Test func aServerThatDoesNotReadHoldsTheProducerBack() async throws {
+        let written = Lock(0)
+        let stopped = Lock<String?>(nil)
+        let body = CurlBody.stream { writer in
+            do {
+                while true {
+                    try await writer.write([UInt8](repeating: 0x78, count: 65_536))
+                    written.withLock { $0 += 65_536 }
+                }
+            } catch {
+                stopped.withLock { $0 = "\(error)" }
+                throw error
+            }
+        }
+        let request = client.post(faults.url("/no-read"), body: body)
+        // The kernel's socket buffers take a few MiB; then the writes wait.
+        #expect(try await eventually { written.withLock { $0 } >= 1 << 20 })
+        var last = written.withLock { $0 }
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(100))
+            let now = written.withLock { $0 }
+            if now == last { break }
+            last = now
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(written.withLock { $0 } == last, "the producer is held back")
+        #expect(last < 64 << 20, "\(last) bytes written to a server that reads nothing")
+        request.cancel()
+        await #expect(throws: CancellationError.self) { try await request.get() }
+        #expect(try await eventually { stopped.withLock { $0 } != nil })
+        #expect(try await eventually { client.pendingRequests == 0 })
+    }
+
+    @Test func cancellingBeforeTheFirstWriteEndsTheProducer() async throws {
+        let ended = Lock(0)
+        let body = CurlBody.stream { writer in
+            defer { ended.withLock { $0 += 1 } }
+            try await Task.sleep(for: .seconds(600))
+            try await writer.write([1])
+        }
+        let request = client.post(faults.url("/echo"), body: body)
+        request.cancel()
+        await #expect(throws: CancellationError.self) { try await request.get() }
+        #expect(try await eventually { ended.withLock { $0 } == 1 }, "the producer's task is cancelled")
+    }
+}
