@@ -6,7 +6,7 @@
 #
 #   Benchmarks/curl-ratios.sh [ROUNDS] [SCALE] [WORKLOADS] [BIG_MIB]
 #       default 5 rounds, scale 1 (5 000 GETs at c=1, 20 000 at c=16 and c=256), workloads
-#       c1,c16,c256,inline,download, a 256 MiB download (~1 min once built)
+#       c1,c16,c256,inline,download,stream, a 256 MiB download (~1 min once built)
 #
 # nginx (one worker) runs pinned to CPU 0 and the clients to CPU 1 (PIN=0 to not pin), so each
 # side gets a core of this 2-core machine and no candidate's threads compete with the server's.
@@ -16,7 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${1:-5}
 scale=${2:-1}
-workloads=${3:-c1,c16,c256,inline,download}
+workloads=${3:-c1,c16,c256,inline,download,stream}
 big_mib=${4:-256}
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "curl-ratios: nginx is not installed (apt-get install nginx)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/promisecurl-bench.XXXXXX")

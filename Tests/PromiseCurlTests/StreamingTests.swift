@@ -242,17 +242,35 @@ extension StreamingTests {
         #expect(received.withLock { $0 } == streamPattern(1_000_000))
     }
 
+    /// On the inline context the consumer runs on the client's thread once libcurl has
+    /// returned (and on the caller's thread for what was buffered when `forEach` began).
     @Test func forEachOnTheInlineContextNeverRunsInsideLibcurl() async throws {
-        let streamed = try await client.stream(CurlRequest(.get, faults.url("/stream?bytes=300000")), bufferLimit: 20_000).get()
-        let outbox = client.driver.progressOutbox
-        let insideLibcurl = Lock(0)
-        let count = Lock(0)
+        var configuration = CurlConfiguration()
+        configuration.threadName = "curl-inline"
+        let own = try CurlClient(configuration: configuration)
+        defer { own.shutdown() }
+        let streamed = try await own.stream(CurlRequest(.get, faults.url("/stream?bytes=3000000")), bufferLimit: 20_000).get()
+        let outbox = own.driver.progressOutbox
+        struct Seen: Sendable {
+            var onDriver = 0
+            var insideLibcurl = 0
+            var bytes = 0
+        }
+        let seen = Lock(Seen())
         try await streamed.body.forEach(on: InlineContext()) { chunk in
-            if outbox.insideLibcurl { insideLibcurl.withLock { $0 += 1 } }
-            count.withLock { $0 += chunk.count }
+            // `insideLibcurl` belongs to the driver thread: read only there.
+            let onDriver = currentThreadName() == "curl-inline"
+            let inside = onDriver && outbox.insideLibcurl
+            seen.withLock {
+                $0.bytes += chunk.count
+                if onDriver { $0.onDriver += 1 }
+                if inside { $0.insideLibcurl += 1 }
+            }
         }.get()
-        #expect(count.withLock { $0 } == 300_000)
-        #expect(insideLibcurl.withLock { $0 } == 0)
+        let result = seen.withLock { $0 }
+        #expect(result.bytes == 3_000_000)
+        #expect(result.onDriver > 0, "the consumer ran on the client's thread")
+        #expect(result.insideLibcurl == 0)
     }
 
     @Test func aThrowingForEachStopsTheTransferWithItsError() async throws {

@@ -176,6 +176,7 @@ http {{
         listen {HOST}:{http};
         root {root};
         location = /hello {{ default_type text/plain; return 200 "hello\\n"; }}
+        location = /event {{ default_type text/event-stream; return 200 "data: hello\\n\\n"; }}
     }}
     server {{
         listen {HOST}:{https} ssl http2;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum sink_kind { SINK_SMALL, SINK_GROW, SINK_FILE };
+enum sink_kind { SINK_SMALL, SINK_GROW, SINK_FILE, SINK_COUNT };
 
 typedef struct {
     CURL *easy;
@@ -17,6 +17,7 @@ typedef struct {
     size_t capacity;
     int fd;
     int failed;
+    unsigned long checksum;
 } slot;
 
 struct curl_raw_bench {
@@ -28,6 +29,12 @@ struct curl_raw_bench {
 static size_t on_write(char *data, size_t size, size_t count, void *context) {
     slot *s = context;
     size_t n = size * count;
+    if (s->kind == SINK_COUNT) {
+        // A consumer that looks at each chunk as it arrives: a checksum of its first byte.
+        if (n > 0) s->checksum += (unsigned char)data[0];
+        s->length += n;
+        return n;
+    }
     if (s->kind == SINK_FILE) {
         size_t done = 0;
         while (done < n) {
@@ -179,6 +186,14 @@ int64_t curl_raw_download_file(curl_raw_bench *bench, const char *url, const cha
     int64_t bytes = run(bench, url, 1, 1);
     if (close(s->fd) != 0) bytes = -1;
     s->fd = -1;
+    s->kind = SINK_SMALL;
+    return bytes;
+}
+
+int64_t curl_raw_download_count(curl_raw_bench *bench, const char *url) {
+    slot *s = &bench->slots[0];
+    s->kind = SINK_COUNT;
+    int64_t bytes = run(bench, url, 1, 1);
     s->kind = SINK_SMALL;
     return bytes;
 }

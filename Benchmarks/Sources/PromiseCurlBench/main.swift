@@ -6,9 +6,11 @@
 //
 // DIRECTORY holds the downloaded files (default /tmp); ROUNDS defaults to 5. SCALE 1 is the
 // issue's sizes: 5 000 GETs at concurrency 1 and 20 000 at 16 and 256, and a 256 MiB
-// download. WORKLOADS is a comma list of c1, c16, c256, inline and download (all by
-// default; `inline` adds the PromiseCurl rows whose callbacks run on the client's thread).
-// BIG_MIB sets the download's size (default 256).
+// download. WORKLOADS is a comma list of c1, c16, c256, inline, download and stream (all by
+// default; `inline` adds the PromiseCurl rows whose callbacks run on the client's thread;
+// `stream` reads the big file through a streamed body's consumer, against a C write callback
+// that looks at each chunk, and times 1 000 requests to a one-event `text/event-stream` up to
+// their first event). BIG_MIB sets the download's size (default 256).
 //
 // The server is `scripts/testservers/serve.py nginx` (one worker), started here and stopped
 // when this process ends. Environment: CURL_BENCH_SERVE overrides the path of serve.py;
@@ -29,7 +31,7 @@ let arguments = CommandLine.arguments
 let directory = arguments.count > 1 ? arguments[1] : "/tmp"
 let rounds = max(1, arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5)
 let scale = arguments.count > 3 ? Double(arguments[3]) ?? 1 : 1
-let selected = Set((arguments.count > 4 ? arguments[4] : "c1,c16,c256,inline,download").split(separator: ",").map(String.init))
+let selected = Set((arguments.count > 4 ? arguments[4] : "c1,c16,c256,inline,download,stream").split(separator: ",").map(String.init))
 let bigMiB = arguments.count > 5 ? Int(arguments[5]) ?? 256 : 256
 let concurrencies = [1, 16, 256].filter { selected.contains("c\($0)") }
 func requestCount(_ concurrency: Int) -> Int { max(concurrency, Int((concurrency == 1 ? 5_000 : 20_000) * scale)) }
@@ -61,7 +63,7 @@ func startServer() -> (Process, ServerInfo) {
         .deletingLastPathComponent().appendingPathComponent("scripts/testservers/serve.py").path
     guard FileManager.default.fileExists(atPath: script) else { Log.fail("no serve.py at \(script); set CURL_BENCH_SERVE") }
     var command = ["python3", script, "nginx", "--parent", "\(getpid())", "--workers", "1"]
-    if selected.contains("download") { command += ["--big-mib", "\(bigMiB)"] }
+    if selected.contains("download") || selected.contains("stream") { command += ["--big-mib", "\(bigMiB)"] }
     if let cpus = environment["CURL_BENCH_SERVER_CPUS"], !cpus.isEmpty { command = ["taskset", "-c", cpus] + command }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -240,7 +242,7 @@ let bigURL = "\(base)/big.bin"
 let bigBytes = bigMiB << 20
 let serverPinning = ProcessInfo.processInfo.environment["CURL_BENCH_SERVER_CPUS"].map { " (CPU \($0))" } ?? ""
 Log.line("nginx on 127.0.0.1:\(info.http)\(serverPinning)")
-if selected.contains("download") {
+if selected.contains("download") || selected.contains("stream") {
     // serve.py has just written big.bin: flush it now, or its writeback competes with the
     // first timed downloads to a file.
     sync()
@@ -265,7 +267,7 @@ func makeClients(_ concurrency: Int) -> Clients {
 }
 
 var clients: [Int: Clients] = [:]
-for concurrency in Set(concurrencies + (selected.contains("download") ? [1] : [])) {
+for concurrency in Set(concurrencies + (selected.contains("download") || selected.contains("stream") ? [1] : [])) {
     clients[concurrency] = makeClients(concurrency)
 }
 
@@ -289,6 +291,38 @@ downloadOptions.durable = false
 func checkSize(_ bytes: Int, _ who: String) {
     if bytes != bigBytes { Log.fail("\(who) downloaded \(bytes) bytes, expected \(bigBytes)") }
 }
+
+/// Runs `work` in a task and blocks this thread until it is done.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> T {
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<Result<T, any Error>?>(nil)
+    Task {
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+        result.withLock { $0 = outcome }
+        done.signal()
+    }
+    done.wait()
+    switch result.withLock({ $0 })! {
+    case .success(let value): return value
+    case .failure(let error): Log.fail("\(error)")
+    }
+}
+
+/// A streamed body's consumer that looks at each chunk as it arrives, as the C write callback
+/// does: the sum of each chunk's first byte, and the bytes.
+struct ChunkTally: Sendable {
+    var bytes = 0
+    var checksum: UInt = 0
+
+    mutating func take(_ chunk: [UInt8]) {
+        if let first = chunk.first { checksum &+= UInt(first) }
+        bytes += chunk.count
+    }
+}
+
+let eventURL = "\(base)/event"
+let eventCount = max(10, Int(1_000 * scale))
 
 for round in 0..<rounds {
     Log.line("round \(round + 1)/\(rounds)")
@@ -366,6 +400,68 @@ for round in 0..<rounds {
                 let t = seconds { checkSize(Int(curl_raw_download_file(c.raw, bigURL, downloadPath)), "raw C to a file") }
                 unlink(downloadPath)
                 record(file, unit: "MB/s", .raw, megabytes / t)
+            },
+        ]
+        for step in rotated(steps, by: round) { step.run() }
+    }
+
+    if selected.contains("stream") {
+        let c = clients[1]!
+        let megabytes = Double(bigBytes) / 1e6
+        let asyncLabel = "\(bigMiB) MiB streamed through a consumer, for try await (raw C: a write callback)"
+        let forEachLabel = "\(bigMiB) MiB streamed through a consumer, forEach on the default context"
+        let eventLabel = "requests to their first event, \(eventCount) one after another (raw C: whole responses)"
+        let client = c.promise
+        let steps: [Step] = [
+            Step("promise-stream") {
+                let t = seconds {
+                    let tally = blocking {
+                        var tally = ChunkTally()
+                        for try await chunk in try await client.stream(CurlRequest(.get, bigURL)).get().validate().body { tally.take(chunk) }
+                        return tally
+                    }
+                    checkSize(tally.bytes, "PromiseCurl stream, for try await")
+                }
+                record(asyncLabel, unit: "MB/s", .promise, megabytes / t)
+            },
+            Step("promise-stream-forEach") {
+                let t = seconds {
+                    let tally = Mutex(ChunkTally())
+                    do {
+                        let streamed = try awaitPromise(client.stream(CurlRequest(.get, bigURL))).validate()
+                        try awaitPromise(streamed.body.forEach { chunk in tally.withLock { $0.take(chunk) } })
+                    } catch {
+                        Log.fail("PromiseCurl stream, forEach failed: \(error)")
+                    }
+                    checkSize(tally.withLock { $0.bytes }, "PromiseCurl stream, forEach")
+                }
+                record(forEachLabel, unit: "MB/s", .promise, megabytes / t)
+            },
+            Step("raw-stream") {
+                let t = seconds { checkSize(Int(curl_raw_download_count(c.raw, bigURL)), "raw C write callback") }
+                record(asyncLabel, unit: "MB/s", .raw, megabytes / t)
+                record(forEachLabel, unit: "MB/s", .raw, megabytes / t)
+            },
+            Step("promise-first-event") {
+                let t = seconds {
+                    let events = blocking {
+                        var events = 0
+                        for _ in 0..<eventCount {
+                            let streamed = try await client.stream(CurlRequest(.get, eventURL)).get()
+                            var iterator = streamed.body.serverSentEvents().makeAsyncIterator()
+                            if try await iterator.next()?.data == "hello" { events += 1 }
+                        }
+                        return events
+                    }
+                    if events != eventCount { Log.fail("PromiseCurl got \(events) first events of \(eventCount)") }
+                }
+                record(eventLabel, unit: "req/s", .promise, Double(eventCount) / t)
+            },
+            Step("raw-first-event") {
+                let t = seconds {
+                    if curl_raw_requests(c.raw, eventURL, Int64(eventCount)) != Int64(13 * eventCount) { Log.fail("raw C /event requests failed") }
+                }
+                record(eventLabel, unit: "req/s", .raw, Double(eventCount) / t)
             },
         ]
         for step in rotated(steps, by: round) { step.run() }

@@ -27,6 +27,10 @@ int64_t curl_raw_download_memory(curl_raw_bench *bench, const char *url);
 /// fsynced). Returns the body's size, or -1 on failure.
 int64_t curl_raw_download_file(curl_raw_bench *bench, const char *url, const char *path);
 
+/// One GET of `url` whose body is looked at chunk by chunk in the write callback and not kept,
+/// the C counterpart of a streamed body's consumer. Returns the body's size, or -1 on failure.
+int64_t curl_raw_download_count(curl_raw_bench *bench, const char *url);
+
 /// curl_version(), for the report.
 const char *curl_raw_version(void);
 
