@@ -139,7 +139,7 @@ public struct CurlBodyStream: AsyncSequence, Sendable {
         guard stream.claim() else {
             return Promise(CurlError(.invalidArgument, message: "a streamed response body can be read once, by one iterator or forEach"))
         }
-        let consumer = CallbackConsumer(stream: stream, context: context ?? Promises.defaultContext, body: body)
+        let consumer = CallbackConsumer(owner: owner, context: context ?? Promises.defaultContext, body: body)
         consumer.context.execute { consumer.run() }
         return consumer.done
     }

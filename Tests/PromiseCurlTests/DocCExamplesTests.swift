@@ -129,9 +129,94 @@ extension CurlDocCExamplesTests {
 }
 
 /// Lines printed from callbacks, for a test to wait for.
+/// The Streaming article's blocks, against the fault server.
+@Suite struct CurlStreamingDocCExamplesTests {
+    let client: CurlClient
+    let faults = TestServer.faults
+
+    init() throws { client = try CurlClient() }
+
+    @Test func aBodyAsAnAsyncSequence() async throws {
+        let feedURL = faults.url("/stream?bytes=500000")
+
+        // DocC: begin
+        let streamed = try await client.stream(CurlRequest(.get, feedURL)).get().validate()
+        var received = 0
+        for try await chunk in streamed.body {   // [UInt8], in order, decoded from gzip if sent so
+            received += chunk.count
+        }
+        // DocC: end
+
+        #expect(received == 500_000)
+    }
+
+    @Test func callbacksOnAContext() async throws {
+        final class Parser: Sendable {
+            let bytes = Lock(0)
+            func feed(_ chunk: [UInt8]) {
+                dispatchPrecondition(condition: .notOnQueue(.main))
+                bytes.withLock { $0 += chunk.count }
+            }
+        }
+        let parser = Parser()
+        let queue = DispatchQueue(label: "log-parser")
+        let logURL = faults.url("/stream?bytes=300000")
+
+        // DocC: begin
+        let lines = client.stream(CurlRequest(.get, logURL)).then { streamed in
+            streamed.body.forEach(on: queue) { chunk in
+                parser.feed(chunk)               // runs on `queue`, chunk after chunk
+            }
+        }
+        // DocC: end
+
+        try await lines.get()
+        #expect(parser.bytes.withLock { $0 } == 300_000)
+    }
+
+    @Test func anEventSource() async throws {
+        let eventsURL = faults.url("/events?count=2")
+        let printed = Recorded()
+        @Sendable func print(_ items: String...) { printed.append(items.joined(separator: " ")) }
+
+        let reader = Task {
+            // DocC: begin
+            for try await event in client.events(CurlRequest(.get, eventsURL)) {
+                print(event.type, event.id ?? "-", event.data)
+            }
+            // DocC: end
+        }
+        // The stream reconnects for ever: two events a connection, numbered on.
+        for _ in 0..<1_000 where printed.all().count < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        #expect(Array(printed.all().prefix(3)) == ["tick 1 event 1\nsecond line", "tick 2 event 2\nsecond line", "tick 3 event 3\nsecond line"])
+    }
+
+    @Test func aProducedBody() async throws {
+        let records = ["{\"n\":1}", "{\"n\":2}"]
+        let ingestURL = faults.url("/echo")
+
+        // DocC: begin
+        let upload = CurlBody.stream(contentType: "application/x-ndjson") { writer in
+            for record in records {
+                try await writer.write(Array((record + "\n").utf8))   // waits while 256 KiB are queued
+            }
+        }
+        let stored = client.post(ingestURL, body: upload).validate()
+        // DocC: end
+
+        let echo = try await stored.decode(RawEcho.self).get()
+        #expect(echo.body == "{\"n\":1}\n{\"n\":2}\n")
+        #expect(echo.lines(named: "Content-Type") == ["Content-Type: application/x-ndjson"])
+    }
+}
+
 final class Recorded: Sendable {
     private let lines = Lock<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
+    /// Every line so far.
+    func all() -> [String] { lines.withLock { $0 } }
     /// The first line, once there is one (nil after 10 s).
     func first() async -> String? {
         for _ in 0..<1_000 {

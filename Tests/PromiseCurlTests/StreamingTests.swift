@@ -273,6 +273,17 @@ extension StreamingTests {
         #expect(result.insideLibcurl == 0)
     }
 
+    /// The response and its body are let go as soon as `forEach` is called; the consumer
+    /// keeps the body until it has handed all of it over.
+    @Test func forEachKeepsTheBodyItReads() async throws {
+        let count = Lock(0)
+        let done = client.stream(CurlRequest(.get, faults.url("/stream?bytes=400000")), bufferLimit: 20_000).then { streamed in
+            streamed.body.forEach { chunk in count.withLock { $0 += chunk.count } }
+        }
+        try await done.get()
+        #expect(count.withLock { $0 } == 400_000)
+    }
+
     @Test func aThrowingForEachStopsTheTransferWithItsError() async throws {
         struct Enough: Error {}
         let streamed = try await client.stream(CurlRequest(.get, faults.url("/stream?bytes=50000000")), bufferLimit: 10_000).get()

@@ -156,11 +156,15 @@ final class ResponseStream: Sendable {
 /// and settles `done` with the end of the body.
 final class CallbackConsumer: Sendable {
     let context: any ExecutionContext
+    /// The body, kept while the consumer runs: the caller may let go of every copy of it.
+    private let owner: CurlBodyStream.Owner
     private let stream: ResponseStream
     private let body: @Sendable ([UInt8]) throws -> Void
     let done: Promise<Void>
 
-    init(stream: ResponseStream, context: any ExecutionContext, body: @escaping @Sendable ([UInt8]) throws -> Void) {
+    init(owner: CurlBodyStream.Owner, context: any ExecutionContext, body: @escaping @Sendable ([UInt8]) throws -> Void) {
+        self.owner = owner
+        let stream = owner.stream
         self.stream = stream
         self.context = context
         self.body = body
