@@ -169,8 +169,9 @@ public final class CurlClient: Sendable {
         stream?.attach(transfer)
         if let upload, let producer { upload.start(transfer, producing: producer.produce) }
         guard driver.submit(transfer) else {
-            upload?.transferEnded()
             let error = driver.refusal.attaching(method: method, url: request.url)
+            upload?.transferEnded()
+            stream?.transferEnded(.failure(error))
             #if Tracing || Metrics
                 if let telemetry { RequestTelemetry.end(telemetry, method: method, .failure(error), measures: TransferMeasures()) }
             #endif

@@ -319,3 +319,28 @@ extension StreamingTests {
         #expect(error?.message.contains("stalled") == true, "\(String(describing: error))")
     }
 }
+
+extension StreamingTests {
+    /// A client that was shut down refuses the request, and neither the stream nor the
+    /// produced body's task is left behind holding the transfer.
+    @Test func aShutDownClientRefusesAndKeepsNothing() async throws {
+        let own = try CurlClient()
+        _ = try await own.shutdown().get()
+        weak var leftBehind: ResponseStream?
+        do {
+            let stream = ResponseStream(limit: 10, driver: own.driver)
+            leftBehind = stream
+            let promise = own.submit(CurlRequest(.get, faults.url("/stream?bytes=10")), download: nil, stream: stream)
+            let error = await #expect(throws: CurlError.self) { try await promise.get() }
+            #expect(error?.code == .shutdown)
+        }
+        #expect(leftBehind == nil, "the stream and its transfer were released")
+        let writeFailed = Lock(0)
+        let body = CurlBody.stream { writer in
+            do { try await writer.write([1]) } catch { writeFailed.withLock { $0 += 1 } }
+        }
+        let error = await #expect(throws: CurlError.self) { try await own.post(faults.url("/echo"), body: body).get() }
+        #expect(error?.code == .shutdown)
+        #expect(try await eventually { writeFailed.withLock { $0 } == 1 }, "the producer's write fails: the request ended")
+    }
+}
