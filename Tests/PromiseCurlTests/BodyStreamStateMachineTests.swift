@@ -67,16 +67,48 @@ import Testing
         #expect(machine.bufferedBytes == 0)
     }
 
-    @Test func aConsumerWaitsOnAnEmptyBufferAndGetsTheNextChunkDirectly() {
+    @Test func aWaitingConsumerGetsTheChunksOfOnePassWithOneWake() {
         var machine = Machine(limit: 100)
         guard case .wait = machine.next(orWait: nil) else { Issue.record("nothing buffered: \(machine.state)"); return }
         guard case .buffering = machine.state else { Issue.record("asking without a waiter stores nothing: \(machine.state)"); return }
         guard case .wait = machine.next(orWait: 1) else { Issue.record("\(machine.state)"); return }
         guard case .consumerWaiting(1) = machine.state else { Issue.record("\(machine.state)"); return }
-        guard case .deliver(1, let chunk) = machine.chunkArrived(Self.chunk(30)) else { Issue.record("\(machine.state)"); return }
-        #expect(chunk.count == 30)
+        guard case .wakeAfterPass = machine.chunkArrived(Self.chunk(30, 1)) else { Issue.record("\(machine.state)"); return }
+        guard case .buffered = machine.chunkArrived(Self.chunk(30, 2)) else { Issue.record("one wake per pass: \(machine.state)"); return }
+        #expect(machine.bufferedBytes == 60)
+        guard case .wake(1, let first, resume: false) = machine.passEnded() else { Issue.record("\(machine.state)"); return }
+        #expect(first == Self.chunk(30, 1))
+        guard case .none = machine.passEnded() else { Issue.record("woken once: \(machine.state)"); return }
+        guard case .chunk(let second) = machine.next(orWait: nil) else { Issue.record("\(machine.state)"); return }
+        #expect(second == Self.chunk(30, 2))
+    }
+
+    @Test func theBoundHoldsWhileAWakeIsPending() {
+        var machine = Machine(limit: 50)
+        _ = machine.next(orWait: 1)
+        _ = machine.chunkArrived(Self.chunk(30))
+        guard case .pause = machine.chunkArrived(Self.chunk(30)) else { Issue.record("60 > 50: \(machine.state)"); return }
+        #expect(machine.pauses == 1)
+        guard case .wake(1, _, resume: true) = machine.passEnded() else { Issue.record("the buffer is empty again: \(machine.state)"); return }
         #expect(Self.isBuffering(machine, .flowing))
-        #expect(machine.bufferedBytes == 0)
+    }
+
+    @Test func aPendingWakeIsCancelledOrEndedWithTheConsumerWoken() {
+        var cancelled = Machine(limit: 50)
+        _ = cancelled.next(orWait: 1)
+        _ = cancelled.chunkArrived(Self.chunk(10))
+        guard case .stopTransferAndWake(1) = cancelled.consumerCancelled() else { Issue.record("\(cancelled.state)"); return }
+        guard case .none = cancelled.passEnded() else { Issue.record("\(cancelled.state)"); return }
+
+        var ended = Machine(limit: 50)
+        _ = ended.next(orWait: 2)
+        _ = ended.chunkArrived(Self.chunk(10, 1))
+        _ = ended.chunkArrived(Self.chunk(10, 2))
+        guard case .wakeWithChunk(2, let first) = ended.transferEnded(.complete) else { Issue.record("\(ended.state)"); return }
+        #expect(first == Self.chunk(10, 1))
+        guard case .chunk(let second) = ended.next(orWait: nil) else { Issue.record("\(ended.state)"); return }
+        #expect(second == Self.chunk(10, 2))
+        guard case .end = ended.next(orWait: nil) else { Issue.record("\(ended.state)"); return }
     }
 
     @Test func aSecondWaiterIsRefused() {

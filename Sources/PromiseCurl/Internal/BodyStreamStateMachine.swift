@@ -32,6 +32,10 @@ struct BodyStreamStateMachine<Waiter> {
         case buffering(ChunkBuffer, Flow)
         /// The transfer runs, the buffer is empty and the consumer waits for the next chunk.
         case consumerWaiting(Waiter)
+        /// The consumer waits, and chunks arrived during this call into libcurl: they are
+        /// handed over together once libcurl returns (``passEnded()``), one wake-up for all of
+        /// them instead of one a chunk.
+        case waking(ChunkBuffer, Flow, Waiter)
         /// The transfer is over; the consumer reads what is buffered, then `ending`.
         case ended(ChunkBuffer, Ending)
         /// The consumer gave up: chunks that still arrive are dropped, and its next read
@@ -56,7 +60,7 @@ struct BodyStreamStateMachine<Waiter> {
     /// The bytes buffered now.
     var bufferedBytes: Int {
         switch state {
-        case .buffering(let buffer, _), .ended(let buffer, _): buffer.bytes
+        case .buffering(let buffer, _), .ended(let buffer, _), .waking(let buffer, _, _): buffer.bytes
         case .consumerWaiting, .cancelled, .finished: 0
         }
     }
@@ -67,8 +71,9 @@ struct BodyStreamStateMachine<Waiter> {
     enum ChunkAction {
         /// It was buffered: take it (return its length to libcurl).
         case buffered
-        /// Hand it to the waiting consumer, then take it.
-        case deliver(Waiter, [UInt8])
+        /// It was buffered for the waiting consumer: take it, and call ``passEnded()`` once
+        /// libcurl has returned.
+        case wakeAfterPass
         /// Refuse it (`CURL_WRITEFUNC_PAUSE`): libcurl keeps it and delivers it again when
         /// the transfer resumes.
         case pause
@@ -91,9 +96,22 @@ struct BodyStreamStateMachine<Waiter> {
             state = .buffering(buffer, .flowing)
             return .buffered
         case .consumerWaiting(let waiter):
-            state = .buffering(ChunkBuffer(), .flowing)
+            var buffer = ChunkBuffer()
+            buffer.append(chunk)
             mostBuffered = max(mostBuffered, chunk.count)
-            return .deliver(waiter, chunk)
+            state = .waking(buffer, .flowing, waiter)
+            return .wakeAfterPass
+        case .waking(var buffer, let flow, let waiter):
+            if flow == .paused || buffer.bytes + chunk.count > limit {
+                if flow == .flowing { pauses += 1 }
+                state = .waking(buffer, .paused, waiter)
+                return .pause
+            }
+            state = .finished
+            buffer.append(chunk)
+            mostBuffered = max(mostBuffered, buffer.bytes)
+            state = .waking(buffer, .flowing, waiter)
+            return .buffered
         case .cancelled, .finished:
             return .discard
         case .ended:
@@ -101,11 +119,32 @@ struct BodyStreamStateMachine<Waiter> {
         }
     }
 
+    /// What happens once libcurl has returned from the call that delivered chunks to a waiting
+    /// consumer.
+    enum PassAction {
+        case none
+        /// Wake the consumer with this chunk (the rest stays buffered for its next reads);
+        /// `resume` asks the driver to resume the paused transfer.
+        case wake(Waiter, [UInt8], resume: Bool)
+    }
+
+    /// libcurl returned: the waiting consumer gets the first chunk that arrived meanwhile.
+    mutating func passEnded() -> PassAction {
+        guard case .waking(var buffer, let flow, let waiter) = state else { return .none }
+        state = .finished
+        let chunk = buffer.removeFirst()
+        let resume = flow == .paused && buffer.bytes <= limit / 2
+        state = .buffering(buffer, resume ? .flowing : flow)
+        return .wake(waiter, chunk, resume: resume)
+    }
+
     /// What happens once the transfer's outcome is known.
     enum EndAction {
         case none
         /// Wake the waiting consumer with the ending.
         case wake(Waiter, Ending)
+        /// Wake the waiting consumer with this chunk; the ending follows what is buffered.
+        case wakeWithChunk(Waiter, [UInt8])
     }
 
     /// The transfer ended with `ending`. The first ending counts; a later one is ignored.
@@ -117,6 +156,11 @@ struct BodyStreamStateMachine<Waiter> {
         case .consumerWaiting(let waiter):
             state = .finished
             return .wake(waiter, ending)
+        case .waking(var buffer, _, let waiter):
+            state = .finished
+            let chunk = buffer.removeFirst()
+            state = .ended(buffer, ending)
+            return .wakeWithChunk(waiter, chunk)
         case .ended, .cancelled, .finished:
             return .none
         }
@@ -175,7 +219,7 @@ struct BodyStreamStateMachine<Waiter> {
             return .fail(CancellationError())
         case .finished:
             return .end
-        case .consumerWaiting:
+        case .consumerWaiting, .waking:
             return .fail(CurlError(.invalidArgument, message: "a streamed response body was read by two consumers at once; it has one reader"))
         }
     }
@@ -197,7 +241,7 @@ struct BodyStreamStateMachine<Waiter> {
         case .buffering:
             state = .cancelled
             return .stopTransfer
-        case .consumerWaiting(let waiter):
+        case .consumerWaiting(let waiter), .waking(_, _, let waiter):
             state = .finished
             return .stopTransferAndWake(waiter)
         case .ended:

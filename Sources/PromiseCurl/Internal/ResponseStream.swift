@@ -16,11 +16,10 @@ final class ResponseStream: Sendable {
 
     typealias Machine = BodyStreamStateMachine<Waiter>
 
-    /// Where a consumer is woken from: a callback runs on its context, and never inside a
-    /// libcurl callback, even on the inline context.
+    /// Where a consumer is woken from. Never inside a libcurl callback: chunks for a waiting
+    /// consumer are handed over once libcurl has returned, so a callback consumer never runs
+    /// inside one, even on the inline context.
     enum WakeSite {
-        /// Inside a libcurl callback on the driver thread: through the driver's outbox.
-        case insideLibcurl(ProgressOutbox)
         /// The driver's turn, outside libcurl.
         case driverTurn
         /// The consumer's own thread.
@@ -70,10 +69,18 @@ final class ResponseStream: Sendable {
         switch action {
         case .buffered, .discard: return true
         case .pause: return false
-        case .deliver(let waiter, let chunk):
-            wake(waiter, .success(chunk), from: .insideLibcurl(outbox))
+        case .wakeAfterPass:
+            outbox.add(InlineContext()) { [self] in passEnded() }
             return true
         }
+    }
+
+    /// libcurl returned from the call that delivered chunks to the waiting consumer.
+    private func passEnded() {
+        let (action, transfer) = shared.withLock { ($0.machine.passEnded(), $0.transfer) }
+        guard case .wake(let waiter, let chunk, let resume) = action else { return }
+        if resume, let transfer { driver.resume(transfer) }
+        wake(waiter, .success(chunk), from: .driverTurn)
     }
 
     /// The driver settled the transfer with `result`.
@@ -85,11 +92,11 @@ final class ResponseStream: Sendable {
             case .failure(let error): return shared.machine.transferEnded(.failed(error))
             }
         }
-        if case .wake(let waiter, let ending) = action {
-            switch ending {
-            case .complete: wake(waiter, .success(nil), from: .driverTurn)
-            case .failed(let error): wake(waiter, .failure(error), from: .driverTurn)
-            }
+        switch action {
+        case .none: break
+        case .wake(let waiter, .complete): wake(waiter, .success(nil), from: .driverTurn)
+        case .wake(let waiter, .failed(let error)): wake(waiter, .failure(error), from: .driverTurn)
+        case .wakeWithChunk(let waiter, let chunk): wake(waiter, .success(chunk), from: .driverTurn)
         }
     }
 
@@ -144,7 +151,6 @@ final class ResponseStream: Sendable {
         case .callback(let consumer):
             let context = consumer.context
             switch site {
-            case .insideLibcurl(let outbox): outbox.add(context) { consumer.received(result) }
             case .driverTurn: AdapterSupport.submit(context) { consumer.received(result) }
             case .consumer: context.execute { consumer.received(result) }
             }
