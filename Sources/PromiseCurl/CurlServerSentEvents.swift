@@ -59,8 +59,7 @@ public struct CurlBodyLines: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var chunks: CurlBodyStream.AsyncIterator
         var splitter: LineSplitter
-        var ready: [String] = []
-        var readyIndex = 0
+        var ready = Parsed<String>()
         var ended = Ended.no
 
         enum Ended {
@@ -73,19 +72,16 @@ public struct CurlBodyLines: AsyncSequence, Sendable {
         /// - Throws: What reading the body throws, or ``CurlError/Code/responseTooLarge`` for a
         ///   line over the limit.
         public mutating func next() async throws -> String? {
-            while readyIndex == ready.count {
+            while true {
+                if let line = ready.next() { return line }
                 guard case .no = ended else { return nil }
-                ready = []
-                readyIndex = 0
                 if let chunk = try await chunks.next() {
-                    ready = try splitter.feed(chunk)
+                    ready = Parsed(try splitter.feed(chunk))
                 } else {
                     ended = .yes
-                    if let last = splitter.endOfBody() { ready = [last] }
+                    ready = Parsed(splitter.endOfBody().map { [$0] } ?? [])
                 }
             }
-            defer { readyIndex += 1 }
-            return ready[readyIndex]
         }
     }
 
@@ -107,8 +103,7 @@ public struct CurlBodyEvents: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var chunks: CurlBodyStream.AsyncIterator
         var parser: ServerSentEventParser
-        var ready: [ServerSentEvent] = []
-        var readyIndex = 0
+        var ready = Parsed<ServerSentEvent>()
 
         /// The next event, or `nil` once the body ended (an event not ended by a blank line
         /// is dropped, as the format says).
@@ -116,17 +111,14 @@ public struct CurlBodyEvents: AsyncSequence, Sendable {
         /// - Throws: What reading the body throws, or ``CurlError/Code/responseTooLarge`` for
         ///   an event over the limit.
         public mutating func next() async throws -> ServerSentEvent? {
-            while readyIndex == ready.count {
-                ready = []
-                readyIndex = 0
+            while true {
+                if let event = ready.next() { return event }
                 guard let chunk = try await chunks.next() else {
                     parser.endOfStream()
                     return nil
                 }
-                ready = try parser.feed(chunk)
+                ready = Parsed(try parser.feed(chunk))
             }
-            defer { readyIndex += 1 }
-            return ready[readyIndex]
         }
     }
 
@@ -190,8 +182,7 @@ public struct CurlEventSource: AsyncSequence, Sendable {
         let source: CurlEventSource
         var parser: ServerSentEventParser
         var current: CurlBodyStream.AsyncIterator?
-        var ready: [ServerSentEvent] = []
-        var readyIndex = 0
+        var ready = Parsed<ServerSentEvent>()
         var failures = 0
         var connections = 0
         /// Events the current connection delivered.
@@ -207,9 +198,8 @@ public struct CurlEventSource: AsyncSequence, Sendable {
         ///
         /// - Throws: See ``CurlClient/events(_:lastEventID:maxEventSize:maxConsecutiveFailures:)``.
         public mutating func next() async throws -> ServerSentEvent? {
-            while readyIndex == ready.count {
-                ready = []
-                readyIndex = 0
+            while true {
+                if let event = ready.next() { return event }
                 guard case .no = stopped else { return nil }
                 if current == nil {
                     guard try await connect() else {
@@ -217,30 +207,32 @@ public struct CurlEventSource: AsyncSequence, Sendable {
                         return nil
                     }
                 }
+                let chunk: [UInt8]?
                 do {
-                    if let chunk = try await current!.next() {
-                        ready = try parser.feed(chunk)
-                        if !ready.isEmpty { failures = 0 }
-                        delivered += ready.count
-                    } else {
-                        disconnected()
-                        if delivered == 0 {
-                            failures += 1
-                            if failures >= source.maxFailures {
-                                throw CurlError(
-                                    .gotNothing, message: "the event stream ended \(failures) times in a row without an event",
-                                    method: source.request.method.rawValue, url: source.request.url)
-                            }
-                        }
-                    }
-                } catch let error as CurlError where error.code != .responseTooLarge && error.code != .shutdown {
+                    chunk = try await current!.next()
+                } catch let error as CurlError where error.code != .shutdown {
                     disconnected()
                     failures += 1
                     if failures >= source.maxFailures { throw error }
+                    continue
                 }
+                guard let chunk else {
+                    disconnected()
+                    if delivered == 0 {
+                        failures += 1
+                        if failures >= source.maxFailures {
+                            throw CurlError(
+                                .gotNothing, message: "the event stream ended \(failures) times in a row without an event",
+                                method: source.request.method.rawValue, url: source.request.url)
+                        }
+                    }
+                    continue
+                }
+                let events = try parser.feed(chunk)
+                if !events.isEmpty { failures = 0 }
+                delivered += events.count
+                ready = Parsed(events)
             }
-            defer { readyIndex += 1 }
-            return ready[readyIndex]
         }
 
         private mutating func disconnected() {
@@ -287,5 +279,20 @@ public struct CurlEventSource: AsyncSequence, Sendable {
     /// An iterator over the events.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(source: self, parser: ServerSentEventParser(limit: maxEventSize, lastEventID: lastEventID))
+    }
+}
+
+/// What one chunk of a body parsed into, handed out one at a time.
+struct Parsed<Element> {
+    private var items: [Element]
+    private var index = 0
+
+    init(_ items: [Element] = []) { self.items = items }
+
+    /// The next item, or `nil` when all were handed out.
+    mutating func next() -> Element? {
+        guard index < items.count else { return nil }
+        defer { index += 1 }
+        return items[index]
     }
 }

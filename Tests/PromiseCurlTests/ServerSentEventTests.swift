@@ -207,3 +207,13 @@ import Testing
         #expect(first.withLock { $0 }?.id == "1")
     }
 }
+
+extension ServerSentEventStreamTests {
+    @Test func aStreamThatEndsWithoutEventsGivesUpAfterTheAttemptsInARow() async throws {
+        // An event stream with a comment and no event, ended at once, each time.
+        let source = client.events(CurlRequest(.get, faults.url("/events?count=0")), maxConsecutiveFailures: 2)
+        let error = await #expect(throws: CurlError.self) { for try await _ in source {} }
+        #expect(error?.code == .gotNothing, "\(String(describing: error))")
+        #expect(error?.message.contains("2 times in a row") == true, "\(String(describing: error))")
+    }
+}
