@@ -89,6 +89,29 @@ extension StreamingTests {
         #expect(after.mostBufferedBytes <= max(limit, 16 << 10), "\(after)")
     }
 
+    /// A consumer that reads steadily but slowly (a chunk every 50 ms, where the server could
+    /// send megabytes): the transfer pauses again and again, and the buffer never holds more
+    /// than its limit.
+    @Test func aSlowSteadyConsumerKeepsTheBufferWithinItsLimit() async throws {
+        let limit = 40_000
+        let streamed = try await client.stream(CurlRequest(.get, faults.url("/stream?bytes=8000000")), bufferLimit: limit).get()
+        var iterator = streamed.body.makeAsyncIterator()
+        var received = 0
+        while received <= 3 * limit {
+            guard let chunk = try await iterator.next() else { break }
+            received += chunk.count
+            #expect(streamed.body.statistics.mostBufferedBytes <= limit, "\(streamed.body.statistics)")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        // More than the limit was read, so the transfer was resumed after a pause; unread now,
+        // it pauses again.
+        #expect(received > 3 * limit)
+        #expect(try await eventually { streamed.body.statistics.pauses >= 2 }, "\(streamed.body.statistics)")
+        #expect(streamed.body.statistics.mostBufferedBytes <= limit)
+        streamed.body.cancel()
+        #expect(try await eventually { client.pendingRequests == 0 })
+    }
+
     @Test func theBoundHoldsOverHTTP2() async throws {
         let nginx = TestServer.nginx
         var configuration = CurlConfiguration()
