@@ -367,3 +367,22 @@ extension StreamingTests {
         #expect(try await eventually { writeFailed.withLock { $0 } == 1 }, "the producer's write fails: the request ended")
     }
 }
+
+extension StreamingTests {
+    /// The client is the body's owner's owner: released mid-body, it shuts down, and the body
+    /// ends with `shutdown` instead of waiting for ever.
+    @Test func aReleasedClientEndsItsStreamsWithShutdown() async throws {
+        weak var released: CurlClient?
+        let streamed: CurlStreamedResponse
+        do {
+            var configuration = CurlConfiguration()
+            configuration.threadName = "curl-released"
+            let own = try CurlClient(configuration: configuration)
+            released = own
+            streamed = try await own.stream(CurlRequest(.get, faults.url("/trickle?bytes=100000"))).get()
+        }
+        #expect(released == nil)
+        let error = await #expect(throws: CurlError.self) { try await readAll(streamed.body) }
+        #expect(error?.code == .shutdown, "\(String(describing: error))")
+    }
+}
