@@ -1,5 +1,3 @@
-public import PromiseCore
-
 /// One event of a `text/event-stream` body (server-sent events).
 public struct ServerSentEvent: Sendable, Equatable {
     /// The `event:` field; `message` when the event names none.
