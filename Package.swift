@@ -225,7 +225,7 @@ let package = Package(
         // process without blocking the pool); not a product.
         .target(
             name: "PromiseTestSupport",
-            dependencies: ["PromiseCore"],
+            dependencies: ["PromiseCore", "PromiseSystem"],
             path: "Tests/PromiseTestSupport",
             swiftSettings: strictSettings
         ),

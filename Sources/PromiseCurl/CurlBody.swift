@@ -93,7 +93,9 @@ public struct CurlBody: Sendable {
 
     /// A body produced while the request is sent: `produce` runs once for each request that
     /// sends the body, in a task of its own, and writes the bytes through the writer as they
-    /// are made. A write waits while 256 KiB are waiting to be sent, so a producer never runs
+    /// are made. The task prefers Dispatch's global queue over Swift's cooperative pool (and
+    /// resumes there after each `await`), so a program that keeps the pool busy does not stall
+    /// its uploads. A write waits while 256 KiB are waiting to be sent, so a producer never runs
     /// far ahead of the connection. With a `length`, it goes out as `Content-Length` and the
     /// producer must write exactly that many bytes; without one, HTTP/1.1 sends the body
     /// chunked (`Transfer-Encoding: chunked`) and HTTP/2 as it comes.

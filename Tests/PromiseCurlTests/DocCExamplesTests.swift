@@ -179,7 +179,7 @@ extension CurlDocCExamplesTests {
         let printed = Recorded()
         @Sendable func print(_ items: String...) { printed.append(items.joined(separator: " ")) }
 
-        let reader = Task {
+        let reader = offPoolTask {
             // DocC: begin
             for try await event in client.events(CurlRequest(.get, eventsURL)) {
                 print(event.type, event.id ?? "-", event.data)

@@ -197,7 +197,7 @@ import Testing
     @Test func aStreamThatNeverEndsStopsWhenTheReaderIsCancelled() async throws {
         let source = client.events(CurlRequest(.get, faults.url("/events?count=1&forever=1")))
         let first = Lock<ServerSentEvent?>(nil)
-        let reader = Task {
+        let reader = offPoolTask {
             for try await event in source { first.withLock { $0 = event } }
         }
         #expect(try await eventually { first.withLock { $0 } != nil })

@@ -46,7 +46,7 @@ import Testing
 
     @Test func aSequenceOfChunksIsSent() async throws {
         let (chunks, continuation) = AsyncStream<[UInt8]>.makeStream()
-        Task {
+        offPoolTask {
             for word in ["alpha ", "beta ", "gamma"] {
                 continuation.yield(Array(word.utf8))
                 try await Task.sleep(for: .milliseconds(10))
@@ -142,5 +142,39 @@ import Testing
         request.cancel()
         await #expect(throws: CancellationError.self) { try await request.get() }
         #expect(try await eventually { ended.withLock { $0 } == 1 }, "the producer's task is cancelled")
+    }
+}
+
+extension StreamedRequestBodyTests {
+    /// Every thread of the cooperative pool is held, as a busy program (or this test run) can
+    /// hold it for tens of seconds: the producer runs anyway, so the upload does not wait for
+    /// the pool and then fail on libcurl's stall limit.
+    @Test func aBodyIsProducedWhileTheCooperativePoolIsBusy() async throws {
+        let settled = DispatchSemaphore(value: 0)
+        let outcome = Lock<String?>(nil)
+        let blockersWaited = Lock<[String]>([])
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        for _ in 0..<width {
+            Task.detached { @Sendable in
+                // Holds a pool thread until the request settles (or 10 s), then passes on.
+                let result = settled.wait(timeout: .now() + 10) == .success ? "settled" : "timed out"
+                blockersWaited.withLock { $0.append(result) }
+                settled.signal()
+            }
+        }
+        let queue = DispatchQueue(label: "produced-body-outcome")
+        let body = CurlBody.stream { writer in try await writer.write(Array("made off the pool".utf8)) }
+        client.post(faults.url("/echo"), body: body).validate().decode(RawEcho.self)
+            .then(on: queue) { echo in
+                outcome.withLock { $0 = echo.body }
+                settled.signal()
+            }
+            .catch(on: queue) { error in
+                outcome.withLock { $0 = "\(error)" }
+                settled.signal()
+            }
+        #expect(try await eventually { blockersWaited.withLock { $0.count } == width })
+        #expect(outcome.withLock { $0 } == "made off the pool")
+        #expect(blockersWaited.withLock { $0 }.allSatisfy { $0 == "settled" }, "the request settled while the pool was held")
     }
 }

@@ -215,7 +215,7 @@ extension StreamingTests {
 
     @Test func cancellingTheReadingTaskStopsTheTransfer() async throws {
         let streamed = try await client.stream(CurlRequest(.get, faults.url("/trickle?bytes=100000"))).get()
-        let reader = Task { try await readAll(streamed.body) }
+        let reader = offPoolTask { try await readAll(streamed.body) }
         #expect(try await eventually { streamed.body.statistics.mostBufferedBytes > 0 })
         reader.cancel()
         await #expect(throws: CancellationError.self) { try await reader.value }

@@ -1,4 +1,5 @@
 import Dispatch
+internal import PromiseSystem
 
 /// Runs `body`, which blocks (waits for a child process, a semaphore, `awaitPromise`) or
 /// computes for long, on a Dispatch thread instead of the test task's thread, and returns
@@ -17,4 +18,15 @@ package func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () thro
             continuation.resume(with: Result { try body() })
         }
     }
+}
+
+/// A task that runs `body` off the cooperative pool (on Dispatch's global queue, resuming there
+/// after each `await`): for a test's background reader or writer that must make progress while
+/// the full parallel run keeps the pool's threads busy for tens of seconds.
+///
+/// - Parameter body: The task's work.
+/// - Returns: The task.
+@discardableResult
+package func offPoolTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
+    Task(executorPreference: GlobalQueueExecutor.shared) { try await body() }
 }

@@ -1,5 +1,6 @@
 internal import CCurl
 @_spi(ContextContract) import PromiseCore
+internal import PromiseSystem
 
 /// A request body produced while it is sent: the producer task writes through
 /// ``CurlBodyWriter``, libcurl's read callback reads on the driver thread. The decisions are
@@ -31,7 +32,9 @@ final class UploadStream: Sendable {
     func start(_ transfer: Transfer, producing produce: @escaping @Sendable (CurlBodyWriter) async throws -> Void) {
         let writer = CurlBodyWriter(upload: self)
         shared.withLock { $0.transfer = transfer }
-        let task = Task { [self] in
+        // Off the cooperative pool: a program that keeps the pool busy must not stall the
+        // upload until libcurl's stall limit ends it.
+        let task = Task(executorPreference: GlobalQueueExecutor.shared) { [self] in
             do {
                 try await produce(writer)
                 finished(failure: nil)
