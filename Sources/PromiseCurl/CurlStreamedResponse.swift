@@ -130,7 +130,7 @@ public struct CurlBodyStream: AsyncSequence, Sendable {
     /// iterator does. `body` never runs inside a libcurl callback, even on `InlineContext`.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs; `nil` means ``Promises/defaultContext``.
+    ///   - context: Where `body` runs; `nil` means `Promises.defaultContext`.
     ///   - body: Takes one chunk; throwing stops the transfer and rejects the promise.
     /// - Returns: A promise fulfilled when the whole body has been handed over, rejected with
     ///   the transfer's error or what `body` threw. Cancelling it stops the transfer.
