@@ -56,6 +56,8 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
     if let result = promise.currentResult {
         return try result.get()
     }
+    // Callbacks this thread's batched turn holds may be what settles the promise.
+    Scheduler.handOverHeldHops()
     if let result = promise.resultFromWaitingThread(blocking: true, watching: promise, delivered: false) {
         return try result.get()
     }

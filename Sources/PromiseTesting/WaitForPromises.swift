@@ -37,6 +37,9 @@ public func startTrackingPromises() {
 /// - Returns: `true` if everything finished, `false` if `timeout` passed first.
 public func waitForPromises(timeout: Duration) -> Bool {
     startTrackingPromises()
+    // Callbacks held for the end of this thread's batched turn would otherwise count as work
+    // in flight until the wait gives up.
+    AdapterSupport.handOverHeldHops()
     let deadline = ContinuousClock.now.advanced(by: timeout)
     let drained = DispatchSemaphore(value: 0)
     Promises.defaultQueue.async { drained.signal() }

@@ -47,7 +47,8 @@ private final class Log: Sendable {
 }
 
 /// An adapter's pass that settles many promises at once hands their callbacks to each serial
-/// context in one job (`AdapterSupport.runBatchedTurn`), in order, and never holds one back.
+/// context in one job (`AdapterSupport.runBatchedTurn`), in order, when the pass ends or before
+/// it blocks in a wait.
 @Suite struct BatchedTurnTests {
     init() {
         registerClassContextType(SerialContext.self, serial: true)
@@ -117,12 +118,56 @@ private final class Log: Sendable {
         try await expectDeliveredInOrder(30, on: Promises.defaultQueue)
     }
 
-    @Test func aCarrierThatRanDryIsReplacedByANewOne() async throws {
-        // The context runs each job at once: the first carrier runs its one callback and
-        // closes before the next callback comes, which then starts a carrier of its own.
+    @Test func callbacksAreHandedOverWhenTheTurnEnds() async throws {
+        // The context runs each job at once, on the submitting thread: a carrier handed over
+        // at the first hop would run that one callback inside the turn.
         let context = SerialContext(.immediate)
-        try await expectDeliveredInOrder(5, on: context)
-        #expect(context.handed.load(ordering: .relaxed) == 5)
+        let log = Log()
+        let sources = (0..<5).map { _ in Promise<Int>.pending() }
+        let derived = sources.map { source in
+            source.promise.then(on: context) { value in
+                log.append(value)
+                return value
+            }
+        }
+        let insideTheTurn = Lock<(handed: Int, ran: [Int])?>(nil)
+        AdapterSupport.runBatchedTurn(nil) {
+            for (index, source) in sources.enumerated() { source.promise.resolveFromLibrary(.success(index)) }
+            insideTheTurn.withLock { $0 = (context.handed.load(ordering: .relaxed), log.all) }
+        }
+        let seen = try #require(insideTheTurn.withLock { $0 })
+        #expect(seen.handed == 0)
+        #expect(seen.ran.isEmpty)
+        #expect(context.handed.load(ordering: .relaxed) == 1)
+        #expect(try await all(derived).get() == Array(0..<5))
+        #expect(log.all == Array(0..<5))
+        withExtendedLifetime(sources) {}
+    }
+
+    @Test func aCarrierThatRanDryIsReplacedByANewOne() async throws {
+        // A wait inside the turn hands the carrier over; the context runs it at once, it runs
+        // dry and closes, and the turn's later callbacks go in a carrier of their own.
+        let context = SerialContext(.immediate)
+        let log = Log()
+        let sources = (0..<5).map { _ in Promise<Int>.pending() }
+        let derived = sources.map { source in
+            source.promise.then(on: context) { value in
+                log.append(value)
+                return value
+            }
+        }
+        let waited = Lock<Result<Int, any Error>?>(nil)
+        AdapterSupport.runBatchedTurn(nil) {
+            sources[0].promise.resolveFromLibrary(.success(0))
+            let result = Result { try awaitPromise(derived[0], timeout: .seconds(10)) }
+            waited.withLock { $0 = result }
+            for index in 1..<5 { sources[index].promise.resolveFromLibrary(.success(index)) }
+        }
+        #expect(try waited.withLock { $0 }?.get() == 0)
+        #expect(context.handed.load(ordering: .relaxed) == 2)
+        #expect(try await all(derived).get() == Array(0..<5))
+        #expect(log.all == Array(0..<5))
+        withExtendedLifetime(sources) {}
     }
 
     @Test func aRefusedCarrierRejectsEveryCallbackItCarried() async throws {
@@ -163,8 +208,8 @@ private final class Log: Sendable {
     }
 
     @Test func aWaitInsideTheTurnForACarriedCallbackDoesNotHang() async throws {
-        // Nothing is held until the turn ends: a callback that joined the carrier runs while
-        // the turn still blocks.
+        // The wait hands the held carrier over: the callback that joined it runs while the turn
+        // still blocks.
         let context = SerialContext()
         let (source, sourceResolver) = Promise<Int>.pending()
         defer { withExtendedLifetime(sourceResolver) {} }

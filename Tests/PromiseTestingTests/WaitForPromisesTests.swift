@@ -28,6 +28,26 @@ import Testing
         }
     }
 
+    /// A wait inside an adapter's batched turn (an `InlineContext` callback on PromiseCurl's
+    /// driver) hands over the callbacks the turn holds for its end, which would otherwise count
+    /// as work in flight until the wait gives up.
+    @Test func aWaitInsideABatchedTurnHandsItsHeldCallbacksOver() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            let (source, resolver) = Promise<Int>.pending()
+            let derived = source.then { $0 + 1 }
+            let finished = Lock(false)
+            AdapterSupport.runBatchedTurn(nil) {
+                source.resolveFromLibrary(.success(1))
+                let idle = waitForPromises(timeout: .seconds(5))
+                finished.withLock { $0 = idle }
+            }
+            #expect(finished.withLock { $0 })
+            #expect(derived.value == 2)
+            withExtendedLifetime(resolver) {}
+        }
+    }
+
     @Test func waitsForPromisesResolvedByHandFromAnotherThread() async {
         await #expect(processExitsWith: .success) {
             startTrackingPromises()

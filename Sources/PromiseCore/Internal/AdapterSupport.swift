@@ -20,14 +20,22 @@ package enum AdapterSupport {
     /// ``runTurn(_:_:)`` for work that settles many promises at once (a pass of an event
     /// loop): the callbacks it hands to a serial context (`Promises.defaultQueue`,
     /// `DispatchQueue.main`, a `UVLoop`) run in one job on that context instead of one job
-    /// each, so the context is woken once per pass. No job waits for the end of the turn: the
-    /// first hop to a context submits the job that runs the later ones too.
+    /// each, handed to the context when `work` returns, so the context is woken once per pass.
+    /// A blocking wait inside `work` (``awaitPromise(_:timeout:)``) hands them over first;
+    /// `work` must not block in any other way on a callback it hands to another context.
     ///
     /// - Parameters:
     ///   - contextID: The context's ``ExecutionContext/executionContextID``.
     ///   - work: Library code running on that context.
     package static func runBatchedTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
         Scheduler.runBatchedTurn(contextID, work)
+    }
+
+    /// Submits the callbacks that the calling thread's batched turn (``runBatchedTurn(_:_:)``)
+    /// holds for the end of the turn, if it runs one: for a blocking wait of this package's
+    /// own (PromiseTesting's `waitForPromises`), before it blocks.
+    package static func handOverHeldHops() {
+        Scheduler.handOverHeldHops()
     }
 
     /// Submits `work` to `context` as a turn of its own, as a callback's hop is: inside a

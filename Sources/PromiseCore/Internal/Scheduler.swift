@@ -178,20 +178,33 @@ enum Scheduler {
     }
 
     /// ``runTurn(_:_:)``, with every hop made meanwhile to a serial context joining one
-    /// carrier job for that context (see `Internal/HopBatch.swift`): settling many promises in
-    /// one turn wakes each context once. Inside another batched turn, runs as part of it.
+    /// carrier job for that context, handed over when the turn ends (see
+    /// `Internal/HopBatch.swift`): settling many promises in one turn wakes each context once.
+    /// Inside another batched turn, runs as part of it.
     static func runBatchedTurn(_ contextID: ObjectIdentifier?, _ work: () -> Void) {
         let turn = Turn.current
         guard turn.hops == nil else {
             runTurn(contextID, work)
             return
         }
-        turn.hops = HopBatch()
+        let batch = HopBatch()
+        turn.hops = batch
         batchedTurnCount.add(1, ordering: .relaxed)
         runTurn(contextID, work)
         batchedTurnCount.subtract(1, ordering: .relaxed)
-        // Hops made from now on no longer find the batch, and the carriers go with it.
+        // Hops made from now on no longer find the batch; its held carriers go to their contexts.
         turn.hops = nil
+        batch.handOver()
+    }
+
+    /// Submits the carriers that the calling thread's batched turn holds, if it runs one:
+    /// called by every blocking wait before it blocks, so that a wait inside the turn for a
+    /// callback that joined a carrier does not wait for the end of the turn, which would never
+    /// come (see `Internal/HopBatch.swift`).
+    @usableFromInline
+    static func handOverHeldHops() {
+        guard batchedTurnCount.load(ordering: .relaxed) > 0 else { return }
+        Turn.current.hops?.handOver()
     }
 
     private static func drain(_ turn: Turn) {
