@@ -10,9 +10,9 @@ internal import Synchronization
 // Handing a carrier over at the first hop instead does not batch on a busy machine: the woken
 // thread of a context on the same CPU preempts the pass, runs the one callback, finds nothing
 // more and closes the carrier, and the next hop of the pass needs a new job and a new wake-up.
-// Counted with `perf stat -e context-switches` around `PromiseCurlBench` at c=16 (20 000
-// requests, both client threads on one CPU): 77 310 switches with carriers handed over at the
-// first hop, 34 046 with carriers handed over at the end of the pass.
+// Counted with `perf stat -e context-switches` around `PromiseCurlBench` at c=16 (40 000
+// requests, the client's threads on one CPU): 70 126 switches with carriers handed over at the
+// first hop, 20 811 with carriers handed over at the end of the pass (Benchmarks/README.md).
 //
 // Held carriers must not make a wait inside the turn wait forever: every blocking wait of the
 // library (`awaitPromise`, PromiseTesting's `waitForPromises`) hands the calling thread's held
