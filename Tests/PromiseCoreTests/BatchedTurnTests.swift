@@ -78,6 +78,21 @@ private final class Log: Sendable {
         return derived
     }
 
+    /// `count` pending promises, each with a callback on `context` that logs its value; returns
+    /// them and the derived promises.
+    private func loggedCallbacks(
+        _ count: Int, on context: any ExecutionContext, log: Log
+    ) -> (sources: [(promise: Promise<Int>, resolver: PromiseResolver<Int>)], derived: [Promise<Int>]) {
+        let sources = (0..<count).map { _ in Promise<Int>.pending() }
+        let derived = sources.map { source in
+            source.promise.then(on: context) { value in
+                log.append(value)
+                return value
+            }
+        }
+        return (sources, derived)
+    }
+
     /// ``settleInOneBatchedTurn(_:on:log:)``, then expects every callback to have run, in the
     /// order its promise was settled.
     private func expectDeliveredInOrder(_ count: Int, on context: any ExecutionContext) async throws {
@@ -123,13 +138,7 @@ private final class Log: Sendable {
         // at the first hop would run that one callback inside the turn.
         let context = SerialContext(.immediate)
         let log = Log()
-        let sources = (0..<5).map { _ in Promise<Int>.pending() }
-        let derived = sources.map { source in
-            source.promise.then(on: context) { value in
-                log.append(value)
-                return value
-            }
-        }
+        let (sources, derived) = loggedCallbacks(5, on: context, log: log)
         let insideTheTurn = Lock<(handed: Int, ran: [Int])?>(nil)
         AdapterSupport.runBatchedTurn(nil) {
             for (index, source) in sources.enumerated() { source.promise.resolveFromLibrary(.success(index)) }
@@ -149,13 +158,7 @@ private final class Log: Sendable {
         // dry and closes, and the turn's later callbacks go in a carrier of their own.
         let context = SerialContext(.immediate)
         let log = Log()
-        let sources = (0..<5).map { _ in Promise<Int>.pending() }
-        let derived = sources.map { source in
-            source.promise.then(on: context) { value in
-                log.append(value)
-                return value
-            }
-        }
+        let (sources, derived) = loggedCallbacks(5, on: context, log: log)
         let waited = Lock<Result<Int, any Error>?>(nil)
         AdapterSupport.runBatchedTurn(nil) {
             sources[0].promise.resolveFromLibrary(.success(0))
