@@ -103,7 +103,8 @@ public struct CurlBody: Sendable {
     /// The request fails with ``CurlError/Code/readError`` carrying the error when `produce`
     /// throws, and with ``CurlError/Code/invalidArgument`` when it writes more or fewer bytes
     /// than `length`. When the request ends first (cancelled, failed, or answered before the
-    /// body was sent), the producer's task is cancelled and its next write throws. A produced
+    /// body was sent), the producer's task is cancelled and its next write throws. A request
+    /// refused before it starts (by a client that was shut down) never runs `produce`. A produced
     /// body cannot be sent twice: a 307 or 308 redirect that would send it again fails the
     /// request with ``CurlError/Code/invalidRequest``.
     ///

@@ -167,7 +167,7 @@ public final class CurlClient: Sendable {
         #endif
         let promise = transfer.promise
         stream?.attach(transfer)
-        if let upload, let producer { upload.start(transfer, producing: producer.produce) }
+        upload?.link(transfer)
         guard driver.submit(transfer) else {
             let error = driver.refusal.attaching(method: method, url: request.url)
             upload?.transferEnded()
@@ -177,6 +177,7 @@ public final class CurlClient: Sendable {
             #endif
             return Promise(error)
         }
+        if let upload, let producer { upload.startProducer(producer.produce) }
         // Strong references, with no side table to allocate for weak ones: the promise drops
         // its cancel handlers when it settles, and the driver settles every transfer it took.
         promise.onCancelFromLibrary { [driver] in driver.cancel(transfer) }

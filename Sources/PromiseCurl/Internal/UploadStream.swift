@@ -28,10 +28,17 @@ final class UploadStream: Sendable {
         self.driver = driver
     }
 
-    /// Links the transfer and starts the producer, before the transfer is submitted.
-    func start(_ transfer: Transfer, producing produce: @escaping @Sendable (CurlBodyWriter) async throws -> Void) {
-        let writer = CurlBodyWriter(upload: self)
+    /// Links the transfer, before it is submitted, so that a write can ask the driver to
+    /// resume it.
+    func link(_ transfer: Transfer) {
         shared.withLock { $0.transfer = transfer }
+    }
+
+    /// Starts the producer, once the driver took the transfer: a request refused before it
+    /// starts never runs it. A transfer that ended meanwhile cancels it at once, and its first
+    /// write throws.
+    func startProducer(_ produce: @escaping @Sendable (CurlBodyWriter) async throws -> Void) {
+        let writer = CurlBodyWriter(upload: self)
         // Off the cooperative pool: a program that keeps the pool busy must not stall the
         // upload until libcurl's stall limit ends it.
         let task = Task(executorPreference: GlobalQueueExecutor.shared) { [self] in
