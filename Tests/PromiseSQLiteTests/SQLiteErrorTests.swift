@@ -191,18 +191,20 @@ import Testing
         #expect(try await db.scalar(Int.self, "SELECT count(*) FROM sqlite_schema").get() == 0)
     }
 
-    @Test func aPathThatLooksLikeAURIIsAFileName() async throws {
-        let dir = TemporaryDirectory()
-        defer { dir.cleanUp() }
-        let cwd = getcwd(nil, 0)!
-        defer { chdir(cwd); free(cwd) }
-        chdir(dir.path)
-        // With URI names on, this would open "data.db" without locking.
-        let db = try await SQLiteDatabase.open(path: "file:data.db?nolock=1").get()
-        try await db.execute("CREATE TABLE t(a)").get()
-        try await db.close().get()
-        #expect(access(dir("file:data.db?nolock=1"), F_OK) == 0)
-        #expect(access(dir("data.db"), F_OK) != 0)
+    /// Opens a relative path, so it changes the working directory: in a process of its own (an
+    /// exit test), where no test running beside it (one that starts a program) sees the change.
+    @Test func aPathThatLooksLikeAURIIsAFileName() async {
+        await #expect(processExitsWith: .success) {
+            let dir = TemporaryDirectory()
+            defer { dir.cleanUp() }
+            #expect(chdir(dir.path) == 0)
+            // With URI names on, this would open "data.db" without locking.
+            let db = try await SQLiteDatabase.open(path: "file:data.db?nolock=1").get()
+            try await db.execute("CREATE TABLE t(a)").get()
+            try await db.close().get()
+            #expect(access(dir("file:data.db?nolock=1"), F_OK) == 0)
+            #expect(access(dir("data.db"), F_OK) != 0)
+        }
     }
 
     @Test func changesCountOnlyRowsTheStatementChanged() async throws {
