@@ -182,10 +182,8 @@ extension SQLiteConnection {
 
     @usableFromInline
     func query(_ sql: String, bind: Binder) throws -> [SQLiteRow] {
-        var rows = [SQLiteRow]()
         try check()
-        try connection.forEachRow(sql, cancel: cancel, bind: bind) { rows.append($0.row(columns: $1)) }
-        return rows
+        return try connection.allRows(sql, cancel: cancel, bind: bind)
     }
 
     @usableFromInline
@@ -242,6 +240,38 @@ extension Connection {
                 throw decodingFailure(error, decoding: T.self, sql: sql)
             }
             return values.array()
+        }
+    }
+
+    /// Every row of `sql`. Their values are copied into buffers of about
+    /// ``SQLiteRow/valuesPerBuffer`` values each, written in place and never grown, which the
+    /// rows in each share: no allocation per row, and no copy of what was read.
+    func allRows(_ sql: String, cancel: CancelFlag?, bind: Binder) throws -> [SQLiteRow] {
+        try run(sql, cancel: cancel, bind: bind) { statement in
+            // The columns are read after the first step: a schema change re-prepares the
+            // statement there, and its columns may differ from the cached ones.
+            guard try statement.step() else { return [] }
+            let columns = statement.columns
+            let width = columns.names.count
+            guard width > 0 else { return [] }
+            let rowsPerBuffer = Swift.max(1, SQLiteRow.valuesPerBuffer / width)
+            var buffers: [[SQLiteValue]] = []
+            var more = true
+            while more {
+                let buffer = try [SQLiteValue](unsafeUninitializedCapacity: rowsPerBuffer * width) { slots, initialized in
+                    for _ in 0..<rowsPerBuffer {
+                        try cancel?.check()
+                        for index in 0..<width {
+                            (slots.baseAddress! + initialized).initialize(to: statement.value(at: index))
+                            initialized += 1
+                        }
+                        more = try statement.step()
+                        if !more { return }
+                    }
+                }
+                buffers.append(buffer)
+            }
+            return SQLiteRow.rows(columns: columns, buffers: buffers, width: width)
         }
     }
 

@@ -5,32 +5,65 @@
 /// let name: String = try row!.get("name")
 /// let id = try row!.get(0, as: Int.self)
 /// ```
+///
+/// The rows of a `query` share buffers of values, a few thousand values each: reading a result
+/// costs no allocation per row, and a row kept after the rest of its result was released keeps
+/// its buffer alive (at most 4 096 values beside its own). Copy ``values`` to keep one row's
+/// values on their own.
 public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertible {
     /// The result's columns.
     public let columns: SQLiteColumns
-    /// The values, in column order.
-    public let values: [SQLiteValue]
+    /// This row's values, in column order: a slice of the buffer it shares with its neighbours.
+    @usableFromInline let slots: ArraySlice<SQLiteValue>
 
-    init(columns: SQLiteColumns, values: [SQLiteValue]) {
+    init(columns: SQLiteColumns, slots: ArraySlice<SQLiteValue>) {
         self.columns = columns
-        self.values = values
+        self.slots = slots
     }
+
+    /// How many values a buffer of a result's rows holds (rounded down to whole rows, and at
+    /// least one row): what one kept row keeps alive at most, beside its own values, when the
+    /// rest of its result is gone.
+    static let valuesPerBuffer = 4096
+
+    /// The rows in `buffers`, `width` values each, in order, each sharing the buffer it is in.
+    static func rows(columns: SQLiteColumns, buffers: [[SQLiteValue]], width: Int) -> [SQLiteRow] {
+        let count = buffers.reduce(0) { $0 + $1.count / width }
+        return [SQLiteRow](unsafeUninitializedCapacity: count) { rows, initialized in
+            for buffer in buffers {
+                var start = 0
+                while start < buffer.count {
+                    (rows.baseAddress! + initialized).initialize(to: SQLiteRow(columns: columns, slots: buffer[start..<start + width]))
+                    initialized += 1
+                    start += width
+                }
+            }
+        }
+    }
+
+    /// The values, in column order: a new array on every read, where `row[index]` and
+    /// `get(_:as:)` read one value without copying the others.
+    public var values: [SQLiteValue] { Array(slots) }
 
     /// The first column's index: 0.
     public var startIndex: Int { 0 }
     /// One past the last column's index.
-    public var endIndex: Int { values.count }
+    public var endIndex: Int { slots.count }
 
     /// The value in column `index`.
     ///
-    /// - Parameter index: The column index, from 0.
-    public subscript(index: Int) -> SQLiteValue { values[index] }
+    /// - Parameter index: The column index, from 0; out of range, the program stops, as for an
+    ///   array.
+    public subscript(index: Int) -> SQLiteValue {
+        precondition(index >= 0 && index < slots.count, "column index \(index) out of range: the row has \(slots.count)")
+        return slots[slots.startIndex + index]
+    }
 
     /// The value in the column called `name`, or `nil` when there is no such column.
     ///
     /// - Parameter name: The column name (case-insensitive, as in SQL).
     public subscript(name: String) -> SQLiteValue? {
-        columns.index(of: name).map { values[$0] }
+        columns.index(of: name).map { self[$0] }
     }
 
     /// The value in column `index`, converted to `T`.
@@ -45,7 +78,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   not valid UTF-8 is read as anything but bytes.
     @inlinable
     public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLiteError) -> T {
-        guard values.indices.contains(index), let converted = T.fromSQLiteValue(values[index]) else {
+        guard index >= 0, index < slots.count, let converted = T.fromSQLiteValue(slots[slots.startIndex + index]) else {
             throw readFailure(index, as: T.self)
         }
         return converted
@@ -95,10 +128,10 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     /// not convert.
     @usableFromInline
     func readFailure(_ index: Int, as type: Any.Type) -> SQLiteError {
-        guard values.indices.contains(index) else {
-            return SQLiteError(.range, message: "no column \(index): the row has \(values.count) (\(columns))")
+        guard index >= 0, index < slots.count else {
+            return SQLiteError(.range, message: "no column \(index): the row has \(slots.count) (\(columns))")
         }
-        return conversionError(values[index], column: columns.names[index], index: index, type: type)
+        return conversionError(self[index], column: columns.names[index], index: index, type: type)
     }
 
     /// The error for a read of a column the row does not have.
@@ -109,7 +142,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
 
     /// The row as `(id: 1, name: 'Ada')`.
     public var description: String {
-        "(" + zip(columns.names, values).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
+        "(" + zip(columns.names, slots).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
     }
 }
 

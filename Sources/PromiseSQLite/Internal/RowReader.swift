@@ -119,7 +119,7 @@ final class RowReader {
     @inline(__always)
     func value(at index: Int) -> SQLiteValue {
         if let handle { return Statement.value(of: handle, at: index) }
-        return row.unsafelyUnwrapped.values[index]
+        return row.unsafelyUnwrapped[index]
     }
 
     /// Column `index` of the current row when it holds an integer or a real; `nil` for text,
@@ -127,7 +127,7 @@ final class RowReader {
     @inline(__always)
     func number(at index: Int) -> SQLiteValue? {
         guard let handle else {
-            let value = row.unsafelyUnwrapped.values[index]
+            let value = row.unsafelyUnwrapped[index]
             switch value {
             case .integer, .real: return value
             default: return nil
@@ -142,7 +142,7 @@ final class RowReader {
     @inline(__always)
     func text(at index: Int) -> String? {
         guard let handle else {
-            if case .text(let text) = row.unsafelyUnwrapped.values[index] { return text }
+            if case .text(let text) = row.unsafelyUnwrapped[index] { return text }
             return nil
         }
         guard let value = sqlite3_column_value(handle, Int32(index)) else { return nil }
@@ -153,7 +153,7 @@ final class RowReader {
     @inline(__always)
     func isNull(at index: Int) -> Bool {
         if let handle { return sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
-        return row.unsafelyUnwrapped.values[index].isNull
+        return row.unsafelyUnwrapped[index].isNull
     }
 
     /// `key`'s bytes, when equal bytes mean an equal key: its type is trivially copyable (no

@@ -255,13 +255,17 @@ final class Statement {
     /// The current row, copied out of the statement, whose columns are `columns` (this
     /// statement's ``columns``, read after the first step).
     func row(columns: SQLiteColumns) -> SQLiteRow {
-        let count = columns.names.count
         var values = [SQLiteValue]()
-        values.reserveCapacity(count)
-        for index in 0..<count {
+        appendRow(to: &values, width: columns.names.count)
+        return SQLiteRow(columns: columns, slots: values[...])
+    }
+
+    /// Appends the current row's `width` values to `values`.
+    @inline(__always)
+    func appendRow(to values: inout [SQLiteValue], width: Int) {
+        for index in 0..<width {
             values.append(value(at: index))
         }
-        return SQLiteRow(columns: columns, values: values)
     }
 
     /// Whether the statement only reads (`sqlite3_stmt_readonly`).
