@@ -243,9 +243,9 @@ extension Connection {
         }
     }
 
-    /// Every row of `sql`. Their values are copied into buffers of about
-    /// ``SQLiteRow/valuesPerBuffer`` values each, written in place and never grown, which the
-    /// rows in each share: no allocation per row, and no copy of what was read.
+    /// Every row of `sql`. Their values are copied into ``RowBuffer``s, written in place and
+    /// never grown, which the rows in each share: no allocation per row, and no copy of what was
+    /// read.
     func allRows(_ sql: String, cancel: CancelFlag?, bind: Binder) throws -> [SQLiteRow] {
         try run(sql, cancel: cancel, bind: bind) { statement in
             // The columns are read after the first step: a schema change re-prepares the
@@ -254,11 +254,11 @@ extension Connection {
             let columns = statement.columns
             let width = columns.names.count
             guard width > 0 else { return [] }
-            let rowsPerBuffer = Swift.max(1, SQLiteRow.valuesPerBuffer / width)
-            var buffers: [[SQLiteValue]] = []
+            let rowsPerBuffer = RowBuffer.rows(width: width)
+            var buffers: [RowBuffer] = []
             var more = true
             while more {
-                let buffer = try [SQLiteValue](unsafeUninitializedCapacity: rowsPerBuffer * width) { slots, initialized in
+                let values = try [SQLiteValue](unsafeUninitializedCapacity: rowsPerBuffer * width) { slots, initialized in
                     for _ in 0..<rowsPerBuffer {
                         try cancel?.check()
                         for index in 0..<width {
@@ -269,9 +269,9 @@ extension Connection {
                         if !more { return }
                     }
                 }
-                buffers.append(buffer)
+                buffers.append(RowBuffer(columns: columns, values: values))
             }
-            return SQLiteRow.rows(columns: columns, buffers: buffers, width: width)
+            return SQLiteRow.rows(in: buffers)
         }
     }
 

@@ -11,52 +11,48 @@
 /// its buffer alive (at most 4 096 values beside its own). Copy ``values`` to keep one row's
 /// values on their own.
 public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertible {
-    /// The result's columns.
-    public let columns: SQLiteColumns
-    /// This row's values, in column order: a slice of the buffer it shares with its neighbours.
-    @usableFromInline let slots: ArraySlice<SQLiteValue>
+    /// The buffer holding this row's values and its neighbours'.
+    @usableFromInline let buffer: RowBuffer
+    /// Where this row's values start in ``buffer``.
+    @usableFromInline let start: Int
 
-    init(columns: SQLiteColumns, slots: ArraySlice<SQLiteValue>) {
-        self.columns = columns
-        self.slots = slots
+    init(_ buffer: RowBuffer, start: Int) {
+        self.buffer = buffer
+        self.start = start
     }
 
-    /// How many values a buffer of a result's rows holds (rounded down to whole rows, and at
-    /// least one row): what one kept row keeps alive at most, beside its own values, when the
-    /// rest of its result is gone.
-    static let valuesPerBuffer = 4096
-
-    /// The rows in `buffers`, `width` values each, in order, each sharing the buffer it is in.
-    static func rows(columns: SQLiteColumns, buffers: [[SQLiteValue]], width: Int) -> [SQLiteRow] {
-        let count = buffers.reduce(0) { $0 + $1.count / width }
+    /// The rows in `buffers`, in order.
+    static func rows(in buffers: [RowBuffer]) -> [SQLiteRow] {
+        let count = buffers.reduce(0) { $0 + $1.values.count / Swift.max(1, $1.width) }
         return [SQLiteRow](unsafeUninitializedCapacity: count) { rows, initialized in
-            for buffer in buffers {
-                var start = 0
-                while start < buffer.count {
-                    (rows.baseAddress! + initialized).initialize(to: SQLiteRow(columns: columns, slots: buffer[start..<start + width]))
+            for buffer in buffers where buffer.width > 0 {
+                for start in stride(from: 0, to: buffer.values.count, by: buffer.width) {
+                    (rows.baseAddress! + initialized).initialize(to: SQLiteRow(buffer, start: start))
                     initialized += 1
-                    start += width
                 }
             }
         }
     }
 
+    /// The result's columns.
+    public var columns: SQLiteColumns { buffer.columns }
+
     /// The values, in column order: a new array on every read, where `row[index]` and
     /// `get(_:as:)` read one value without copying the others.
-    public var values: [SQLiteValue] { Array(slots) }
+    public var values: [SQLiteValue] { Array(buffer.values[start..<start + buffer.width]) }
 
     /// The first column's index: 0.
     public var startIndex: Int { 0 }
     /// One past the last column's index.
-    public var endIndex: Int { slots.count }
+    public var endIndex: Int { buffer.width }
 
     /// The value in column `index`.
     ///
     /// - Parameter index: The column index, from 0; out of range, the program stops, as for an
     ///   array.
     public subscript(index: Int) -> SQLiteValue {
-        precondition(index >= 0 && index < slots.count, "column index \(index) out of range: the row has \(slots.count)")
-        return slots[slots.startIndex + index]
+        precondition(index >= 0 && index < buffer.width, "column index \(index) out of range: the row has \(buffer.width)")
+        return buffer.values[start + index]
     }
 
     /// The value in the column called `name`, or `nil` when there is no such column.
@@ -78,7 +74,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   not valid UTF-8 is read as anything but bytes.
     @inlinable
     public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLiteError) -> T {
-        guard index >= 0, index < slots.count, let converted = T.fromSQLiteValue(slots[slots.startIndex + index]) else {
+        guard index >= 0, index < buffer.width, let converted = T.fromSQLiteValue(buffer.values[start + index]) else {
             throw readFailure(index, as: T.self)
         }
         return converted
@@ -128,8 +124,8 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     /// not convert.
     @usableFromInline
     func readFailure(_ index: Int, as type: Any.Type) -> SQLiteError {
-        guard index >= 0, index < slots.count else {
-            return SQLiteError(.range, message: "no column \(index): the row has \(slots.count) (\(columns))")
+        guard index >= 0, index < buffer.width else {
+            return SQLiteError(.range, message: "no column \(index): the row has \(buffer.width) (\(columns))")
         }
         return conversionError(self[index], column: columns.names[index], index: index, type: type)
     }
@@ -142,7 +138,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
 
     /// The row as `(id: 1, name: 'Ada')`.
     public var description: String {
-        "(" + zip(columns.names, slots).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
+        "(" + zip(columns.names, self).map { "\($0): \($1)" }.joined(separator: ", ") + ")"
     }
 }
 

@@ -255,17 +255,8 @@ final class Statement {
     /// The current row, copied out of the statement, whose columns are `columns` (this
     /// statement's ``columns``, read after the first step).
     func row(columns: SQLiteColumns) -> SQLiteRow {
-        var values = [SQLiteValue]()
-        appendRow(to: &values, width: columns.names.count)
-        return SQLiteRow(columns: columns, slots: values[...])
-    }
-
-    /// Appends the current row's `width` values to `values`.
-    @inline(__always)
-    func appendRow(to values: inout [SQLiteValue], width: Int) {
-        for index in 0..<width {
-            values.append(value(at: index))
-        }
+        let values = (0..<columns.names.count).map { value(at: $0) }
+        return SQLiteRow(RowBuffer(columns: columns, values: values), start: 0)
     }
 
     /// Whether the statement only reads (`sqlite3_stmt_readonly`).
