@@ -245,7 +245,8 @@ extension Connection {
 
     /// Every row of `sql`. Their values are copied into ``RowBuffer``s, written in place and
     /// never grown, which the rows in each share: no allocation per row, and no copy of what was
-    /// read.
+    /// read. The first buffer has room for one row, each next one for twice as many, up to
+    /// ``RowBuffer/capacity`` values: room left unused is less than what the rows fill.
     func allRows(_ sql: String, cancel: CancelFlag?, bind: Binder) throws -> [SQLiteRow] {
         try run(sql, cancel: cancel, bind: bind) { statement in
             // The columns are read after the first step: a schema change re-prepares the
@@ -255,11 +256,14 @@ extension Connection {
             let width = columns.names.count
             guard width > 0 else { return [] }
             let rowsPerBuffer = RowBuffer.rows(width: width)
+            var rowsInNext = 1
             var buffers: [RowBuffer] = []
             var more = true
             while more {
-                let values = try [SQLiteValue](unsafeUninitializedCapacity: rowsPerBuffer * width) { slots, initialized in
-                    for _ in 0..<rowsPerBuffer {
+                let rows = rowsInNext
+                rowsInNext = Swift.min(rowsInNext * 2, rowsPerBuffer)
+                let values = try [SQLiteValue](unsafeUninitializedCapacity: rows * width) { slots, initialized in
+                    for _ in 0..<rows {
                         try cancel?.check()
                         for index in 0..<width {
                             (slots.baseAddress! + initialized).initialize(to: statement.value(at: index))

@@ -7,13 +7,15 @@ private func numbered(_ n: Int) -> String {
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(n)) SELECT i, 'name' || i AS name, i * 0.5 AS score FROM n"
 }
 
-/// The rows of a `query` share buffers of a few thousand values: each row must still read its
-/// own values, and only its own, wherever it sits in its buffer.
+/// The rows of a `query` share buffers, for 1, 2, 4, … rows and then for at most 4 096 values
+/// (1 365 rows of three): each row must still read its own values, and only its own, wherever
+/// it sits in its buffer.
 @Suite struct RowBufferTests {
     @Test func rowsOverManyBuffersReadTheirOwnValuesInOrder() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        // 5 000 rows of 3 values: four buffers, the last one partly filled.
+        // 5 000 rows of 3 values: buffers of 1 to 1 024 rows (2 047 in all), then of 1 365 rows,
+        // the last one partly filled.
         let rows = try await db.query(numbered(5000)).get()
         #expect(rows.count == 5000)
         for (offset, row) in rows.enumerated() {
@@ -25,10 +27,10 @@ private func numbered(_ n: Int) -> String {
                 return
             }
         }
-        #expect(rows[1364].values == [.integer(1365), .text("name1365"), .real(682.5)])
-        #expect(rows[1365].values == [.integer(1366), .text("name1366"), .real(683)])
+        #expect(rows[2046].values == [.integer(2047), .text("name2047"), .real(1023.5)])
+        #expect(rows[2047].values == [.integer(2048), .text("name2048"), .real(1024)])
         #expect(rows[4999].description == "(i: 5000, name: 'name5000', score: 2500.0)")
-        #expect(Array(rows[2730]) == [.integer(2731), .text("name2731"), .real(1365.5)])
+        #expect(Array(rows[3412]) == [.integer(3413), .text("name3413"), .real(1706.5)])
     }
 
     @Test func aColumnOutsideTheRowIsARangeErrorNotANeighboursValue() async throws {
@@ -37,7 +39,7 @@ private func numbered(_ n: Int) -> String {
         let rows = try await db.query(numbered(3000)).get()
         // Rows in the middle of a buffer and at its start and end: an index just outside one
         // would land on the row before or after it.
-        for offset in [0, 1364, 1365, 1500, 2999] {
+        for offset in [0, 1, 2, 1022, 1023, 1500, 2046, 2047, 2999] {
             let row = rows[offset]
             for index in [-1, 3, Int.max, Int.min] {
                 do {
@@ -72,7 +74,8 @@ private func numbered(_ n: Int) -> String {
     @Test func rowsWiderThanHalfABufferAreWholeAtEveryBoundary() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        // 2 000 columns (SQLite's limit): two rows to a buffer, and seven rows end one half full.
+        // 2 000 columns (SQLite's limit): buffers of one row, then of two, and seven rows end
+        // one half full.
         let columns = (0..<2000).map { "i * 10000 + \($0) AS c\($0)" }.joined(separator: ", ")
         let rows = try await db.query(
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 7) SELECT \(columns) FROM n"
@@ -87,7 +90,7 @@ private func numbered(_ n: Int) -> String {
     @Test func aStatementFailingMidResultRejectsAndKeepsNothing() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }
-        // json() fails on the 3 000th row, in the third buffer.
+        // json() fails on the 3 000th row, in the middle of a buffer.
         let failing = db.query(
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
                 + "SELECT i, json(CASE WHEN i = 3000 THEN 'not json' ELSE '\"x\"' END) AS j FROM n")

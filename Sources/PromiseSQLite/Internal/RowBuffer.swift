@@ -10,9 +10,9 @@ final class RowBuffer: Sendable {
     /// How many values a row has: the number of columns.
     @usableFromInline let width: Int
 
-    /// How many values a buffer of a result's rows holds, rounded down to whole rows (and at
-    /// least one row): what one row kept after the rest of its result is gone keeps alive, at
-    /// most, beside its own values.
+    /// How many values a buffer of a result's rows holds at most, rounded down to whole rows
+    /// (and at least one row): what one row kept after the rest of its result is gone keeps
+    /// alive, at most, beside its own values.
     static let capacity = 4096
 
     init(columns: SQLiteColumns, values: [SQLiteValue]) {
@@ -21,7 +21,7 @@ final class RowBuffer: Sendable {
         width = columns.names.count
     }
 
-    /// How many rows a buffer holds for a result `width` values wide.
+    /// How many rows a buffer holds at most for a result `width` values wide.
     static func rows(width: Int) -> Int {
         Swift.max(1, capacity / Swift.max(1, width))
     }
