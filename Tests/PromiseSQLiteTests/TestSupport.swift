@@ -46,6 +46,24 @@ func isCancelled<T: Sendable>(_ promise: Promise<T>) async -> Bool {
     }
 }
 
+/// Lets `promise`, a statement of `db` that runs until stopped, run for 100 ms, cancels it,
+/// and checks that it rejects with `CancellationError`, promptly, and that `db` runs the next
+/// statement at once. `unstopped` says what the statement does when nothing stops it.
+func expectCancellationStops<T: Sendable>(
+    _ promise: Promise<T>, on db: SQLiteDatabase, unstopped: String, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let settled = SettleTime(of: promise)
+    try await Task.sleep(for: .milliseconds(100))
+    let cancelled = ContinuousClock.now
+    promise.cancel()
+    #expect(await isCancelled(promise), sourceLocation: sourceLocation)
+    // The connection is free again at once: the cancellation stopped the statement.
+    #expect(try await db.scalar(Int.self, "SELECT 42").get() == 42, sourceLocation: sourceLocation)
+    expectTimeLimit(
+        settled.since(cancelled), under: .seconds(60), "the cancelled statement settling (\(unstopped))",
+        sourceLocation: sourceLocation)
+}
+
 /// A one-shot gate. A connection thread blocks in `wait()` (a semaphore: it is not a pool
 /// thread); a test awaits `opened()`, which polls, so no cooperative-pool thread ever blocks.
 final class Gate: @unchecked Sendable {
