@@ -243,9 +243,8 @@ extension Connection {
         }
     }
 
-    /// Every row of `sql`. Their values are copied into ``RowBuffer``s, written in place and
-    /// never grown, which the rows in each share: no allocation per row, and no copy of what was
-    /// read. The first buffer has room for one row, each next one for twice as many, up to
+    /// Every row of `sql`. Their values are copied into ``RowBuffer``s, never grown, which the
+    /// rows in each share: no allocation per row, and no copy of what was read. The first buffer has room for one row, each next one for twice as many, up to
     /// ``RowBuffer/capacity`` values: room left unused is less than what the rows fill.
     func allRows(_ sql: String, cancel: CancelFlag?, bind: Binder) throws -> [SQLiteRow] {
         try run(sql, cancel: cancel, bind: bind) { statement in
@@ -260,20 +259,15 @@ extension Connection {
             var buffers: [RowBuffer] = []
             var more = true
             while more {
-                let rows = rowsInNext
-                rowsInNext = Swift.min(rowsInNext * 2, rowsPerBuffer)
-                let values = try [SQLiteValue](unsafeUninitializedCapacity: rows * width) { slots, initialized in
-                    for _ in 0..<rows {
-                        try cancel?.check()
-                        for index in 0..<width {
-                            (slots.baseAddress! + initialized).initialize(to: statement.value(at: index))
-                            initialized += 1
-                        }
-                        more = try statement.step()
-                        if !more { return }
-                    }
+                let buffer = RowBuffer.make(columns: columns, rows: rowsInNext)
+                buffers.append(buffer)
+                for _ in 0..<rowsInNext {
+                    try cancel?.check()
+                    buffer.appendRow(of: statement)
+                    more = try statement.step()
+                    if !more { break }
                 }
-                buffers.append(RowBuffer(columns: columns, values: values))
+                rowsInNext = Swift.min(rowsInNext * 2, rowsPerBuffer)
             }
             return SQLiteRow.rows(in: buffers)
         }

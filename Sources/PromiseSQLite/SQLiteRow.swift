@@ -12,21 +12,24 @@
 /// values on their own.
 public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertible {
     /// The buffer holding this row's values and its neighbours'.
-    @usableFromInline let buffer: RowBuffer
+    @usableFromInline let shared: SharedRowBuffer
     /// Where this row's values start in ``buffer``.
     @usableFromInline let start: Int
 
     init(_ buffer: RowBuffer, start: Int) {
-        self.buffer = buffer
+        shared = SharedRowBuffer(buffer)
         self.start = start
     }
 
+    /// The buffer holding this row's values and its neighbours'.
+    @inlinable var buffer: RowBuffer { shared.buffer }
+
     /// The rows in `buffers`, in order.
     static func rows(in buffers: [RowBuffer]) -> [SQLiteRow] {
-        let count = buffers.reduce(0) { $0 + $1.values.count / Swift.max(1, $1.width) }
+        let count = buffers.reduce(0) { $0 + $1.count / Swift.max(1, $1.width) }
         return [SQLiteRow](unsafeUninitializedCapacity: count) { rows, initialized in
             for buffer in buffers where buffer.width > 0 {
-                for start in stride(from: 0, to: buffer.values.count, by: buffer.width) {
+                for start in stride(from: 0, to: buffer.count, by: buffer.width) {
                     (rows.baseAddress! + initialized).initialize(to: SQLiteRow(buffer, start: start))
                     initialized += 1
                 }
@@ -39,7 +42,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
 
     /// The values, in column order: a new array on every read, where `row[index]` and
     /// `get(_:as:)` read one value without copying the others.
-    public var values: [SQLiteValue] { Array(buffer.values[start..<start + buffer.width]) }
+    public var values: [SQLiteValue] { (0..<buffer.width).map { buffer.value(at: start + $0) } }
 
     /// The first column's index: 0.
     public var startIndex: Int { 0 }
@@ -52,7 +55,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   array.
     public subscript(index: Int) -> SQLiteValue {
         precondition(index >= 0 && index < buffer.width, "column index \(index) out of range: the row has \(buffer.width)")
-        return buffer.values[start + index]
+        return buffer.value(at: start + index)
     }
 
     /// The value in the column called `name`, or `nil` when there is no such column.
@@ -74,7 +77,7 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
     ///   not valid UTF-8 is read as anything but bytes.
     @inlinable
     public func get<T: SQLiteValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLiteError) -> T {
-        guard index >= 0, index < buffer.width, let converted = T.fromSQLiteValue(buffer.values[start + index]) else {
+        guard index >= 0, index < buffer.width, let converted = T.fromSQLiteValue(buffer.value(at: start + index)) else {
             throw readFailure(index, as: T.self)
         }
         return converted

@@ -255,8 +255,9 @@ final class Statement {
     /// The current row, copied out of the statement, whose columns are `columns` (this
     /// statement's ``columns``, read after the first step).
     func row(columns: SQLiteColumns) -> SQLiteRow {
-        let values = (0..<columns.names.count).map { value(at: $0) }
-        return SQLiteRow(RowBuffer(columns: columns, values: values), start: 0)
+        let buffer = RowBuffer.make(columns: columns, rows: 1)
+        buffer.appendRow(of: self)
+        return SQLiteRow(buffer, start: 0)
     }
 
     /// Whether the statement only reads (`sqlite3_stmt_readonly`).
