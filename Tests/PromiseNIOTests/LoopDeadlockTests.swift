@@ -75,7 +75,10 @@
                 try await withLoop { (second: any EventLoop) async throws in
                     // A step on another loop, and a promise that names no context at all (its
                     // resolver could be waiting for this very loop): neither may block a loop.
-                    let onAnotherLoop = Promise(20).delay(on: .eventLoop(second), .milliseconds(20))
+                    // Both stay pending until the checks are done: a step settled by then (a
+                    // short delay, on a busy machine) is read without waiting, which is right.
+                    let (gate, opener) = Promise<Int>.pending()
+                    let onAnotherLoop = gate.then(on: .eventLoop(second)) { $0 + 20 }
                     let (plain, resolver) = Promise<Int>.pending()
                     for promise in [onAnotherLoop, plain] {
                         let outcome = try await waitOnLoop(first, for: promise)
@@ -87,6 +90,7 @@
                         #expect(error.message.contains("must never block"), "\(error.message)")
                     }
                     resolver.fulfill(0)
+                    opener.fulfill(0)
                     #expect(try await onAnotherLoop.get() == 20)
                 }
             }
