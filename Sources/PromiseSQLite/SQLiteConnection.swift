@@ -244,7 +244,8 @@ extension Connection {
     }
 
     /// Every row of `sql`. Their values are copied into ``RowBuffer``s, never grown, which the
-    /// rows in each share: no allocation per row, and no copy of what was read. The first buffer has room for one row, each next one for twice as many, up to
+    /// rows in each share: no allocation per row, and no copy of what was read. The first
+    /// buffer has room for one row, each next one for twice as many, up to
     /// ``RowBuffer/capacity`` values: room left unused is less than what the rows fill.
     func allRows(_ sql: String, cancel: CancelFlag?, bind: Binder) throws -> [SQLiteRow] {
         try run(sql, cancel: cancel, bind: bind) { statement in

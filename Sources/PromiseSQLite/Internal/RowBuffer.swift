@@ -76,6 +76,7 @@ final class RowBuffer: ManagedBuffer<RowBuffer.Header, SQLiteValue> {
 /// it is only read.
 @usableFromInline
 struct SharedRowBuffer: @unchecked Sendable {
+    /// The buffer, read-only from here on.
     @usableFromInline let buffer: RowBuffer
 
     init(_ buffer: RowBuffer) { self.buffer = buffer }
