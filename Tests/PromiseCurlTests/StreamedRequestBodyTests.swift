@@ -104,6 +104,11 @@ import Testing
     /// A server that reads nothing: the producer is held back once the buffers are full, and
     /// cancelling the request ends it.
     @Test func aServerThatDoesNotReadHoldsTheProducerBack() async throws {
+        var configuration = CurlConfiguration()
+        // Nothing moves once the buffers are full: with a stall timeout, a test resumed late
+        // on a busy machine would find the transfer failed instead of held.
+        configuration.stallTimeout = nil
+        let client = try CurlClient(configuration: configuration)
         let written = Lock(0)
         let stopped = Lock<String?>(nil)
         let body = CurlBody.stream { writer in
@@ -118,9 +123,10 @@ import Testing
             }
         }
         let request = client.post(faults.url("/no-read"), body: body)
-        // The kernel's socket buffers take a few MiB (their sizes grow with use); then the
-        // writes wait. Unheld, the producer writes hundreds of MiB a second.
-        #expect(try await eventually { written.withLock { $0 } >= 1 << 20 })
+        // Past the writer's 256 KiB queue, a write returns only once bytes left for the
+        // socket, whose buffers take some hundreds of KiB to a few MiB; then the writes wait.
+        // Unheld, the producer writes hundreds of MiB a second.
+        #expect(try await eventually { written.withLock { $0 } > 256 << 10 })
         try await Task.sleep(for: .seconds(1))
         let held = written.withLock { $0 }
         #expect(held < 48 << 20, "\(held) bytes written to a server that reads nothing")
@@ -129,6 +135,7 @@ import Testing
         await #expect(throws: CancellationError.self) { try await request.get() }
         #expect(try await eventually { stopped.withLock { $0 } != nil })
         #expect(try await eventually { client.pendingRequests == 0 })
+        try await client.shutdown().get()
     }
 
     @Test func cancellingBeforeTheFirstWriteEndsTheProducer() async throws {
