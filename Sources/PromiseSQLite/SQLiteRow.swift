@@ -21,6 +21,13 @@ public struct SQLiteRow: Sendable, RandomAccessCollection, CustomStringConvertib
         self.start = start
     }
 
+    /// A row of `values`, one per column of `columns`, in a buffer of its own.
+    init(columns: SQLiteColumns, values: [SQLiteValue]) {
+        let buffer = RowBuffer.make(columns: columns, rows: 1)
+        buffer.appendRow(values)
+        self.init(buffer, start: 0)
+    }
+
     /// The buffer holding this row's values and its neighbours'.
     @inlinable var buffer: RowBuffer { shared.buffer }
 

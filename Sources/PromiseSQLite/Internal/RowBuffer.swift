@@ -63,6 +63,16 @@ final class RowBuffer: ManagedBuffer<RowBuffer.Header, SQLiteValue> {
         }
     }
 
+    /// Copies `row`, one value per column, after the values written. The buffer must have
+    /// room for it.
+    func appendRow(_ row: [SQLiteValue]) {
+        precondition(row.count == width, "a row of \(row.count) values for \(width) columns")
+        withUnsafeMutablePointers { header, values in
+            (values + header.pointee.count).initialize(from: row, count: row.count)
+            header.pointee.count += row.count
+        }
+    }
+
     /// The value at `offset` from the first row's first value; `offset` is below ``count``.
     @inlinable
     func value(at offset: Int) -> SQLiteValue {
