@@ -206,6 +206,7 @@ let package = Package(
             name: "PromiseNIO",
             dependencies: [
                 "PromiseCore",
+                "PromiseBasics",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
                 // `MultiThreadedEventLoopGroup.currentEventLoop`: is this thread a loop's?
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),

@@ -4,6 +4,9 @@ extension Duration {
     // One rule for every conversion to a coarser unit: a wait is never shorter than asked, so
     // the conversion rounds up; zero and negative durations become 0; a duration past `cap`
     // becomes `cap`. Callers for which 0 means "no limit" (libcurl's timeouts) raise it to 1.
+    // Every `Duration` converts, up to the longest one (`Duration(attoseconds: .max)`), and
+    // every deadline is computed with `advanced(saturatingBy:)`: these are the library's only
+    // conversions and deadline sums (DurationConversionTests enumerates the sources).
 
     /// Whole seconds, rounded up; 0 for zero or negative; at most `cap`.
     ///
@@ -45,18 +48,41 @@ extension Duration {
     /// arithmetic such as a backoff's growth.
     @_alwaysEmitIntoClient
     package var secondsAsDouble: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        Double(attoseconds) / 1e18
     }
 
     @_alwaysEmitIntoClient
     package func roundedUp(unitsPerSecond: Int64, cappedAt cap: Int64) -> Int64 {
-        // `components` keeps both parts on the same side of zero.
-        let (seconds, attoseconds) = components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
-        if seconds >= cap / unitsPerSecond { return cap }
-        let attosecondsPerUnit = 1_000_000_000_000_000_000 / unitsPerSecond
-        let whole = seconds * unitsPerSecond + (attoseconds + attosecondsPerUnit - 1) / attosecondsPerUnit
-        return min(whole, cap)
+        // From the attoseconds as a whole: `components` traps for a duration of more than
+        // `Int64.max` seconds, which `Duration` can hold.
+        let total = attoseconds
+        guard total > 0 else { return 0 }
+        let (units, rest) = total.quotientAndRemainder(dividingBy: Int128(1_000_000_000_000_000_000 / unitsPerSecond))
+        let whole = rest > 0 ? units + 1 : units
+        return whole >= Int128(cap) ? cap : Int64(whole)
+    }
+
+    /// The longest wait a deadline is computed for: about 139 000 years. Adding it to any
+    /// clock's instant cannot overflow, and no wait reaches it.
+    @_alwaysEmitIntoClient
+    package static var longestWait: Duration { .seconds(Int64(1) << 42) }
+
+    /// This duration within ``longestWait`` either side of zero, for adding to an instant.
+    @_alwaysEmitIntoClient
+    package var clampedForDeadline: Duration {
+        min(max(self, .zero - Duration.longestWait), Duration.longestWait)
+    }
+}
+
+extension InstantProtocol where Duration == Swift.Duration {
+    /// The instant `duration` after this one, with `duration` held within
+    /// ``Swift/Duration/longestWait``: `advanced(by:)` traps when the sum leaves what an
+    /// instant can hold, and a caller may give any `Duration`.
+    ///
+    /// - Parameter duration: How far to advance; negative goes back.
+    /// - Returns: The instant.
+    @_alwaysEmitIntoClient
+    package func advanced(saturatingBy duration: Duration) -> Self {
+        advanced(by: duration.clampedForDeadline)
     }
 }

@@ -68,6 +68,9 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
 /// context's drive or a blocking wait.
 @usableFromInline
 func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?) throws -> Value {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var left = timeout
     if let drive = try checkBlockingWait(for: promise) {
         let wait = BlockingWait(
             timeout: timeout,
@@ -76,7 +79,14 @@ func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?
         )
         if drive(wait) {
             if let result = promise.currentResult { return try result.get() }
-            throw timedOut(promise, after: timeout ?? .zero)
+            // The drive ended without the result: the timeout passed, or the context closed
+            // while this thread ran it (a loop shut down), and the promise may still be
+            // settled from elsewhere. Wait for that for the time left.
+            if let timeout {
+                let elapsed = start.duration(to: clock.now)
+                if timeout <= elapsed { throw timedOut(promise, after: timeout) }
+                left = timeout - elapsed
+            }
         }
     }
     let semaphore = DispatchSemaphore(value: 0)
@@ -85,8 +95,8 @@ func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?
         outcome.store(result)
         semaphore.signal()
     }
-    if let timeout {
-        if semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
+    if let timeout, let left {
+        if semaphore.wait(timeout: .now() + left.dispatchInterval) == .timedOut {
             throw timedOut(promise, after: timeout)
         }
     } else {

@@ -57,6 +57,7 @@ public enum WaitingThreadHelp: Sendable, Equatable {
     /// The work runs on the context's own thread, which is awake (or about to be) and quick
     /// to finish: the waiter polls for the result for up to `limit` before it suspends or
     /// blocks. On a machine where waking a sleeping thread costs tens of microseconds, a
-    /// result that comes within the limit arrives that much sooner.
+    /// result that comes within the limit arrives that much sooner. A limit over a second
+    /// polls for a second.
     case poll(for: Duration)
 }

@@ -127,7 +127,7 @@ extension Promise {
     /// ``WaitingThreadHelp/poll(for:)``).
     ///
     /// - Parameters:
-    ///   - limit: How long to keep checking.
+    ///   - limit: How long to keep checking, at most a second.
     ///   - delivered: Wait for ``deliveredResult`` (as ``get()`` does) rather than
     ///     ``currentResult``.
     /// - Returns: The result, or `nil` when it did not come in time.
@@ -135,7 +135,9 @@ extension Promise {
     func poll(for limit: Duration, delivered: Bool) -> Result<Value, any Error>? {
         let clock = ContinuousClock()
         var now = clock.now
-        let deadline = now.advanced(by: limit)
+        // At most a second: a longer limit would be a spin, and a limit of the longest
+        // `Duration` would overflow the instant.
+        let deadline = now.advanced(by: min(limit, .seconds(1)))
         repeat {
             if let result = delivered ? deliveredResult : currentResult { return result }
             // Look at the result about once a microsecond, not as often as possible: taking

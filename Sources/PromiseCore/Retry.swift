@@ -89,6 +89,17 @@ public func retry<Value: Sendable>(
 }
 
 /// The state of one `retry` call.
+/// The timer before a retry's next attempt.
+@usableFromInline
+enum RetryTimer: Sendable {
+    /// No retry waits.
+    case none
+    /// Being scheduled: it may fire before its handle is stored.
+    case scheduling
+    /// Scheduled and not fired, with its handle for `stop()`.
+    case scheduled(ScheduledWork)
+}
+
 @usableFromInline
 final class Retrier<Value: Sendable>: Sendable {
     /// The retry's progress, under ``state``'s lock.
@@ -100,8 +111,8 @@ final class Retrier<Value: Sendable>: Sendable {
         @usableFromInline var attempt: Int
         /// The attempt's promise while it runs, held weakly.
         @usableFromInline var current: WeakNode?
-        /// The timer before the next attempt, while it waits.
-        @usableFromInline var timer: ScheduledWork?
+        /// The timer before the next attempt.
+        @usableFromInline var timer: RetryTimer
         /// Whether the retry was stopped (its promise cancelled).
         @usableFromInline var stopped: Bool
 
@@ -110,7 +121,7 @@ final class Retrier<Value: Sendable>: Sendable {
             self.remaining = remaining
             self.attempt = 0
             self.current = nil
-            self.timer = nil
+            self.timer = .none
             self.stopped = false
         }
     }
@@ -205,14 +216,24 @@ final class Retrier<Value: Sendable>: Sendable {
                 result.resolve(.failure(error), by: .chain)
                 return
             }
+            // Counted before the timer is scheduled: on a concurrent context the next attempt
+            // can start, fail and come back here before this closure goes on.
+            let counted = state.withLock { state in
+                guard !state.stopped else { return false }
+                state.remaining -= 1
+                state.timer = .scheduling
+                return true
+            }
+            guard counted else { return }
             let timer = Scheduler.schedule(on: context, owner: result, after: delay(number)) { [self] in
                 // The fired timer's handle references this closure, which references self.
-                state.withLock { $0.timer = nil }
+                state.withLock { $0.timer = .none }
                 self.attempt()
             }
             let stopped = state.withLock { state in
-                state.remaining -= 1
-                state.timer = timer
+                // Kept for `stop()` only while it has not fired: a fired timer's handle would
+                // keep this retrier alive through its closure.
+                if !state.stopped, case .scheduling = state.timer { state.timer = .scheduled(timer) }
                 return state.stopped
             }
             if stopped { timer.cancel() }
@@ -222,10 +243,11 @@ final class Retrier<Value: Sendable>: Sendable {
     /// Cancels the pending timer and withdraws from the attempt in progress.
     @_alwaysEmitIntoClient
     func stop() {
-        let (timer, current) = state.withLock { state in
+        let (timer, current) = state.withLock { state -> (ScheduledWork?, WeakNode?) in
             state.stopped = true
-            defer { state.timer = nil; state.current = nil }
-            return (state.timer, state.current)
+            defer { state.timer = .none; state.current = nil }
+            guard case .scheduled(let timer) = state.timer else { return (nil, state.current) }
+            return (timer, state.current)
         }
         timer?.cancel()
         current?.withdraw()

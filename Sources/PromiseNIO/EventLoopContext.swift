@@ -2,6 +2,7 @@
 // package it needs is neither resolved nor built.
 #if NIO
     public import NIOCore
+    internal import PromiseBasics
     // Re-exported, like every product of this package, so `import PromiseNIO` is enough.
     @_exported public import PromiseCore
 
@@ -113,18 +114,12 @@
     }
 
     extension TimeAmount {
-        /// `duration` in nanoseconds: zero for a negative duration, `Int64.max` (about 292
-        /// years) for one longer than that. NIOCore's `TimeAmount(_: Duration)` clamps every
-        /// overflow to `Int64.max`, so a hugely negative delay would wait 292 years there.
+        /// `duration` in whole nanoseconds, rounded up: zero for a negative duration,
+        /// `Int64.max` (about 292 years) for one longer than that. NIOCore's
+        /// `TimeAmount(_: Duration)` clamps every overflow to `Int64.max`, so a hugely negative
+        /// delay would wait 292 years there.
         init(clamping duration: Duration) {
-            let (seconds, attoseconds) = duration.components
-            guard seconds > 0 || (seconds == 0 && attoseconds > 0) else {
-                self = .zero
-                return
-            }
-            let (whole, overflowed) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-            let (total, overflowedAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-            self = overflowed || overflowedAgain ? .nanoseconds(.max) : .nanoseconds(total)
+            self = .nanoseconds(duration.nanosecondsRoundedUp(cappedAt: .max))
         }
     }
 #endif

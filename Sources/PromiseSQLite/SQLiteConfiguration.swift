@@ -50,7 +50,8 @@ public struct SQLiteConfiguration: Sendable {
     /// How long the connection thread, out of work, keeps checking for the next operation
     /// before it sleeps, and how long a thread or task waiting for an operation's promise
     /// checks for the result before it suspends or blocks. Default 50 microseconds; zero turns
-    /// polling off. It is always off on a machine with one CPU online.
+    /// polling off, and a longer limit than a second polls for a second. It is always off on a
+    /// machine with one CPU online.
     ///
     /// Waking a sleeping thread costs tens of microseconds on a virtual machine, several times
     /// what a point query by primary key takes, and an operation awaited by itself costs two

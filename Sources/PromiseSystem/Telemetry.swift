@@ -130,8 +130,7 @@
 
         /// Nanoseconds since the operation started.
         package var elapsedNanoseconds: Int64 {
-            let elapsed = (ContinuousClock.now - started).components
-            return elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+            Int64(clamping: (ContinuousClock.now - started).attoseconds / 1_000_000_000)
         }
 
         #if Tracing

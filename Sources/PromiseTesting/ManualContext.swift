@@ -55,7 +55,7 @@ public final class ManualContext: ExecutionContext {
     public func executeAfter(_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledWork {
         let id = state.withLock { state in
             state.sequence += 1
-            state.timers[state.sequence] = Timer(deadline: state.now + max(delay, .zero), sequence: state.sequence, work: work)
+            state.timers[state.sequence] = Timer(deadline: state.now + max(delay, .zero).clampedForDeadline, sequence: state.sequence, work: work)
             return state.sequence
         }
         return ScheduledWork { [weak self] in
@@ -94,7 +94,7 @@ public final class ManualContext: ExecutionContext {
     ///
     /// - Parameter interval: How far to move the clock.
     public func advance(by interval: Duration) {
-        let target = state.withLock { $0.now + interval }
+        let target = state.withLock { $0.now + interval.clampedForDeadline }
         runUntilIdle()
         while true {
             let due: Timer? = state.withLock { state in

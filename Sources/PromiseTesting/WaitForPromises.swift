@@ -40,7 +40,7 @@ public func waitForPromises(timeout: Duration) -> Bool {
     // Callbacks held for the end of this thread's batched turn would otherwise count as work
     // in flight until the wait gives up.
     AdapterSupport.handOverHeldHops()
-    let deadline = ContinuousClock.now.advanced(by: timeout)
+    let deadline = ContinuousClock.now.advanced(saturatingBy: timeout)
     let drained = DispatchSemaphore(value: 0)
     Promises.defaultQueue.async { drained.signal() }
     guard drained.wait(timeout: .now() + timeout.dispatchInterval) == .success else { return false }

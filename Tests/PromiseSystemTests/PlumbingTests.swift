@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 
@@ -33,6 +34,57 @@ import Testing
     @Test func secondsAsDoubleKeepsTheFraction() {
         #expect(Duration.milliseconds(1_250).secondsAsDouble == 1.25)
         #expect(Duration.milliseconds(-1_250).secondsAsDouble == -1.25)
+    }
+
+    /// `Duration` holds far more than `Int64.max` seconds, where its `components` trap.
+    @Test(arguments: [Duration(attoseconds: .max), .seconds(1e20), .seconds(Int64.max) + .seconds(1)])
+    func everyDurationPastInt64SecondsConvertsToTheCap(_ duration: Duration) {
+        #expect(duration.secondsRoundedUp(cappedAt: .max) == .max)
+        #expect(duration.millisecondsRoundedUp(cappedAt: 1 << 50) == 1 << 50)
+        #expect(duration.nanosecondsRoundedUp(cappedAt: .max) == .max)
+        #expect(duration.dispatchInterval == .never)
+        #expect(duration.secondsAsDouble >= 9.2e18)
+        let now = ContinuousClock.now
+        #expect(now.advanced(saturatingBy: duration) == now.advanced(by: Duration.longestWait))
+        #expect(now.advanced(saturatingBy: .zero - duration) == now.advanced(by: .zero - Duration.longestWait))
+        #expect((.zero - duration).millisecondsRoundedUp(cappedAt: .max) == 0)
+    }
+
+    @Test func aDeadlineWithinTheLongestWaitIsExact() {
+        let now = ContinuousClock.now
+        #expect(now.advanced(saturatingBy: .seconds(3)) == now.advanced(by: .seconds(3)))
+        #expect(now.advanced(saturatingBy: .seconds(-3)) == now.advanced(by: .seconds(-3)))
+        #expect(Duration(attoseconds: 1).nanosecondsRoundedUp(cappedAt: .max) == 1)
+        #expect(Duration(attoseconds: 1_000_000_001).nanosecondsRoundedUp(cappedAt: .max) == 2)
+    }
+
+    /// The conversions and `advanced(saturatingBy:)` above are the only ones: no other source
+    /// file reads a `Duration`'s `components` (which trap past `Int64.max` seconds) or adds a
+    /// caller's duration to an instant (which traps past what an instant holds).
+    @Test func noSourceConvertsADurationOrComputesADeadlineItself() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        // PromiseCore's inlinable code cannot reach PromiseBasics: its one sum clamps the limit
+        // to a second, and its other adds a constant.
+        let exceptions: Set<String> = ["PromiseBasics/DurationConversions.swift", "PromiseCore/Promise+Async.swift"]
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+        var checked = 0
+        var offending: [String] = []
+        for file in files where file.hasSuffix(".swift") && !exceptions.contains(file) {
+            checked += 1
+            let text = try String(contentsOfFile: sources.appendingPathComponent(file).path, encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                let sums =
+                    line.contains("now.advanced(by:") || line.contains("Instant.now +")
+                    || (line.contains("now + ") && !line.contains("now() + ") && !line.contains("clampedForDeadline"))
+                if line.contains(".components") || sums { offending.append("\(file):\(number + 1): \(line)") }
+            }
+        }
+        #expect(checked > 100, "found \(checked) source files under \(sources.path)")
+        #expect(offending.isEmpty, "convert through PromiseBasics' DurationConversions:\n\(offending.joined(separator: "\n"))")
+        let promiseAsync = try String(contentsOfFile: sources.appendingPathComponent("PromiseCore/Promise+Async.swift").path, encoding: .utf8)
+        #expect(promiseAsync.contains("now.advanced(by: min(limit, .seconds(1)))"))
     }
 }
 

@@ -78,3 +78,54 @@ extension BlockingWaitTests {
         try await loop.shutdown().get()
     }
 }
+
+extension BlockingWaitTests {
+    /// A thread running the loop in `awaitPromise` for a chain that waits for a promise settled
+    /// elsewhere, when another thread shuts the loop down: the wait goes on until that promise
+    /// settles and ends with the chain's outcome (its callback refused by the closed loop),
+    /// never with `timedOut` before its timeout has passed.
+    @Test(arguments: [nil, Duration.seconds(60)] as [Duration?])
+    func aWaitRunningTheLoopOutlivesTheLoopsShutdown(timeout: Duration?) async throws {
+        let loop = try UVLoop()
+        let (source, resolver) = Promise<Int>.pending()
+        let chained = source.then(on: loop) { $0 + 1 }
+        let waiter = onNewThread { Result { try awaitPromise(chained, timeout: timeout) } }
+        // Fires only once the waiting thread runs the loop.
+        try await loop.after(.zero).get()
+        try await loop.shutdown().get()
+        #expect(waiter.isPending, "the wait ended with the shutdown, before its promise settled")
+        resolver.fulfill(1)
+        let outcome = try await waiter.get()
+        let refusal = try #require(chained.error)
+        #expect(throws: (any Error).self) { try outcome.get() }
+        if case .failure(let error) = outcome {
+            #expect("\(error)" == "\(refusal)")
+            #expect((error as? PromiseError)?.code != .timedOut, "\(error)")
+        }
+    }
+}
+
+/// The loop's timers given durations past `Int64.max` seconds (which `Duration` holds) wait as
+/// long as a libuv timer can and stop when cancelled, never crashing.
+@Suite struct ExtremeLoopDurationTests {
+    @Test(arguments: [Duration(attoseconds: .max), .seconds(1e20)])
+    func theLoopsTimersTakeTheLongestDurations(_ interval: Duration) async throws {
+        let loop = try UVLoop()
+        let runner = onNewThread { loop.run() }
+        let timer = loop.after(interval)
+        let (source, resolver) = Promise<Int>.pending()
+        let timed = source.timeout(on: loop, interval)
+        let retried = retry(on: loop, attempts: 1, delay: interval) { Promise<Int>(PromiseError(.invalidArgument, message: "fails")) }
+        let ticks = loop.every(interval, keepsLoopAlive: false) { _ in }
+        try await Promise(()).delay(.milliseconds(20)).get()
+        for promise in [timer.then { 0 }, timed, retried] {
+            #expect(promise.isPending)
+            promise.cancel()
+            await #expect(throws: CancellationError.self) { try await promise.get() }
+        }
+        ticks.cancel()
+        resolver.fulfill(1)
+        try await loop.shutdown().get()
+        try await runner.get()
+    }
+}

@@ -102,7 +102,7 @@ final class Transfer: @unchecked Sendable {
         machine.started(
             TransferStateMachine.Limits(
                 maxRedirects: max(0, request.maxRedirects ?? configuration.maxRedirects),
-                deadline: (request.timeout ?? configuration.timeout).map { ContinuousClock.now + $0 },
+                deadline: (request.timeout ?? configuration.timeout).map { ContinuousClock.now.advanced(saturatingBy: $0) },
                 body: bodyDestination(configuration)))
         do throws(CurlError) {
             if let download {

@@ -90,7 +90,7 @@ final class ConnectionOwner: Sendable {
             telemetry = configuration.telemetry
         #endif
         waitingThreads = configuration.operationsOnWaitingThreads
-        pollLimit = ProcessorCount.online > 1 ? max(.zero, configuration.pollBeforeSleeping) : .zero
+        pollLimit = ProcessorCount.online > 1 ? min(max(.zero, configuration.pollBeforeSleeping), .seconds(1)) : .zero
         let status = NamedThread.start(name: configuration.threadName) { [self] in
             main(configuration)
         }
@@ -220,7 +220,7 @@ final class ConnectionOwner: Sendable {
                 load.subtract(1, ordering: .relaxed)
             }
             batch.removeAll(keepingCapacity: batch.capacity <= 1024)
-            pollUntil = clock.now.advanced(by: pollLimit)
+            pollUntil = clock.now.advanced(saturatingBy: pollLimit)
         }
     }
 

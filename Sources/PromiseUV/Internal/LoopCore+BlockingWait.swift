@@ -29,7 +29,7 @@ extension LoopCore: BlockingWaitAdvisor {
     /// as soon as its own promise settles (while another runs the loop) or its timeout passes.
     func drive(until wait: BlockingWait) -> Bool {
         let clock = ContinuousClock()
-        let deadline = wait.timeout.map { clock.now.advanced(by: $0) }
+        let deadline = wait.timeout.map { clock.now.advanced(saturatingBy: $0) }
         let wake = DispatchSemaphore(value: 0)
         var listening = false
         while true {
@@ -51,9 +51,7 @@ extension LoopCore: BlockingWaitAdvisor {
                 var woken = true
                 if let deadline {
                     let left = clock.now.duration(to: deadline)
-                    let (seconds, attoseconds) = left.components
-                    let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-                    woken = left > .zero && wake.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+                    woken = left > .zero && wake.wait(timeout: .now() + left.dispatchInterval) == .success
                 } else {
                     wake.wait()
                 }
