@@ -117,7 +117,8 @@ public struct CurlBody: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - length: The body's length in bytes, or `nil` when it is not known up front.
+    ///   - length: The body's length in bytes, or `nil` when it is not known up front. A
+    ///     negative length fails the request with ``CurlError/Code/invalidArgument``.
     ///   - contentType: Sent as `Content-Type`; `application/octet-stream` by default.
     ///   - produce: Writes the body; it returns when the body is complete.
     /// - Returns: The body.
@@ -134,7 +135,8 @@ public struct CurlBody: Sendable {
     ///
     /// - Parameters:
     ///   - chunks: The body's bytes, in chunks.
-    ///   - length: The body's length in bytes, or `nil` when it is not known up front.
+    ///   - length: The body's length in bytes, or `nil` when it is not known up front. A
+    ///     negative length fails the request with ``CurlError/Code/invalidArgument``.
     ///   - contentType: Sent as `Content-Type`; `application/octet-stream` by default.
     /// - Returns: The body.
     public static func stream<Chunks: AsyncSequence & Sendable>(
@@ -154,7 +156,9 @@ public struct CurlBodyWriter: Sendable {
     ///
     /// - Parameter bytes: The next bytes of the body.
     /// - Throws: ``CurlError`` when the request ended before the body was sent, or the body
-    ///   went past its declared length.
+    ///   went past its declared length; ``CurlError/Code/invalidArgument`` for a write made
+    ///   while another write waits (write from one task at a time) or after the producer's
+    ///   closure returned.
     public func write(_ bytes: [UInt8]) async throws(CurlError) {
         guard !bytes.isEmpty else { return }
         try await upload.write(bytes)

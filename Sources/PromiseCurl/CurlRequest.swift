@@ -210,6 +210,10 @@ public struct CurlRequest: Sendable {
             return .failure(
                 CurlError(.invalidArgument, message: AdapterPaths.nulRefusal("body file", path)))
         }
+        if case .produced(let length?, _) = body?.storage, length < 0 {
+            return .failure(
+                CurlError(.invalidArgument, message: "the request body's declared length \(length) is negative; give nil when the length is not known"))
+        }
         if let downloadPath {
             if AdapterPaths.containsNUL(downloadPath) {
                 return .failure(CurlError(.invalidArgument, message: AdapterPaths.nulRefusal("download path", downloadPath)))

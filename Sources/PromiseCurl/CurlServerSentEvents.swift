@@ -246,7 +246,8 @@ public struct CurlEventSource: AsyncSequence, Sendable {
                 var request = source.request
                 request.setHeader("Accept", "text/event-stream")
                 request.setHeader("Cache-Control", "no-cache")
-                request.headerFields[HTTPField.Name("Last-Event-ID")!] = parser.lastEventID
+                // An empty ID sends no header, as the standard says.
+                request.headerFields[HTTPField.Name("Last-Event-ID")!] = parser.lastEventID.flatMap { $0.isEmpty ? nil : $0 }
                 let streamed: CurlStreamedResponse
                 do {
                     streamed = try await source.client.stream(request).get()
@@ -260,6 +261,12 @@ public struct CurlEventSource: AsyncSequence, Sendable {
                     return false
                 }
                 _ = try streamed.validate()
+                guard streamed.status.code == 200 else {
+                    streamed.body.cancel()
+                    throw CurlError(
+                        .badStatus, message: "status \(streamed.status.code), expected 200 for an event stream", method: request.method.rawValue,
+                        url: request.url, response: streamed.response)
+                }
                 let type = streamed.headerFields[.contentType] ?? ""
                 guard type.lowercased().hasPrefix("text/event-stream") else {
                     streamed.body.cancel()

@@ -171,8 +171,9 @@ extension CurlClient {
     ///
     /// Redirects are followed as by ``execute(_:)``; ``CurlRequest/maxResponseBodySize`` does
     /// not apply (a stream may be endless). The request's total ``CurlRequest/timeout`` covers
-    /// the whole body, time paused included, and ``CurlRequest/stallTimeout`` counts while
-    /// the consumer lets the buffer fill: give an endless stream neither, or generous ones.
+    /// the whole body, time paused included: give an endless stream none, or a generous one.
+    /// ``CurlRequest/stallTimeout`` does not count while the transfer is paused for a consumer
+    /// that is behind (libcurl does not apply it to a paused transfer).
     /// The promise rejects as ``execute(_:)``'s does for what happens before the head;
     /// cancelling it before then stops the transfer.
     ///

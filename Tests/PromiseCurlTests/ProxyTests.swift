@@ -63,6 +63,24 @@ import Testing
         #expect(error?.code == .peerFailedVerification, "\(String(describing: error))")
     }
 
+    /// A streamed response through a `CONNECT` tunnel fulfils with the server's head, not the
+    /// proxy's `200 Connection established`.
+    @Test func aStreamedResponseThroughATunnelHasTheServersHead() async throws {
+        let nginx = TestServer.nginx
+        let proxy = try CurlProxy(.http, host: "127.0.0.1", port: proxies.ports["http"]!)
+        let client = try client(.through(proxy), tls: nginx.caFile)
+        defer { _ = client.shutdown() }
+        let missing = try await client.stream(CurlRequest(.get, nginx.url("/no-such-file", port: "https", scheme: "https", host: "localhost"))).get()
+        missing.body.cancel()
+        #expect(missing.status.code == 404)
+        let found = try await client.stream(CurlRequest(.get, nginx.url("/hello", port: "https", scheme: "https", host: "localhost"))).get()
+        #expect(found.status.code == 200)
+        #expect(found.headerFields[.contentLength] != nil, "\(found.headerFields)")
+        var body: [UInt8] = []
+        for try await chunk in found.body { body += chunk }
+        #expect(!body.isEmpty)
+    }
+
     /// The credentials go in `Proxy-Authorization` (seen by the fault server posing as the
     /// proxy) and are accepted by a proxy that asks for them; the password is never printed.
     @Test func credentialsAreSentAndNeverPrinted() async throws {

@@ -94,6 +94,19 @@ import Testing
         #expect(try parser.feed(Array("\n\n".utf8)).isEmpty)
     }
 
+    /// An `id:` takes effect when its event is dispatched: one cut off by the end of the stream
+    /// leaves the last event ID where it was, so a reconnect asks for that event again.
+    @Test func anIDTakesEffectOnlyWhenItsEventIsDispatched() throws {
+        var parser = ServerSentEventParser(limit: 100)
+        #expect(try parser.feed(Array("id: 4\ndata: a\n\nid: 5\ndata: b\n".utf8)).map(\.id) == ["4"])
+        #expect(parser.lastEventID == "4")
+        parser.endOfStream()
+        #expect(parser.lastEventID == "4", "event 5 never arrived whole")
+        #expect(try parser.feed(Array("data: c\n\n".utf8)) == [ServerSentEvent(type: "message", data: "c", id: "4")])
+        #expect(try parser.feed(Array("id: 6\n\n".utf8)).isEmpty)
+        #expect(parser.lastEventID == "6", "a blank line dispatches the ID even without data")
+    }
+
     @Test func anEventOverTheLimitThrows() throws {
         var parser = ServerSentEventParser(limit: 10)
         #expect(try parser.feed(Array("data: 1234\n".utf8)).isEmpty)
@@ -122,6 +135,21 @@ import Testing
         #expect(try splitter.feed(Array("12345\r\n".utf8)) == ["12345"])
         let error = #expect(throws: CurlError.self) { try splitter.feed(Array("1234567".utf8)) }
         #expect(error?.code == .responseTooLarge)
+    }
+
+    /// The limit counts the line's own bytes, exactly: the CR of a CRLF is not one of them, and
+    /// a CR that no LF follows is.
+    @Test(arguments: ["123456\n", "123456", "12345\r6\n", "123456\r\n"])
+    func aLineOneByteOverTheLimitThrows(text: String) throws {
+        var splitter = LineSplitter(limit: 5)
+        let error = #expect(throws: CurlError.self) { _ = try splitter.feed(Array(text.utf8)) }
+        #expect(error?.code == .responseTooLarge)
+    }
+
+    @Test func theLargestLimitTakesLines() throws {
+        var splitter = LineSplitter(limit: .max)
+        #expect(try splitter.feed(Array("one\r\ntwo\nthr".utf8)) == ["one", "two"])
+        #expect(splitter.endOfBody() == "thr")
     }
 }
 
@@ -186,6 +214,23 @@ import Testing
         let status = client.events(CurlRequest(.get, faults.url("/redirect?status=500")))
         let statusError = await #expect(throws: CurlError.self) { for try await _ in status {} }
         #expect(statusError?.code == .badStatus)
+    }
+
+    /// Only 200 opens an event stream (and 204 ends it): another 2xx is a bad status.
+    @Test(arguments: [201, 202, 206])
+    func aSuccessOtherThan200IsRefused(status: Int) async throws {
+        let source = client.events(CurlRequest(.get, faults.url("/redirect?status=\(status)")))
+        let error = await #expect(throws: CurlError.self) { for try await _ in source {} }
+        #expect(error?.code == .badStatus, "\(String(describing: error))")
+        #expect(error?.message.contains("expected 200") == true, "\(String(describing: error))")
+    }
+
+    /// An empty last event ID sends no `Last-Event-ID` header, as the standard says.
+    @Test func anEmptyLastEventIDSendsNoHeader() async throws {
+        var empty = client.events(CurlRequest(.get, faults.url("/events?count=1&echo=1")), lastEventID: "").makeAsyncIterator()
+        #expect(try await empty.next() == ServerSentEvent(type: "request", data: "no Last-Event-ID", id: ""))
+        var given = client.events(CurlRequest(.get, faults.url("/events?count=1&echo=1")), lastEventID: "9").makeAsyncIterator()
+        #expect(try await given.next() == ServerSentEvent(type: "request", data: "Last-Event-ID '9'", id: "9"))
     }
 
     @Test func aServerThatIsDownFailsAfterTheAttemptsInARow() async throws {

@@ -77,6 +77,31 @@ import Testing
         #expect(error?.message.contains("more than the declared length of 5") == true)
     }
 
+    @Test(arguments: [-1, -2, Int.min])
+    func aNegativeDeclaredLengthIsRefusedBeforeTheProducerRuns(length: Int) async throws {
+        let ran = Lock(false)
+        let body = CurlBody.stream(length: length) { _ in ran.withLock { $0 = true } }
+        let error = await #expect(throws: CurlError.self) { try await client.post(faults.url("/echo"), body: body).get() }
+        #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+        #expect(error?.message.contains("declared length \(length) is negative") == true, "\(String(describing: error))")
+        #expect(!ran.withLock { $0 })
+    }
+
+    /// A writer kept after its closure returned: its write throws, and the request it belonged
+    /// to was sent whole.
+    @Test func aWriterKeptPastItsClosureFailsItsWrite() async throws {
+        let kept = Lock<CurlBodyWriter?>(nil)
+        let body = CurlBody.stream { writer in
+            try await writer.write(Array("whole".utf8))
+            kept.withLock { $0 = writer }
+        }
+        let response = try await client.post(faults.url("/echo"), body: body).get()
+        #expect(String(decoding: response.body, as: UTF8.self).contains("whole"))
+        let writer = try #require(kept.withLock { $0 })
+        let error = await #expect(throws: CurlError.self) { try await writer.write(Array("late".utf8)) }
+        #expect(error != nil)
+    }
+
     @Test func writingLessThanTheDeclaredLengthFails() async throws {
         let body = CurlBody.stream(length: 50) { writer in try await writer.write(Array("short".utf8)) }
         let error = await #expect(throws: CurlError.self) { try await client.post(faults.url("/echo"), body: body).get() }

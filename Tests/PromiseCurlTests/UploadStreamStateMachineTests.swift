@@ -39,6 +39,33 @@ import Testing
         guard case .proceed(resumeReader: false) = machine.write(Self.bytes(5)) else { Issue.record("not paused now: \(machine.state)"); return }
     }
 
+    /// A writer used by two tasks at once: the second write fails with a clear error, and the
+    /// one waiting for room goes on as if nothing happened.
+    @Test func aWriteWhileAnotherWaitsForRoomFailsAndTheWaitingOneGoesOn() {
+        var machine = Machine(limit: 100, length: nil)
+        _ = machine.write(Self.bytes(150))
+        #expect(machine.waitForRoom(1) == .stored)
+        guard case .fail(let error, resumeReader: false) = machine.write(Self.bytes(1)) else { Issue.record("\(machine.state)"); return }
+        #expect(error.code == .invalidArgument)
+        #expect(error.message.contains("one task at a time"), "\(error)")
+        guard case .bytes(let bytes, wake: 1) = machine.read(capacity: 150) else { Issue.record("\(machine.state)"); return }
+        #expect(bytes == Self.bytes(150))
+    }
+
+    /// A writer kept past the end of its closure: its write fails, and the complete body is sent
+    /// as it was.
+    @Test func aWriteAfterTheProducerFinishedFailsAndTheBodyStaysWhole() {
+        var machine = Machine(limit: 100, length: nil)
+        _ = machine.write(Self.bytes(10))
+        _ = machine.producerFinished()
+        guard case .fail(let error, resumeReader: false) = machine.write(Self.bytes(1)) else { Issue.record("\(machine.state)"); return }
+        #expect(error.code == .invalidArgument)
+        #expect(error.message.contains("after its closure returned"), "\(error)")
+        guard case .bytes(let bytes, nil) = machine.read(capacity: 100) else { Issue.record("\(machine.state)"); return }
+        #expect(bytes == Self.bytes(10))
+        guard case .end = machine.read(capacity: 100) else { Issue.record("\(machine.state)"); return }
+    }
+
     @Test func theEndComesAfterTheBufferedBytes() {
         var machine = Machine(limit: 100, length: nil)
         _ = machine.write(Self.bytes(10))

@@ -230,8 +230,10 @@ class FaultHandler(socketserver.BaseRequestHandler):
                   (16 KiB by default), as fast as the client reads
     /events       text/event-stream: ?count=N events (3 by default), ?interval=MS apart,
                   numbered after the request's Last-Event-ID (from 1 without one), each with
-                  an id, a type and two data lines, after a comment and `retry: 50`; then it
-                  closes, or with ?forever=1 sends a comment every 100 ms until the client leaves
+                  an id, a type and two data lines, after a comment and `retry: 50` (and with
+                  ?echo=1 an event of type `request` saying whether Last-Event-ID came); then
+                  it closes, or with ?forever=1 sends a comment every 100 ms until the client
+                  leaves
     """
 
     def handle(self):
@@ -331,12 +333,17 @@ class FaultHandler(socketserver.BaseRequestHandler):
                 sock.sendall(b"0\r\n\r\n")
             elif path == "/events":
                 last = 0
+                sent_id = None
                 for line in data.partition(b"\r\n\r\n")[0].split(b"\r\n")[1:]:
                     name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"last-event-id" and value.strip().isdigit():
-                        last = int(value.strip())
+                    if name.strip().lower() == b"last-event-id":
+                        sent_id = value.strip()
+                        if sent_id.isdigit():
+                            last = int(sent_id)
                 sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
                              b"Connection: close\r\n\r\n: a comment\nretry: 50\n\n")
+                if params.get("echo"):
+                    sock.sendall(b"event: request\ndata: %s\n\n" % (b"no Last-Event-ID" if sent_id is None else b"Last-Event-ID '" + sent_id + b"'"))
                 for number in range(last + 1, last + 1 + int(params.get("count", "3"))):
                     time.sleep(int(params.get("interval", "0")) / 1000)
                     sock.sendall(b"id: %d\r\nevent: tick\r\ndata: event %d\r\ndata: second line\r\n\r\n" % (number, number))

@@ -31,7 +31,9 @@ struct LineSplitter {
     }
 
     private func check() throws(CurlError) {
-        guard partial.count <= limit + 1 else {  // + 1: the CR of a CRLF
+        // A CR at the end may be the CR of a CRLF, which is not part of the line.
+        let length = partial.last == 0x0D ? partial.count - 1 : partial.count
+        guard length <= limit else {
             throw CurlError(.responseTooLarge, message: "a line of the response body is longer than the limit of \(limit) bytes")
         }
     }

@@ -8,8 +8,13 @@
 struct ServerSentEventParser {
     /// The most bytes of one event (its data and the line being read).
     let limit: Int
-    /// The `id` of the last event that set one, sent back as `Last-Event-ID` on reconnect.
+    /// The stream's last event ID: the `id` in force when the last event was dispatched, sent
+    /// back as `Last-Event-ID` on reconnect. An `id:` line takes effect only when its event is
+    /// dispatched (a blank line), as the standard says: an event cut off by the end of the
+    /// stream does not move it, so the server sends that event again.
     private(set) var lastEventID: String?
+    /// The standard's "last event ID buffer": the last `id:` read, dispatched or not.
+    private var idBuffer: String?
     /// The reconnection time the stream asked for with `retry:`.
     private(set) var retry: Duration?
 
@@ -37,6 +42,7 @@ struct ServerSentEventParser {
     init(limit: Int, lastEventID: String? = nil) {
         self.limit = max(1, limit)
         self.lastEventID = lastEventID
+        self.idBuffer = lastEventID
     }
 
     /// Takes the next bytes of the body and returns the events they complete.
@@ -65,6 +71,7 @@ struct ServerSentEventParser {
 
     /// The stream ended: an event not ended by a blank line is dropped, as the standard says.
     mutating func endOfStream() {
+        idBuffer = lastEventID
         line = []
         data = []
         dataLines = 0
@@ -114,7 +121,7 @@ struct ServerSentEventParser {
         case "event":
             type = String(decoding: value, as: UTF8.self)
         case "id":
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            if !value.contains(0) { idBuffer = String(decoding: value, as: UTF8.self) }
         case "retry":
             if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), value.count <= 15 {
                 retry = .milliseconds(value.reduce(0) { $0 * 10 + Int($1 - 0x30) })
@@ -125,12 +132,13 @@ struct ServerSentEventParser {
     }
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        lastEventID = idBuffer
         defer {
             data.removeAll(keepingCapacity: true)
             dataLines = 0
             type = ""
         }
         guard dataLines > 0 else { return }
-        events.append(ServerSentEvent(type: type.isEmpty ? "message" : type, data: String(decoding: data, as: UTF8.self), id: lastEventID))
+        events.append(ServerSentEvent(type: type.isEmpty ? "message" : type, data: String(decoding: data, as: UTF8.self), id: idBuffer))
     }
 }

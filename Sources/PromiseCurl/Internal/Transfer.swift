@@ -213,14 +213,17 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// The proxy options. libcurl reads the environment's proxy variables unless
-    /// `CURLOPT_PROXY` is set, so a direct connection sets it to "".
+    /// `CURLOPT_PROXY` is set, so a direct connection sets it to "". Through a proxy, the
+    /// head of a `CONNECT` tunnel's reply is not passed to the header function: it is the
+    /// proxy's, and a streamed response would take it for the server's.
     private func setProxy(_ easy: UnsafeMutableRawPointer, _ setting: CurlProxySetting, _ configuration: CurlConfiguration) throws(CurlError) {
         switch setting {
         case .direct:
             try setString(easy, CURLOPT_PROXY, "", "CURLOPT_PROXY")
         case .fromEnvironment:
-            break
+            try setLong(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "CURLOPT_SUPPRESS_CONNECT_HEADERS")
         case .through(let proxy):
+            try setLong(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "CURLOPT_SUPPRESS_CONNECT_HEADERS")
             try setString(easy, CURLOPT_PROXY, proxy.curlURL, "CURLOPT_PROXY")
             if let username = proxy.username { try setString(easy, CURLOPT_PROXYUSERNAME, username, "CURLOPT_PROXYUSERNAME") }
             if let password = proxy.password { try setString(easy, CURLOPT_PROXYPASSWORD, password, "CURLOPT_PROXYPASSWORD") }

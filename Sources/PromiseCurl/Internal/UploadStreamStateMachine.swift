@@ -55,8 +55,15 @@ struct UploadStreamStateMachine<Waiter> {
 
     mutating func write(_ bytes: [UInt8]) -> WriteAction {
         switch state {
-        case .producing(var buffer, let reader, let waiting):
-            if case .some = waiting { preconditionFailure("a producer wrote while it waited for room") }
+        case .producing(_, _, .some):
+            // A writer escaped its closure, or two tasks write at once: this write fails,
+            // the one waiting goes on.
+            return .fail(
+                CurlError(
+                    .invalidArgument,
+                    message: "the request body producer wrote while an earlier write waited for room; write from one task at a time"),
+                resumeReader: false)
+        case .producing(var buffer, let reader, .none):
             written += bytes.count
             if let length, written > length {
                 let failure = CurlError(
@@ -74,7 +81,10 @@ struct UploadStreamStateMachine<Waiter> {
         case .closed:
             return .fail(CurlError(.invalidArgument, message: "the request ended before its body was sent"), resumeReader: false)
         case .produced:
-            preconditionFailure("a producer wrote after it finished")
+            // A writer kept past the end of its closure: the body was complete without this.
+            return .fail(
+                CurlError(.invalidArgument, message: "the request body producer wrote after its closure returned, when the body was complete"),
+                resumeReader: false)
         }
     }
 
