@@ -148,13 +148,17 @@ public final class SQLiteConnection {
     /// transaction when none is open): released when `body` returns, rolled back to when it
     /// throws, leaving the outer transaction usable.
     ///
+    /// `body`'s connection throws ``SQLiteError/Code-swift.struct/abort`` instead of running a
+    /// statement once the transaction has ended (SQLite rolled it back after an error, say),
+    /// as a transaction closure's does, so nothing after that point commits on its own.
+    ///
     /// - Parameter body: The statements to run together.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, after rolling back.
     @discardableResult
     public func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try check()
-        return try connection.transaction(.immediate, cancel: cancel) { try body(self) }
+        return try connection.transaction(.immediate, cancel: cancel) { try insideOpenTransaction(body) }
     }
 
     /// Whether a transaction is open on this connection.

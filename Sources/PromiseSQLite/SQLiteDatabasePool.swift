@@ -23,6 +23,9 @@ public final class SQLiteDatabasePool: SQLiteWriter {
     /// The read-only connections reads are spread over.
     public let readers: [SQLiteDatabase]
 
+    /// The most reader connections a pool opens: each is a connection and a thread.
+    public static let maxReaders = 256
+
     private init(writer: SQLiteDatabase, readers: [SQLiteDatabase]) {
         self.writer = writer
         self.readers = readers
@@ -33,7 +36,8 @@ public final class SQLiteDatabasePool: SQLiteWriter {
     ///
     /// - Parameters:
     ///   - path: The database file; a pool cannot use `:memory:`.
-    ///   - readers: How many reader connections (at least 1).
+    ///   - readers: How many reader connections, 1 to ``maxReaders``; another number fails
+    ///     with ``SQLiteError/Code-swift.struct/invalidUse``.
     ///   - configuration: The writer's configuration; ``SQLiteConfiguration/journalMode`` is
     ///     forced to WAL, and readers get the same settings with read-only access.
     /// - Returns: A promise of the open pool, rejected with ``SQLiteError`` when any connection
@@ -46,8 +50,11 @@ public final class SQLiteDatabasePool: SQLiteWriter {
         guard path != ":memory:", !path.isEmpty else {
             return Promise(SQLiteError(.invalidUse, message: "a pool needs a database file; an in-memory database is private to one connection"))
         }
-        guard readers >= 1 else {
-            return Promise(SQLiteError(.invalidUse, message: "a pool needs at least 1 reader, got \(readers)"))
+        guard readers >= 1, readers <= maxReaders else {
+            return Promise(
+                SQLiteError(
+                    .invalidUse,
+                    message: "a pool takes 1 to \(maxReaders) readers (each is a connection with a thread of its own), got \(readers)"))
         }
         var writerConfiguration = configuration
         writerConfiguration.journalMode = .wal

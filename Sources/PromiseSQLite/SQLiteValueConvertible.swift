@@ -100,9 +100,17 @@ extension Float: SQLiteValueConvertible {
     /// - Parameter value: The column's value.
     /// - Returns: The float, or `nil`.
     public static func fromSQLiteValue(_ value: SQLiteValue) -> Float? {
-        guard let double = Double.fromSQLiteValue(value) else { return nil }
-        let float = Float(double)
-        return float.isInfinite && double.isFinite ? nil : float
+        switch value {
+        case .integer(let integer):
+            // Every 64-bit integer is within Float's range; rounded once, not through a
+            // double (which holds only integers up to 2^53 exactly).
+            return Float(integer)
+        case .real(let double):
+            let float = Float(double)
+            return float.isInfinite && double.isFinite ? nil : float
+        default:
+            return nil
+        }
     }
 }
 

@@ -105,4 +105,16 @@ import Testing
         defer { dir.cleanUp() }
         #expect(await sqliteError(SQLiteDatabasePool.open(path: dir("db.sqlite"), readers: 0))?.code == .invalidUse)
     }
+
+    /// A reader count past ``SQLiteDatabasePool/maxReaders`` (each reader is a thread) is refused
+    /// with the range, and opens nothing; `Int.max` used to trap while reserving the readers.
+    @Test(arguments: [SQLiteDatabasePool.maxReaders + 1, 1_000_000, Int.max, Int.min])
+    func aPoolRefusesAReaderCountOutOfRange(readers: Int) async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let error = await sqliteError(SQLiteDatabasePool.open(path: dir("db.sqlite"), readers: readers))
+        #expect(error?.code == .invalidUse)
+        #expect(error?.message.contains("1 to \(SQLiteDatabasePool.maxReaders) readers") == true, "\(String(describing: error))")
+        #expect(access(dir("db.sqlite"), F_OK) != 0, "nothing was opened")
+    }
 }

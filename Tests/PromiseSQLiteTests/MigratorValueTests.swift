@@ -88,6 +88,46 @@ import Testing
         #expect(try await migrator.appliedMigrations(in: db).get() == ["unique"])
     }
 
+    /// A migration whose last statement made SQLite roll the transaction back (the error
+    /// caught): the migrator's record of it is refused as well, so the migration is neither
+    /// applied nor recorded, and runs again next time.
+    @Test func aMigrationRolledBackByItsLastStatementIsNotRecorded() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        _ = try await db.executeScript("CREATE TABLE u(x UNIQUE); INSERT INTO u VALUES (1)").get()
+        var migrator = SQLiteMigrator()
+        try migrator.register("rolls back last") { db in
+            try db.execute("CREATE TABLE x(a)")
+            _ = try? db.execute("INSERT OR ROLLBACK INTO u VALUES (1)")
+        }
+        for _ in 0..<2 {
+            let error = try #require(await sqliteError(migrator.migrate(db)))
+            #expect(error.code == .migrationFailed, "\(error)")
+            #expect(try await migrator.appliedMigrations(in: db).get() == [])
+            #expect(try await !tableExists(db, "x"))
+        }
+        #expect(try await migrator.hasCompletedMigrations(in: db).get() == false)
+    }
+
+    /// `SQLiteConnection.transaction` opened outside a transaction stops at the statement after
+    /// SQLite rolled it back, as a transaction closure does: nothing after it commits alone.
+    @Test func aTransactionOpenedFromAConnectionStopsAfterSQLiteRolledItBack() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        _ = try await db.execute("CREATE TABLE t(x UNIQUE ON CONFLICT ROLLBACK)").get()
+        let error = await #expect(throws: SQLiteError.self) {
+            try await db.writeWithoutTransaction { db in
+                try db.transaction { db in
+                    try db.execute("INSERT INTO t VALUES (1)")
+                    _ = try? db.execute("INSERT INTO t VALUES (1)")
+                    try db.execute("INSERT INTO t VALUES (2)")
+                }
+            }.get()
+        }
+        #expect(error?.code == .abort, "\(String(describing: error))")
+        #expect(try await db.query(Int.self, "SELECT x FROM t").get() == [], "nothing committed on its own")
+    }
+
     @Test func migrateUpToStopsAtTheNamedMigration() async throws {
         let db = SQLiteDatabase.inMemory()
         defer { db.close() }

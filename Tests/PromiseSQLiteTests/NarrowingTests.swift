@@ -49,6 +49,22 @@ import Testing
         #expect(try await db.query(Row.self, "SELECT v FROM r WHERE label = 'inf'").get().map(\.v) == [.infinity])
     }
 
+    /// `Float` is the one lossy reading, for integers too: one past 2^53, which no `Double`
+    /// holds exactly, and `Int64`'s extremes read rounded to the nearest float through
+    /// `scalar`, a row's `get` and `Decodable` alike.
+    @Test func anIntegerReadsAsTheNearestFloat() async throws {
+        let db = SQLiteDatabase.inMemory()
+        defer { db.close() }
+        struct Row: Decodable, Sendable { let v: Float }
+        for integer in [Int64(9_007_199_254_740_993), .max, .min, -9_007_199_254_740_993] {
+            let sql = "SELECT \(integer) AS v"
+            #expect(try await db.scalar(Float.self, sql).get() == Float(integer))
+            let row = try #require(try await db.queryFirst(sql).get())
+            #expect(try row.get("v", as: Float.self) == Float(integer))
+            #expect(try await db.query(Row.self, sql).get().map(\.v) == [Float(integer)])
+        }
+    }
+
     /// A row that does not decode rejects with an ``SQLiteError`` matchable by code in a
     /// `catch`, naming the column, the type and the statement, with the `DecodingError` under it.
     @Test func aRowThatDoesNotDecodeIsAnSQLiteErrorNamingTheColumnAndTheStatement() async throws {

@@ -324,6 +324,24 @@ import Testing
         try await db.close().get()
     }
 
+    /// A context that refuses the observation's call (an invalidated queue) ends it with the
+    /// refusal, instead of leaving its promise pending and the database held.
+    @Test func aContextThatRefusesTheCallEndsTheObservation() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try await Self.open(dir)
+        let queue = InvalidatableQueue(queue: DispatchQueue(label: "observer"))
+        let seen = Mutex<[Int]>([])
+        let watching = Self.countOfA.start(in: db, on: queue) { count in seen.withLock { $0.append(count) } }
+        #expect(try await Self.eventually { !seen.withLock { $0.isEmpty } }, "no first value; the observation \(Self.describe(watching))")
+        queue.invalidate()
+        try await db.execute("INSERT INTO a VALUES (1)").get()
+        let error = await #expect(throws: PromiseError.self) { try await watching.get() }
+        #expect(error?.code == .contextInvalidated, "\(String(describing: error))")
+        #expect(seen.withLock { $0 } == [0])
+        try await db.close().get()
+    }
+
     @Test func closingTheDatabaseEndsWithClosed() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

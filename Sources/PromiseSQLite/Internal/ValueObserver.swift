@@ -235,12 +235,9 @@ final class ValueObserver: Sendable {
         let loop = Task {
             do {
                 while let value = try await next() {
-                    await withCheckedContinuation { (called: CheckedContinuation<Void, Never>) in
-                        AdapterSupport.submit(context) {
-                            onChange(value)
-                            called.resume()
-                        }
-                    }
+                    // A promise of the call: a context that refuses it (an invalidated queue, a
+                    // closed loop) ends the observation with its refusal.
+                    try await Promise<Void>(on: context, work: { onChange(value) }).get()
                 }
                 promise.reject(CancellationError())
             } catch {
