@@ -1,6 +1,5 @@
 import Dispatch
 import PromiseCore
-import Synchronization
 import Testing
 
 /// Durations past what `Duration.components` can give (more than `Int64.max` seconds) wait
@@ -52,7 +51,7 @@ import Testing
 private struct ExtremeFailure: Error {}
 
 final class AttemptCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Lock(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
