@@ -53,13 +53,15 @@ extension Duration {
 
     @_alwaysEmitIntoClient
     package func roundedUp(unitsPerSecond: Int64, cappedAt cap: Int64) -> Int64 {
-        // From the attoseconds as a whole: `components` traps for a duration of more than
-        // `Int64.max` seconds, which `Duration` can hold.
-        let total = attoseconds
-        guard total > 0 else { return 0 }
-        let (units, rest) = total.quotientAndRemainder(dividingBy: Int128(1_000_000_000_000_000_000 / unitsPerSecond))
-        let whole = rest > 0 ? units + 1 : units
-        return whole >= Int128(cap) ? cap : Int64(whole)
+        guard self > .zero else { return 0 }
+        // Compared as a whole first: `components` traps for a duration of more than
+        // `Int64.max` seconds, which `Duration` can hold, and every such duration is past
+        // the cap. Below it, `components` keeps both parts positive.
+        guard self < .seconds(cap / unitsPerSecond) else { return cap }
+        let (seconds, attoseconds) = components
+        let attosecondsPerUnit = 1_000_000_000_000_000_000 / unitsPerSecond
+        let whole = seconds * unitsPerSecond + (attoseconds + attosecondsPerUnit - 1) / attosecondsPerUnit
+        return min(whole, cap)
     }
 
     /// The longest wait a deadline is computed for: about 139 000 years. Adding it to any

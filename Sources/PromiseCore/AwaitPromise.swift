@@ -68,9 +68,7 @@ public func awaitPromise<Value: Sendable>(_ promise: Promise<Value>, timeout: Du
 /// context's drive or a blocking wait.
 @usableFromInline
 func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?) throws -> Value {
-    let clock = ContinuousClock()
-    let start = clock.now
-    var left = timeout
+    let deadline = timeout.map { DispatchTime.now() + $0.dispatchInterval }
     if let drive = try checkBlockingWait(for: promise) {
         let wait = BlockingWait(
             timeout: timeout,
@@ -82,11 +80,7 @@ func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?
             // The drive ended without the result: the timeout passed, or the context closed
             // while this thread ran it (a loop shut down), and the promise may still be
             // settled from elsewhere. Wait for that for the time left.
-            if let timeout {
-                let elapsed = start.duration(to: clock.now)
-                if timeout <= elapsed { throw timedOut(promise, after: timeout) }
-                left = timeout - elapsed
-            }
+            if let timeout, let deadline, DispatchTime.now() >= deadline { throw timedOut(promise, after: timeout) }
         }
     }
     let semaphore = DispatchSemaphore(value: 0)
@@ -95,8 +89,8 @@ func awaitPending<Value: Sendable>(_ promise: Promise<Value>, timeout: Duration?
         outcome.store(result)
         semaphore.signal()
     }
-    if let timeout, let left {
-        if semaphore.wait(timeout: .now() + left.dispatchInterval) == .timedOut {
+    if let timeout, let deadline {
+        if semaphore.wait(timeout: deadline) == .timedOut {
             throw timedOut(promise, after: timeout)
         }
     } else {

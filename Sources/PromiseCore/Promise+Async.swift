@@ -11,6 +11,7 @@ extension Promise {
     @_alwaysEmitIntoClient
     public convenience init(work: @escaping @Sendable () async throws -> Value) {
         self.init(resolvingContextID: nil)
+        trackIfTesting()
         let task = Task { [self] in
             do {
                 let value = try await work()

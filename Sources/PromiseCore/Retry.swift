@@ -89,17 +89,6 @@ public func retry<Value: Sendable>(
 }
 
 /// The state of one `retry` call.
-/// The timer before a retry's next attempt.
-@usableFromInline
-enum RetryTimer: Sendable {
-    /// No retry waits.
-    case none
-    /// Being scheduled: it may fire before its handle is stored.
-    case scheduling
-    /// Scheduled and not fired, with its handle for `stop()`.
-    case scheduled(ScheduledWork)
-}
-
 @usableFromInline
 final class Retrier<Value: Sendable>: Sendable {
     /// The retry's progress, under ``state``'s lock.
@@ -107,21 +96,22 @@ final class Retrier<Value: Sendable>: Sendable {
     struct State {
         /// Retries left.
         @usableFromInline var remaining: Int
-        /// The number of the attempt running or last run.
+        /// The number of the attempt running or last run: 1 from the start, counted up by
+        /// the timer before a retry as it fires.
         @usableFromInline var attempt: Int
         /// The attempt's promise while it runs, held weakly.
         @usableFromInline var current: WeakNode?
-        /// The timer before the next attempt.
-        @usableFromInline var timer: RetryTimer
+        /// The timer before the next attempt, while it waits.
+        @usableFromInline var timer: ScheduledWork?
         /// Whether the retry was stopped (its promise cancelled).
         @usableFromInline var stopped: Bool
 
         @_alwaysEmitIntoClient
         init(remaining: Int) {
             self.remaining = remaining
-            self.attempt = 0
+            self.attempt = 1
             self.current = nil
-            self.timer = .none
+            self.timer = nil
             self.stopped = false
         }
     }
@@ -163,18 +153,14 @@ final class Retrier<Value: Sendable>: Sendable {
     ) -> Promise<Value> {
         let retrier = Retrier(context: context, retries: retries, delay: delay, condition: condition, work: work)
         retrier.result.onCancel { retrier.stop() }
-        Scheduler.submit(context, owner: retrier.result) { retrier.attempt() }
+        Scheduler.submit(context, owner: retrier.result) { retrier.attempt(1) }
         return retrier.result
     }
 
-    /// Starts one attempt; runs on `context`.
+    /// Starts attempt `number`; runs on `context`.
     @_alwaysEmitIntoClient
-    func attempt() {
+    func attempt(_ number: Int) {
         guard result.isPending else { return }
-        let number = state.withLock { state in
-            state.attempt += 1
-            return state.attempt
-        }
         let promise: Promise<Value>
         do {
             promise = try AdapterSupport.runningRetryAttempt(number) { try work(number) }
@@ -221,19 +207,22 @@ final class Retrier<Value: Sendable>: Sendable {
             let counted = state.withLock { state in
                 guard !state.stopped else { return false }
                 state.remaining -= 1
-                state.timer = .scheduling
                 return true
             }
             guard counted else { return }
             let timer = Scheduler.schedule(on: context, owner: result, after: delay(number)) { [self] in
                 // The fired timer's handle references this closure, which references self.
-                state.withLock { $0.timer = .none }
-                self.attempt()
+                let next = state.withLock { state in
+                    state.timer = nil
+                    state.attempt += 1
+                    return state.attempt
+                }
+                self.attempt(next)
             }
             let stopped = state.withLock { state in
-                // Kept for `stop()` only while it has not fired: a fired timer's handle would
-                // keep this retrier alive through its closure.
-                if !state.stopped, case .scheduling = state.timer { state.timer = .scheduled(timer) }
+                // Kept for `stop()` only while it has not fired (firing counts the next
+                // attempt): a fired timer's handle would keep this retrier alive.
+                if !state.stopped && state.attempt == number { state.timer = timer }
                 return state.stopped
             }
             if stopped { timer.cancel() }
@@ -243,11 +232,10 @@ final class Retrier<Value: Sendable>: Sendable {
     /// Cancels the pending timer and withdraws from the attempt in progress.
     @_alwaysEmitIntoClient
     func stop() {
-        let (timer, current) = state.withLock { state -> (ScheduledWork?, WeakNode?) in
+        let (timer, current) = state.withLock { state in
             state.stopped = true
-            defer { state.timer = .none; state.current = nil }
-            guard case .scheduled(let timer) = state.timer else { return (nil, state.current) }
-            return (timer, state.current)
+            defer { state.timer = nil; state.current = nil }
+            return (state.timer, state.current)
         }
         timer?.cancel()
         current?.withdraw()

@@ -9,9 +9,11 @@
 /// HTTP version. The defaults are the safe ones; see "HTTP security defaults" in the docs.
 public struct CurlConfiguration: Sendable {
     /// Open connections across all hosts at most (`CURLMOPT_MAX_TOTAL_CONNECTIONS`); requests
-    /// beyond it wait in libcurl's queue. Default 256.
+    /// beyond it wait in libcurl's queue. Default 256; 0 or less means 1 (libcurl would take 0
+    /// as no limit).
     public var maxConnections = 256
-    /// Open connections to one host at most (`CURLMOPT_MAX_HOST_CONNECTIONS`). Default 64.
+    /// Open connections to one host at most (`CURLMOPT_MAX_HOST_CONNECTIONS`). Default 64; 0
+    /// or less means 1.
     public var maxConnectionsPerHost = 64
     /// How long connecting (TCP and TLS) may take. Default 10 seconds (libcurl's own is 300).
     public var connectTimeout: Duration = .seconds(10)

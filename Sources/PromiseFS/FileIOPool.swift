@@ -35,13 +35,16 @@ public final class FileIOPool: Sendable {
     /// runs once its users let go.
     let threads: PoolThreads
 
+    /// The most threads a pool starts.
+    public static let maxThreads = 256
+
     /// Creates a pool and starts its threads, named `promise-fs`.
     ///
     /// - Parameters:
-    ///   - threads: How many threads run jobs (at least 1).
+    ///   - threads: How many threads run jobs, 1 to ``maxThreads``.
     ///   - queueLimit: How many jobs may wait at once (at least 1).
     /// - Throws: ``FSError`` with ``FSError/Code-swift.struct/invalidArgument`` for a count
-    ///   below 1, or with the `pthread_create` error when not even one thread started (a pool
+    ///   out of range, or with the `pthread_create` error when not even one thread started (a pool
     ///   with fewer threads than asked still works, with ``threadCount`` telling how many).
     public convenience init(threads: Int = 4, queueLimit: Int = 65_536) throws(FSError) {
         try self.init(threads: threads, queueLimit: queueLimit, threadName: "promise-fs")
@@ -50,10 +53,12 @@ public final class FileIOPool: Sendable {
     /// ``init(threads:queueLimit:)`` with threads named `threadName` (tests tell their
     /// pool's threads apart by it).
     init(threads: Int, queueLimit: Int, threadName: String) throws(FSError) {
-        guard threads >= 1, queueLimit >= 1 else {
+        guard threads >= 1, threads <= Self.maxThreads, queueLimit >= 1 else {
             throw FSError(
                 .invalidArgument, operation: "FileIOPool.init", path: "",
-                activity: "creating a FileIOPool with \(threads) threads and a queue limit of \(queueLimit): both must be at least 1")
+                activity:
+                    "creating a FileIOPool with \(threads) threads and a queue limit of \(queueLimit): both must be at least 1, and the threads at most \(Self.maxThreads)"
+            )
         }
         self.threads = PoolThreads(starting: threads, queueLimit: queueLimit, threadName: threadName)
         if let failure = self.threads.startFailure { throw failure }

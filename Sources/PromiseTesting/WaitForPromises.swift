@@ -18,8 +18,8 @@ public func startTrackingPromises() {
 /// callback that was scheduled, and every callback those schedule in turn, has run
 /// (google/promises' `waitForPromises`).
 ///
-/// Pending promises are those made with `Promise.pending()` and
-/// `Promise { fulfill, reject in … }`, and the adapters' own (a request, a query, a timer),
+/// Pending promises are those made with `Promise.pending()`,
+/// `Promise { fulfill, reject in … }` and `Promise { try await … }`, and the adapters' own (a request, a query, a timer),
 /// from the moment counting is on; each counts until it settles or is deallocated, and a
 /// settled one until its callbacks are handed to their contexts, where they count until they
 /// have run. Pending timers (`delay`, `timeout`, `retry`) count as work in flight. Each call

@@ -101,8 +101,10 @@ public final class UVChildProcess: Sendable {
     ///
     /// - Parameter signal: The signal, such as ``UVSignal/hangup`` or ``UVSignal/user1``.
     /// - Returns: A promise fulfilled once the signal was sent; rejected with `ESRCH` when the
-    ///   child is not running (never started, or reaped), or with
-    ///   ``UVError/Code-swift.struct/loopClosed`` when the loop was shut down.
+    ///   child is not running (never started, or reaped), with the error of a `kill` that
+    ///   failed (`EINVAL` for a number that is no signal, `EPERM` for a child this process may
+    ///   not signal), or with ``UVError/Code-swift.struct/loopClosed`` when the loop was shut
+    ///   down.
     @discardableResult
     public func send(_ signal: UVSignal) -> Promise<Void> {
         let sent = Promise<Void>.pending(resolvedOn: core.contextID)

@@ -87,7 +87,11 @@ extension UVLoop {
             consumer: FileWatch.Consumer(
                 deliver: { changes in
                     AdapterSupport.runTurn(contextID) {
-                        for change in changes { body(change) }
+                        // A `body` that cancels the watch stops the rest of the batch too.
+                        for change in changes {
+                            guard promise.isPending else { break }
+                            body(change)
+                        }
                     }
                     return true
                 },

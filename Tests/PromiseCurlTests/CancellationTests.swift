@@ -42,6 +42,25 @@ import Testing
         try await client.shutdown().get()
     }
 
+    /// A connection limit of 0 or less is 1, not libcurl's "no limit": a second request waits
+    /// while the first holds the one connection.
+    @Test(arguments: [0, -5])
+    func aConnectionLimitBelowOneIsOne(limit: Int) async throws {
+        var configuration = CurlConfiguration()
+        configuration.stallTimeout = nil  // `/never` stays silent however late the test resumes
+        configuration.maxConnections = limit
+        configuration.maxConnectionsPerHost = limit
+        let client = try CurlClient(configuration: configuration)
+        let holder = client.get(faults.url("/never"))
+        try await Task.sleep(for: .milliseconds(300))
+        let queued = client.get(TestServer.nginx.url("/hello"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(queued.isPending, "a second connection was opened")
+        holder.cancel()
+        #expect(try await queued.validate().get().text == "hello\n")
+        try await client.shutdown().get()
+    }
+
     @Test func cancelWhileConnecting() async throws {
         // The fault server never speaks TLS, so the handshake hangs: the transfer is connecting.
         var configuration = CurlConfiguration()

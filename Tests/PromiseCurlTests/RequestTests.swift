@@ -175,6 +175,13 @@ import Testing
         let full = try await client.get(server.url("/bytes/64")).validate().get()
         #expect(full.body.count == 64, "a HEAD's NOBODY option was kept")
 
+        // A HEAD reads no body, so the Content-Length it announces is not held to the limit.
+        var limitedHead = CurlRequest(.head, server.url("/bytes/5000"))
+        limitedHead.maxResponseBodySize = 1000
+        let announced = try await client.execute(limitedHead).validate().get()
+        #expect(announced.body.isEmpty)
+        #expect(announced.headerFields[.contentLength] == "5000")
+
         var limited = CurlRequest(.get, server.url("/bytes/5000"))
         limited.maxResponseBodySize = 1000
         // Refused from the announced Content-Length (CURLOPT_MAXFILESIZE_LARGE), before any

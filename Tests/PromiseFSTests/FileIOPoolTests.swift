@@ -131,7 +131,7 @@ func descriptors(under root: String) -> Int {
 
 @Suite struct FileIOPoolConstructionTests {
     @Test func impossibleSizesThrowInsteadOfTrapping() {
-        for (threads, limit) in [(0, 10), (-1, 10), (2, 0)] {
+        for (threads, limit) in [(0, 10), (-1, 10), (2, 0), (FileIOPool.maxThreads + 1, 10), (.max, 10), (.min, .min)] {
             let error = #expect(throws: FSError.self) { _ = try FileIOPool(threads: threads, queueLimit: limit) }
             #expect(error?.code == .invalidArgument, "\(threads) threads, limit \(limit)")
             #expect(error?.activity.contains("at least 1") == true)

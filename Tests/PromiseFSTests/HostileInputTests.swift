@@ -251,6 +251,15 @@ extension DispatchGroup {
         #expect(plainIsKind(dir("null"), S_IFCHR), "the device must still be a device")
     }
 
+    /// An empty path makes no directory, recursive or not: it fails with `ENOENT`, as
+    /// `mkdir("")` and `mkdir -p ''` do.
+    @Test func anEmptyPathMakesNoDirectory() async throws {
+        for recursive in [true, false] {
+            let error = await fsError(fs.createDirectory("", recursive: recursive))
+            #expect(error?.code.errno == ENOENT, "recursive: \(recursive): \(String(describing: error))")
+        }
+    }
+
     /// Where one component of the path exists and is not a directory, a recursive
     /// `createDirectory` fails with the `errno` that `mkdir(2)` of the same path gives; a name
     /// ending in `/` that a write cannot create fails as `open(2)` with `O_CREAT` does.

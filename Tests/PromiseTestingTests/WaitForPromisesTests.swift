@@ -48,6 +48,21 @@ import Testing
         }
     }
 
+    /// A promise of async work (`Promise { try await … }`) counts until it settles, and so does
+    /// a chain on it.
+    @Test func waitsForPromisesOfAsyncWork() async {
+        await #expect(processExitsWith: .success) {
+            startTrackingPromises()
+            let queue = DispatchQueue(label: "after-async-work")
+            let chained = Promise { () async throws -> Int in
+                try await Task.sleep(for: .milliseconds(200))
+                return 1
+            }.then(on: queue) { $0 + 1 }
+            #expect(waitForPromises(timeout: .seconds(5)))
+            #expect(chained.value == 2)
+        }
+    }
+
     @Test func waitsForPromisesResolvedByHandFromAnotherThread() async {
         await #expect(processExitsWith: .success) {
             startTrackingPromises()

@@ -50,6 +50,22 @@ import Testing
         #expect(error.message.contains("(pid \(pid)) has exited"), "\(error.message)")
     }
 
+    /// A number that is no signal is refused with `kill`'s `EINVAL`, not reported as sent, and
+    /// the child goes on running.
+    @Test(arguments: [Int32(999), -1, 65])
+    func aNumberThatIsNoSignalIsRefusedByKill(number: Int32) async throws {
+        let loop = try startedLoop("uv-handle-bad-signal")
+        defer { loop.shutdown() }
+        let child = loop.start(UVCommand("sleep", arguments: ["3600"]))
+        _ = try await child.processID.get()
+        let error = try await #require(throws: UVError.self) { try await child.send(UVSignal(rawValue: number)).get() }
+        #expect(error.name == "EINVAL", "\(error)")
+        #expect(error.operation == "kill")
+        #expect(child.exit.isPending, "the child must still run")
+        try await child.send(.terminate).get()
+        #expect(try await child.exit.get() == .signaled(SIGTERM))
+    }
+
     /// Whether this process may make a user and pid namespace (`unshare -r --pid`).
     static let pidNamespaces = system("/usr/bin/unshare -r --pid --fork --mount-proc /bin/true >/dev/null 2>&1") == 0
 

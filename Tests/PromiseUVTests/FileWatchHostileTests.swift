@@ -80,6 +80,39 @@ extension InotifyTests {
             try await loop.shutdown().get()
         }
 
+        /// A `body` that cancels its own watch is the last call, even inside a batch of merged
+        /// changes: three files made while the loop was busy arrive together, and only the
+        /// first reaches `body`.
+        @Test func aBodyThatCancelsItsWatchGetsNoMoreOfTheBatch() async throws {
+            let dir = try WatchDirectory()
+            defer { dir.cleanUp() }
+            let loop = try startedLoop()
+            let log = ChangeLog()
+            let own = Lock<Promise<Void>?>(nil)
+            let watch = loop.watchChanges(of: dir.path) { change in
+                log.record(change, onLoop: true)
+                own.withLock { $0 }?.cancel()
+            }
+            own.withLock { $0 = watch }
+            _ = try await onLoopThread(loop) {}
+            let gate = DispatchSemaphore(value: 0)
+            let entered = Lock(false)
+            let busy = Task {
+                try await onLoopThread(loop) {
+                    entered.withLock { $0 = true }
+                    gate.wait()
+                }
+            }
+            #expect(try await eventually { entered.withLock { $0 } })
+            for name in ["one", "two", "three"] { writeInPlace(dir(name), "x") }
+            gate.signal()
+            try await busy.value
+            await #expect(throws: CancellationError.self) { try await watch.get() }
+            _ = try await onLoopThread(loop) {}
+            #expect(log.count == 1, "\(log.changes.map(\.name))")
+            try await loop.shutdown().get()
+        }
+
         @Test func movingTheWatchedFilesDirectoryAwayEndsTheWatch() async throws {
             let dir = try WatchDirectory()
             defer { dir.cleanUp() }

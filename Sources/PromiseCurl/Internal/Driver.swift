@@ -77,9 +77,9 @@ final class Driver: Sendable {
         self.multi = MultiHandle(handle: multi)
         do throws(CurlError) {
             try curlMultiCheck(
-                ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxConnections)), "CURLMOPT_MAX_TOTAL_CONNECTIONS")
+                ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, configuration.maxConnections)), "CURLMOPT_MAX_TOTAL_CONNECTIONS")
             try curlMultiCheck(
-                ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost)), "CURLMOPT_MAX_HOST_CONNECTIONS")
+                ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maxConnectionsPerHost)), "CURLMOPT_MAX_HOST_CONNECTIONS")
             // Keep as many idle connections as may be open, so a burst's connections are reused.
             try curlMultiCheck(ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, configuration.maxConnections)), "CURLMOPT_MAXCONNECTS")
         } catch {

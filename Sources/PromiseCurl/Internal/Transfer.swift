@@ -197,9 +197,11 @@ final class Transfer: @unchecked Sendable {
         // Where the response goes.
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerTrampoline), "CURLOPT_HEADERFUNCTION")
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeTrampoline), "CURLOPT_WRITEFUNCTION")
-        if let bodyLimit = machine.limits.bodyLimit {
+        if let bodyLimit = machine.limits.bodyLimit, hop.method != .head {
             // An early refusal when Content-Length already says too much; the write
-            // callback enforces the limit for chunked and compressed bodies.
+            // callback enforces the limit for chunked and compressed bodies. libcurl checks
+            // the Content-Length of a response whose body it does not read too, so a HEAD
+            // sets none.
             try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(bodyLimit)), "CURLOPT_MAXFILESIZE_LARGE")
         }
         if request.onProgress != nil {

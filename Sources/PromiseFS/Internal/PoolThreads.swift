@@ -32,7 +32,12 @@ final class PoolThreads: Sendable {
         for _ in 0..<threads {
             // Named like the other products' threads, so `top -H` and debuggers tell them apart.
             let status = NamedThread.start(name: threadName) { [self] in work() }
-            if status == 0 { started += 1 } else { lastError = status }
+            guard status == 0 else {
+                // The system refuses threads now (EAGAIN): asking again refuses again.
+                lastError = status
+                break
+            }
+            started += 1
         }
         state.withLock { state in
             state.started = started

@@ -89,7 +89,8 @@ enum Tree {
     }
 
     static func createDirectory(_ path: FSPath, recursive: Bool, mode: UInt32) throws {
-        guard recursive else { return try At.mkdir(At.cwd, path, mode, path: path) }
+        // An empty path has no components to make: `mkdir("")` fails with ENOENT, as `mkdir -p ''` does.
+        guard recursive, !path.bytes.isEmpty else { return try At.mkdir(At.cwd, path, mode, path: path) }
         var prefix: [UInt8] = path.bytes.first == FSPath.slash ? [FSPath.slash] : []
         for component in path.bytes.split(separator: FSPath.slash) {
             if !prefix.isEmpty, prefix.last != FSPath.slash { prefix.append(FSPath.slash) }

@@ -185,7 +185,12 @@ final class ChildProcess {
         case .wait:
             queuedSignals.append((signal, sent))
         case .send:
-            send(signal.rawValue)
+            let status = send(signal.rawValue)
+            guard status == 0 else {
+                let detail = "\(plan.arguments[0]) (pid \(processID)) was not sent \(signal): kill failed with \(ErrnoText.describe(status))"
+                sent.resolve(.failure(UVError(UVError.Code(uvCode: -status), operation: "kill", detail: detail)))
+                return
+            }
             sent.resolve(.success(()))
         case .refuse:
             let detail =
@@ -396,9 +401,12 @@ final class ChildProcess {
 
     /// Sends `signal` to the child, or to its process group when it leads one (loop thread,
     /// before the child is reaped, so the pid is still the child's).
-    private func send(_ signal: Int32) {
-        if case .none = exitWatch { return }
-        _ = kill(plan.processGroup.leadsGroup ? -processID : processID, signal)
+    /// Returns 0, or the `errno` of a `kill` that failed (`EINVAL` for a number that is no
+    /// signal, `EPERM` for a child this process may not signal).
+    @discardableResult
+    private func send(_ signal: Int32) -> Int32 {
+        if case .none = exitWatch { return 0 }
+        return kill(plan.processGroup.leadsGroup ? -processID : processID, signal) == 0 ? 0 : errno
     }
 
     private func stopTeardownTimer() {
