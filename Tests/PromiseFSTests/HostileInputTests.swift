@@ -251,6 +251,29 @@ extension DispatchGroup {
         #expect(plainIsKind(dir("null"), S_IFCHR), "the device must still be a device")
     }
 
+    /// Bytes without contiguous storage (a lazy `repeatElement`) go out a slice at a time, in
+    /// order, across the slice boundaries, by every writing call.
+    @Test func aCollectionWithoutContiguousStorageIsWrittenWhole() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let count = 3 * (1 << 20) + 5
+        let lazy = BytePattern(count: count)
+        let expected = Array(lazy)
+        #expect(lazy.withContiguousStorageIfAvailable { _ in true } == nil, "test setup: the bytes must not be contiguous")
+        for options in [FSWriteOptions.atomic, .inPlace] {
+            try await fs.writeFile(dir("written"), lazy, options: options).get()
+            #expect(try await fs.readFile(dir("written")).get() == expected)
+        }
+        try await fs.appendFile(dir("written"), repeatElement(UInt8(9), count: 3)).get()
+        #expect(try await fs.readFile(dir("written")).get() == expected + [9, 9, 9])
+        let file = try await fs.open(dir("written"), options: .readWrite).get()
+        try await file.write(repeatElement(UInt8(1), count: (1 << 20) + 1), at: 10).get()
+        try await file.close().get()
+        var patched = expected + [9, 9, 9]
+        patched.replaceSubrange(10..<(10 + (1 << 20) + 1), with: repeatElement(1, count: (1 << 20) + 1))
+        #expect(try await fs.readFile(dir("written")).get() == patched)
+    }
+
     /// An empty path makes no directory, recursive or not: it fails with `ENOENT`, as
     /// `mkdir("")` and `mkdir -p ''` do.
     @Test func anEmptyPathMakesNoDirectory() async throws {
@@ -389,4 +412,12 @@ extension DispatchGroup {
         }
         #expect(plainMode("\(shm)/tree/sub") == 0o750)
     }
+}
+
+/// Byte `i` is `i % 251`, computed, with no contiguous storage.
+private struct BytePattern: RandomAccessCollection, Sendable {
+    let count: Int
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+    subscript(position: Int) -> UInt8 { UInt8(truncatingIfNeeded: position % 251) }
 }

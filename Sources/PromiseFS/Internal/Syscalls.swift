@@ -113,8 +113,24 @@ enum Sys {
             outcome = writeAll(fd, UnsafeRawBufferPointer(buffer), offset: offset)
         }
         if done == nil {
-            let copy = Array(bytes)
-            copy.withUnsafeBytes { outcome = writeAll(fd, $0, offset: offset) }
+            // Copied one slice at a time, never whole: a collection without contiguous storage
+            // may be far larger than memory (`repeatElement(0, count: .max)`).
+            var slice: [UInt8] = []
+            var index = bytes.startIndex
+            var total = 0
+            while index != bytes.endIndex {
+                let end = bytes.index(index, offsetBy: writeSlice, limitedBy: bytes.endIndex) ?? bytes.endIndex
+                slice.removeAll(keepingCapacity: true)
+                slice.append(contentsOf: bytes[index..<end])
+                index = end
+                let part = slice.withUnsafeBytes { writeAll(fd, $0, offset: offset.map { $0 + Int64(total) }) }
+                total += part.written
+                guard part.error == 0 else {
+                    outcome = (part.error, total, bytes.count)
+                    break
+                }
+            }
+            if outcome.error == 0 { outcome = (0, total, total) }
         }
         if outcome.error != 0 {
             var activity = activity ?? "writing \(path)"
