@@ -188,6 +188,29 @@ extension ProcessTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "through 7\n")
     }
 
+    /// The highest number the documentation allows, the last below the descriptor limit,
+    /// reaches the child too.
+    @Test func theLastNumberBelowTheDescriptorLimitReachesTheChild() async throws {
+        let loop = try startedLoop()
+        defer { loop.shutdown() }
+        var limit = rlimit()
+        try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let highest = Int32(clamping: limit.rlim_cur) - 1
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/written-by-the-child"
+        let file = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(file >= 0)
+        // sh redirects only single-digit descriptors itself: the child's descriptor is reopened
+        // through /proc, which exists only if the child holds it.
+        var command = UVCommand("/bin/sh", arguments: ["-c", "echo through \(highest) > /proc/$$/fd/\(highest)"])
+        command.extraDescriptors = [highest: file, 3: file]
+        let child = loop.spawn(command)
+        _ = Glibc.close(file)
+        let result = try await child.get()
+        #expect(result.exit == .exited(0), "\(result.errorText ?? "")")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "through \(highest)\n")
+    }
+
     /// Numbers that cannot be a child's extra descriptor, and descriptors this program does not
     /// hold, are refused before anything starts.
     @Test(arguments: [Int32(-1), 0, 2, Int32.max])

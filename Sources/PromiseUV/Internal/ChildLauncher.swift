@@ -81,19 +81,27 @@ enum ChildLauncher {
     ///   `errno` of the child's failed `chdir` or `exec`), or the call in this process that
     ///   failed first.
     static func launch(_ request: Request, closing: DescriptorClosing = .preferred) -> Result<pid_t, Failure> {
-        // Every source is copied above the highest number the child gets, so that no `dup2`
-        // below replaces a source a later one reads; close-on-exec, and closed by `closing`.
+        // Every source is copied to a number the child does not get, so that no `dup2` below
+        // replaces a source a later one reads; close-on-exec, and closed by `closing`. A copy
+        // that lands on one of the child's numbers is held aside while the next is made, not
+        // made above them all: the highest number may be the last below the descriptor limit.
         let targets = [0, 1, 2] + request.extra.map(\.target)
         let highest = targets.max()!
+        let taken = Set(targets)
         let sources = request.standard + request.extra.map(\.source)
         var copies: [Int32] = []
-        defer { for copy in copies where copy >= 0 { SystemCall.close(copy) } }
+        var aside: [Int32] = []
+        defer { for copy in copies + aside where copy >= 0 { SystemCall.close(copy) } }
         for source in sources {
             guard source >= 0 else {
                 copies.append(-1)
                 continue
             }
-            let copy = fcntl(source, F_DUPFD_CLOEXEC, highest + 1)
+            var copy = fcntl(source, F_DUPFD_CLOEXEC, 3)
+            while copy >= 0, taken.contains(copy) {
+                aside.append(copy)
+                copy = fcntl(source, F_DUPFD_CLOEXEC, 3)
+            }
             guard copy >= 0 else { return .failure(Failure(errno: errno, operation: "fcntl")) }
             copies.append(copy)
         }
@@ -104,8 +112,10 @@ enum ChildLauncher {
             precondition(request.processGroup == .ownSession, "a controlling terminal needs a session of its own")
             // The first terminal a session leader without one opens (without `O_NOCTTY`)
             // becomes its controlling terminal; `setsid` comes before the file actions. Opened
-            // above every copy, and closed at once: the standard descriptors are the copies.
-            let scratch = max(highest, copies.max() ?? highest) + 1
+            // on a number that is neither a copy nor the child's, and closed at once: the
+            // standard descriptors are the copies.
+            let used = taken.union(copies)
+            let scratch = (3...).first { !used.contains($0) }!
             var status = posix_spawn_file_actions_addopen(&actions, scratch, terminal, O_RDWR, 0)
             if status == 0 { status = posix_spawn_file_actions_addclose(&actions, scratch) }
             guard status == 0 else { return .failure(Failure(errno: status, operation: "posix_spawn_file_actions")) }
@@ -196,7 +206,9 @@ enum ChildLauncher {
             // Below `first`, only what is open now and not kept; from it on, everything at once.
             if first > 3, let status = close(openDescriptors().filter { $0 < first }) { return status }
             let status = addCloseFrom(&actions, first)
-            return status == 0 ? nil : status
+            // `first` at the descriptor limit (the child's highest number is the last below
+            // it): nothing can be open from there on.
+            return status == 0 || status == EBADF ? nil : status
         case .listed:
             return close(openDescriptors())
         }
