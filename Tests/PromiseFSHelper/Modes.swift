@@ -63,3 +63,28 @@ func leaseBreak(_ path: String) {
         say("\(error)")
     }
 }
+
+/// `promisefs-helper write-lease FILE`: holds a write lease on FILE (as Samba's oplocks do)
+/// while a whole-file read and a copy of it start, writes its last change, gives the lease up,
+/// then prints what the read and the copy got: each open waits for the lease to be given up.
+func writeLeaseBreak(_ path: String) {
+    let setLease: Int32 = 1024  // F_SETLEASE, which Glibc declares only under _GNU_SOURCE
+    signal(SIGIO, SIG_IGN)
+    let holder = open(path, O_RDWR)
+    guard holder >= 0, fcntl(holder, setLease, Int32(F_WRLCK)) == 0 else { fail("cannot take a write lease on \(path): errno \(errno)") }
+    let read = fs.readText(path)
+    let copied = fs.copy(path, to: path + ".copy")
+    usleep(200_000)
+    let last = Array("changed under the lease".utf8)
+    guard ftruncate(holder, 0) == 0, pwrite(holder, last, last.count, 0) == last.count else { fail("cannot write under the lease: errno \(errno)") }
+    guard fcntl(holder, setLease, Int32(F_UNLCK)) == 0 else { fail("cannot give the lease up: errno \(errno)") }
+    close(holder)
+    do {
+        let text = try awaitPromise(read, timeout: .seconds(30))
+        try awaitPromise(copied, timeout: .seconds(30))
+        let copy = try awaitPromise(fs.readText(path + ".copy"), timeout: .seconds(30))
+        say("read: \(text); copied: \(copy)")
+    } catch {
+        say("\(error)")
+    }
+}

@@ -136,6 +136,8 @@ case "nobody-write":
     nobodyWrite(path)
 case "lease":
     leaseBreak(path)
+case "write-lease":
+    writeLeaseBreak(path)
 default:
     fail("unknown command \(arguments[1])")
 }

@@ -221,6 +221,17 @@ extension DispatchGroup {
         #expect(helper.output == "written after the lease\n")
     }
 
+    /// A whole-file read and a copy of a file another process holds a write lease on wait for
+    /// the lease to be given up and read what the holder left, as a blocking open does.
+    @Test func aReadAndACopyWaitForAWriteLeaseToBeGivenUp() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        plainWrite(dir("leased"), "before")
+        let helper = try Helper(["write-lease", dir("leased")], outputPath: dir("out"))
+        #expect(try await helper.wait() == 0, "\(helper.output)")
+        #expect(helper.output == "read: changed under the lease; copied: changed under the lease\n")
+    }
+
     /// An atomic write renames a regular file into place: over a FIFO or a device it would
     /// replace it (as root, `/dev/null` itself). It refuses; a symbolic link is replaced, not
     /// followed, so what it points to is untouched.

@@ -18,7 +18,14 @@ enum At {
     static func open(
         _ dirFD: Int32, _ name: FSPath, _ flags: Int32, mode: UInt32 = 0, path: FSPath, activity: String
     ) throws(FSError) -> Int32 {
-        let fd = name.withCString { name in SystemCall.retryingInterrupts { Glibc.openat(dirFD, name, flags | O_CLOEXEC, mode_t(mode)) } }
+        var fd = name.withCString { name in SystemCall.retryingInterrupts { Glibc.openat(dirFD, name, flags | O_CLOEXEC, mode_t(mode)) } }
+        if fd < 0, errno == EWOULDBLOCK, flags & O_NONBLOCK != 0 {
+            // A lease another process holds (only a regular file has one): a blocking open
+            // waits for its holder to give it up.
+            fd = name.withCString { name in
+                SystemCall.retryingInterrupts { Glibc.openat(dirFD, name, (flags & ~O_NONBLOCK) | O_CLOEXEC, mode_t(mode)) }
+            }
+        }
         guard fd >= 0 else { throw failure("open", path, activity) }
         return fd
     }

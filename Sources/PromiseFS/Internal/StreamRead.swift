@@ -24,7 +24,8 @@ extension Sys {
         }
         let activity = "opening \(path) for reading"
         var fd = path.withCString { path in SystemCall.retryingInterrupts { Glibc.open(path, readOnly | O_CLOEXEC | O_NONBLOCK, 0) } }
-        if fd < 0 && errno == EWOULDBLOCK { fd = openBreakingLease(path, readOnly | O_NONBLOCK, 0) }
+        // A lease (only a regular file has one): a blocking open waits for its holder to give it up.
+        if fd < 0 && errno == EWOULDBLOCK { fd = openBreakingLease(path, readOnly, 0) }
         guard fd >= 0 else { throw openFailure(path, readOnly, activity) }
         let info: FSFileInfo
         do {
