@@ -7,7 +7,8 @@ import PromiseCore
 /// the iterating task is cancelled (the sequence then ends). Changes wait for the consumer
 /// merged one per name, at most ``UVFileChanges/waitingLimit`` names apart. The iterator
 /// throws a ``UVError`` when the watch cannot start, when its directory goes away, and when
-/// the loop shuts down.
+/// the loop shuts down. One task reads an iterator: a copy of it waiting while another copy
+/// waits is refused with ``UVError/Code-swift.struct/invalidArgument``.
 public struct UVFileChanges: AsyncSequence, Sendable {
     /// A change to the watched file or directory.
     public typealias Element = UVFileChange
@@ -105,6 +106,13 @@ final class FileChangeInbox: Sendable {
                     return .failure(error)
                 case .success: return .success(nil)
                 case nil:
+                    // Copies of one iterator waiting at once: the first keeps waiting.
+                    guard state.waiter == nil else {
+                        return .failure(
+                            UVError(
+                                .invalidArgument, operation: "changes",
+                                detail: "another task is waiting on this iterator's changes already: read them from one task"))
+                    }
                     state.waiter = continuation
                     return nil
                 }

@@ -113,6 +113,24 @@ extension InotifyTests {
             try await loop.shutdown().get()
         }
 
+        /// Two tasks waiting on copies of one iterator (which is not `Sendable`: only code that
+        /// opts out of the checks can do this): the second is refused at once, and the first gets
+        /// the change, instead of one of them waiting forever.
+        @Test func aSecondTaskWaitingOnTheSameIteratorIsRefused() async throws {
+            let dir = try WatchDirectory()
+            defer { dir.cleanUp() }
+            let loop = try startedLoop()
+            let shared = UncheckedIterator(iterator: loop.changes(of: dir.path).makeAsyncIterator())
+            _ = try await onLoopThread(loop) {}
+            let first = Task { await shared.next() }
+            let second = Task { await shared.next() }
+            #expect(try await eventually { shared.outcomes == ["refused"] })
+            writeInPlace(dir("new"), "x")
+            _ = await (first.value, second.value)
+            #expect(shared.outcomes == ["refused", "change new"])
+            try await loop.shutdown().get()
+        }
+
         @Test func movingTheWatchedFilesDirectoryAwayEndsTheWatch() async throws {
             let dir = try WatchDirectory()
             defer { dir.cleanUp() }
@@ -348,5 +366,28 @@ extension InotifyTests.FileWatchHostileTests {
         #expect(seen.changes.last?.name == "entry" && seen.changes.last?.exists == false, "\(seen.changes)")
         #expect(!seen.changes.contains { $0.name == "watched" }, "\(seen.changes)")
         try await loop.shutdown().get()
+    }
+}
+
+/// An iterator handed to several tasks on purpose, to test that misuse; each `next()` reads a
+/// copy of it and records what it got.
+private final class UncheckedIterator: @unchecked Sendable {
+    let iterator: UVFileChanges.AsyncIterator
+    private let recorded = Lock<[String]>([])
+    init(iterator: UVFileChanges.AsyncIterator) { self.iterator = iterator }
+
+    var outcomes: [String] { recorded.withLock { $0 } }
+
+    func next() async {
+        var copy = iterator
+        let outcome: String
+        do {
+            outcome = "change \(try await copy.next()?.name ?? "nil")"
+        } catch let error as UVError where error.code == .invalidArgument {
+            outcome = "refused"
+        } catch {
+            outcome = "\(error)"
+        }
+        recorded.withLock { $0.append(outcome) }
     }
 }
