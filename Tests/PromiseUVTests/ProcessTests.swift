@@ -50,6 +50,20 @@ import Testing
         #expect(try await loop.spawn(UVCommand("true", environment: .replace([:]))).get().exit == .exited(0))
     }
 
+    /// An amended environment passes the inherited variables on byte for byte, UTF-8 or not.
+    /// In a process of its own: `setenv` would race the other tests' spawns reading `environ`.
+    @Test func anAmendedEnvironmentKeepsInheritedBytesThatAreNotUTF8() async {
+        await #expect(processExitsWith: .success) {
+            let raw: [CChar] = [0x61, CChar(bitPattern: 0xFF), 0x62, 0]
+            guard setenv("PROMISE_UV_RAW_BYTES", raw, 1) == 0, let loop = try? startedLoop() else { exit(2) }
+            let script = "printf %s \"$PROMISE_UV_RAW_BYTES|$Y\" | od -An -tx1"
+            let child = loop.spawn(UVCommand("/bin/sh", arguments: ["-c", script], environment: .inherit(amending: ["Y": "1"])))
+            guard let result = try? await child.get() else { exit(3) }
+            let bytes = (result.outputText ?? "").split(whereSeparator: \.isWhitespace)
+            exit(bytes == ["61", "ff", "62", "7c", "31"] ? 0 : 4)
+        }
+    }
+
     @Test func workingDirectoryAndRelativeProgram() async throws {
         let loop = try startedLoop()
         defer { loop.shutdown() }

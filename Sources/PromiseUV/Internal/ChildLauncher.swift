@@ -25,7 +25,7 @@ enum ChildLauncher {
         /// `argv`, starting with the name the child sees as its own.
         let arguments: [String]
         /// `KEY=VALUE` strings, or `nil` for this process's environment.
-        let environment: [String]?
+        let environment: [[UInt8]]?
         let workingDirectory: String?
         /// The descriptors of this process that become the child's 0, 1 and 2, in order; -1
         /// for `/dev/null`.
@@ -176,7 +176,7 @@ enum ChildLauncher {
     }
 
     private static func spawn(
-        _ file: String, _ arguments: [String], _ environment: [String]?, _ actions: inout posix_spawn_file_actions_t,
+        _ file: String, _ arguments: [String], _ environment: [[UInt8]]?, _ actions: inout posix_spawn_file_actions_t,
         _ attributes: inout posix_spawnattr_t
     ) -> Result<pid_t, Failure> {
         var pid: pid_t = 0
@@ -259,9 +259,21 @@ private enum GNUSpawn {
 /// A NULL-terminated `char**` for C, valid during one call.
 enum CStrings {
     static func with<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        with(strings.map { Array($0.utf8) }, body)
+    }
+
+    /// A NULL-terminated array of NUL-terminated copies of `strings` (bytes without a NUL).
+    static func with<R>(_ strings: [[UInt8]], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { bytes in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            bytes.withUnsafeBytes { source in
+                if let base = source.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count) }
+            }
+            copy[bytes.count] = 0
+            return copy
+        }
         pointers.append(nil)
-        defer { for pointer in pointers { free(pointer) } }
+        defer { for pointer in pointers { pointer?.deallocate() } }
         return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
     }
 }

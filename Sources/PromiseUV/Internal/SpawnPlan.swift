@@ -16,7 +16,7 @@ final class SpawnPlan {
     /// `argv`, starting with the program as given.
     let arguments: [String]
     /// `KEY=VALUE` strings, or `nil` for this process's environment as it is.
-    let environment: [String]?
+    let environment: [[UInt8]]?
     let workingDirectory: String?
     /// Standard input: -1 for `/dev/null`, 0 for this process's, or a descriptor this plan
     /// opened (a memfd or a file) and closes once the child has it.
@@ -41,7 +41,7 @@ final class SpawnPlan {
     let terminal: PseudoTerminal?
 
     private init(
-        file: String, arguments: [String], environment: [String]?, workingDirectory: String?, inputDescriptor: Int32,
+        file: String, arguments: [String], environment: [[UInt8]]?, workingDirectory: String?, inputDescriptor: Int32,
         writerDescriptor: Int32, teardown: [UVTeardownStep], processGroup: UVCommand.ProcessGroup, outputs: [UVCommand.Output],
         outputDescriptors: [Int32], openedOutputs: [Int32], extraDescriptors: [(target: Int32, source: Int32)], terminal: PseudoTerminal?
     ) {
@@ -199,39 +199,43 @@ final class SpawnPlan {
 
     // MARK: Environment
 
-    private static func environmentStrings(_ environment: UVCommand.Environment) throws(UVError) -> [String]? {
-        var variables: [(String, String)]
+    /// The child's `NAME=VALUE` entries as bytes, or `nil` for this process's environment.
+    /// Inherited entries keep their bytes as they are, UTF-8 or not.
+    private static func environmentStrings(_ environment: UVCommand.Environment) throws(UVError) -> [[UInt8]]? {
+        var variables: [(name: [UInt8], value: [UInt8])]
         switch environment.storage {
         case .inherit:
             return nil
         case .replace(let replacement):
-            variables = replacement.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            variables = replacement.sorted { $0.key < $1.key }.map { (Array($0.key.utf8), Array($0.value.utf8)) }
         case .amend(let changes):
-            variables = currentEnvironment().filter { changes[$0.0] == nil }
+            let changed = Set(changes.keys.map { Array($0.utf8) })
+            variables = currentEnvironment().filter { !changed.contains($0.name) }
             for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
-                if let value { variables.append((name, value)) }
+                if let value { variables.append((Array(name.utf8), Array(value.utf8))) }
             }
         }
         for (name, value) in variables {
-            if name.isEmpty || name.utf8.contains(UInt8(ascii: "=")) || name.utf8.contains(0) || value.utf8.contains(0) {
+            if name.isEmpty || name.contains(UInt8(ascii: "=")) || name.contains(0) || value.contains(0) {
+                let shown = AdapterPaths.showingNUL(String(decoding: name, as: UTF8.self))
                 throw UVError(
                     .invalidArgument, operation: "spawn",
                     detail:
-                        "environment variable \(AdapterPaths.showingNUL(name)) cannot be set: a name must be non-empty and hold no '=', and neither name nor value a NUL byte"
+                        "environment variable \(shown) cannot be set: a name must be non-empty and hold no '=', and neither name nor value a NUL byte"
                 )
             }
         }
-        return variables.map { "\($0.0)=\($0.1)" }
+        return variables.map { $0.name + [UInt8(ascii: "=")] + $0.value }
     }
 
-    /// This process's environment as name and value pairs.
-    private static func currentEnvironment() -> [(String, String)] {
-        var pairs: [(String, String)] = []
+    /// This process's environment as name and value bytes.
+    private static func currentEnvironment() -> [(name: [UInt8], value: [UInt8])] {
+        var pairs: [(name: [UInt8], value: [UInt8])] = []
         guard var entry = Optional(environ) else { return pairs }
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                pairs.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
+            let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+            if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
+                pairs.append((Array(bytes[..<equals]), Array(bytes[(equals + 1)...])))
             }
             entry = entry.successor()
         }
@@ -239,9 +243,10 @@ final class SpawnPlan {
     }
 
     /// The `PATH` the program is looked up in: the child's, else this process's, else a default.
-    private static func searchPath(_ environment: [String]?) -> String {
+    private static func searchPath(_ environment: [[UInt8]]?) -> String {
         if let environment {
-            if let entry = environment.first(where: { $0.hasPrefix("PATH=") }) { return String(entry.dropFirst(5)) }
+            let prefix = Array("PATH=".utf8)
+            if let entry = environment.first(where: { $0.starts(with: prefix) }) { return String(decoding: entry.dropFirst(5), as: UTF8.self) }
         } else if let value = getenv("PATH") {
             return String(cString: value)
         }
