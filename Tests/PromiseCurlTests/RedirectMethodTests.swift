@@ -149,6 +149,20 @@ extension RedirectMethodTests {
 }
 
 extension RedirectMethodTests {
+    /// A redirect whose `Content-Length` is over the request's body limit is still followed:
+    /// its body is dropped, and the limit is the final response's.
+    @Test func aRedirectWhoseBodyIsOverTheLimitIsFollowed() async throws {
+        var request = CurlRequest(.get, faults.url("/redirect?status=301&body=2000&to=/set-cookie"))
+        request.maxResponseBodySize = 1000
+        let response = try await client.execute(request).validate().get()
+        #expect(response.text == "ok")
+        var tooLarge = CurlRequest(.get, faults.url("/redirect?status=301&body=10&to=/redirect%3Fstatus%3D200%26body%3D2000"))
+        tooLarge.maxResponseBodySize = 1000
+        let error = await #expect(throws: CurlError.self) { try await client.execute(tooLarge).get() }
+        #expect(error?.code == .responseTooLarge, "\(String(describing: error))")
+        #expect(error?.message.contains("Content-Length says so") == true, "\(String(describing: error))")
+    }
+
     @Test func theBodyOfAFollowedRedirectIsDroppedUpTo1MiB() async throws {
         let small = try await client.get(faults.url("/redirect?status=302&body=100000&to=/set-cookie")).validate().get()
         #expect(small.text == "ok", "only the target's body")

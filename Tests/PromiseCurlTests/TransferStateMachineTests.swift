@@ -104,6 +104,31 @@ import Testing
         #expect(asked == 0, "a failed response is never followed")
     }
 
+    /// A body kept in memory whose `Content-Length` says too much is refused at its first chunk;
+    /// a followed redirect's body is dropped whatever its length says (up to its own bound), and
+    /// the length is not asked for it.
+    @Test func anAnnouncedLengthPastTheLimitIsRefusedUnlessTheBodyIsARedirects() {
+        var machine = Self.machine(.awaitingHead, limits: Self.limits(bodyLimit: 100))
+        #expect(machine.bodyArrived(count: 10, collected: 0, status: 200, hasLocation: false, announcedLength: 101) == .stop)
+        guard case .failed(let failure) = machine.state else { Issue.record("\(machine.state)"); return }
+        #expect(failure.code == .responseTooLarge)
+        #expect(failure.message.contains("limit of 100 bytes (Content-Length says so)"), "\(failure)")
+
+        var exact = Self.machine(.awaitingHead, limits: Self.limits(bodyLimit: 100))
+        #expect(exact.bodyArrived(count: 10, collected: 0, status: 200, hasLocation: false, announcedLength: 100) == .collect)
+        var unknown = Self.machine(.awaitingHead, limits: Self.limits(bodyLimit: 100))
+        #expect(unknown.bodyArrived(count: 10, collected: 0, status: 200, hasLocation: false, announcedLength: nil) == .collect)
+
+        var redirect = Self.machine(.awaitingHead, limits: Self.limits(bodyLimit: 100))
+        var asked = false
+        func length() -> Int? {
+            asked = true
+            return 2_000
+        }
+        #expect(redirect.bodyArrived(count: 10, collected: 0, status: 302, hasLocation: true, announcedLength: length()) == .drop)
+        #expect(!asked, "a redirect's announced length is not asked")
+    }
+
     @Test func aBodyInMemoryStopsPastItsLimitAndADownloadHasNone() {
         var machine = Self.machine(.receivingBody, limits: Self.limits(bodyLimit: 100))
         #expect(machine.bodyArrived(count: 50, collected: 50, status: 200, hasLocation: false) == .collect, "exactly the limit")

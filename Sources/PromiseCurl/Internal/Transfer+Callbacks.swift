@@ -8,9 +8,19 @@ internal import PromiseSystem
 /// runs user code or touches the multi handle; a problem is recorded in `failure` and libcurl
 /// is told to stop (a short count), so the transfer ends through the usual path.
 extension Transfer {
+    /// The `Content-Length` of the response being received, if it has one.
+    private var announcedLength: Int? {
+        var length: curl_off_t = -1
+        guard let easy, ccurl_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length >= 0 else { return nil }
+        return Int(length)
+    }
+
     /// `CURLOPT_WRITEFUNCTION`: collect, write or drop the body, as the state machine decides.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        switch machine.bodyArrived(count: bytes.count, collected: body.count, status: head.status, hasLocation: head.fields[.location] != nil) {
+        switch machine.bodyArrived(
+            count: bytes.count, collected: body.count, status: head.status, hasLocation: head.fields[.location] != nil,
+            announcedLength: announcedLength)
+        {
         case .drop:
             return bytes.count
         case .stop:

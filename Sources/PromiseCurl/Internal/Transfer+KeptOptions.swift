@@ -15,8 +15,6 @@ struct KeptOptions: Equatable {
     var connectTimeout: Int
     /// `CURLOPT_LOW_SPEED_TIME`, or 0 when there is no stall limit.
     var stallSeconds: Int
-    /// `CURLOPT_MAXFILESIZE_LARGE`, and the limit the write callback enforces.
-    var maxBody: Int
     /// Whether `CURLOPT_TIMEOUT_MS` is set (its value is set again for each transfer).
     var hasDeadline: Bool
     /// `CURLOPT_PIPEWAIT`.
@@ -42,7 +40,6 @@ extension Transfer {
             schemes: request.allowedSchemes.map { $0.sorted().joined(separator: ",") } ?? "http,https",
             connectTimeout: milliseconds(request.connectTimeout ?? configuration.connectTimeout),
             stallSeconds: stallSeconds,
-            maxBody: machine.limits.bodyLimit ?? 0,
             hasDeadline: machine.limits.deadline != nil,
             waitsForMultiplexing: configuration.waitForMultiplexing && Self.canMultiplex(scheme: parts.scheme, configuration.httpVersion),
             unixSocketPath: request.unixSocketPath,

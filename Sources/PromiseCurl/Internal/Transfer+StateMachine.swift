@@ -206,12 +206,29 @@ struct TransferStateMachine {
     /// `count` bytes of body arrived, `collected` being kept in memory already. `status` is
     /// the response's; `hasLocation` says whether its head has a `Location`, and is asked only
     /// on the first chunk of a redirect status (finding a field parses the head's lines).
+    /// `announcedLength` is the response's `Content-Length`, if it has one, asked on the first
+    /// chunk of a body kept in memory: a body announced past the limit is refused before it
+    /// is collected.
     mutating func bodyArrived(
-        count: Int, collected: Int, status: @autoclosure () -> Int, hasLocation: @autoclosure () -> Bool
+        count: Int, collected: Int, status: @autoclosure () -> Int, hasLocation: @autoclosure () -> Bool,
+        announcedLength: @autoclosure () -> Int? = nil
     ) -> BodyAction {
         switch state {
         case .awaitingHead:
-            state = follows(status: status(), hasLocation: hasLocation()) ? .droppingRedirectBody(dropped: 0) : .receivingBody
+            guard !follows(status: status(), hasLocation: hasLocation()) else {
+                state = .droppingRedirectBody(dropped: 0)
+                return bodyArrived(count: count, collected: collected, status: status(), hasLocation: false)
+            }
+            state = .receivingBody
+            if let limit = limits.bodyLimit, let announced = announcedLength(), announced > limit {
+                state = .failed(
+                    CurlError(
+                        .responseTooLarge,
+                        message:
+                            "the response body is larger than the limit of \(limit) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)"
+                    ))
+                return .stop
+            }
             return bodyArrived(count: count, collected: collected, status: status(), hasLocation: false)
         case .droppingRedirectBody(let dropped):
             let total = dropped + count

@@ -197,13 +197,6 @@ final class Transfer: @unchecked Sendable {
         // Where the response goes.
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, headerTrampoline), "CURLOPT_HEADERFUNCTION")
         try curlCheck(ccurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, writeTrampoline), "CURLOPT_WRITEFUNCTION")
-        if let bodyLimit = machine.limits.bodyLimit, hop.method != .head {
-            // An early refusal when Content-Length already says too much; the write
-            // callback enforces the limit for chunked and compressed bodies. libcurl checks
-            // the Content-Length of a response whose body it does not read too, so a HEAD
-            // sets none.
-            try curlCheck(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(bodyLimit)), "CURLOPT_MAXFILESIZE_LARGE")
-        }
         if request.onProgress != nil {
             try setLong(easy, CURLOPT_NOPROGRESS, 0, "CURLOPT_NOPROGRESS")
             try curlCheck(ccurl_easy_setopt_xferinfo_function(easy, progressTrampoline), "CURLOPT_XFERINFOFUNCTION")
@@ -400,11 +393,6 @@ final class Transfer: @unchecked Sendable {
             } else if osErrno == 111 {  // ECONNREFUSED
                 message = "connection refused by \(parts.hostAndPort) (\(message))"
             }
-        } else if code == CURLE_FILESIZE_EXCEEDED {
-            return error(
-                .responseTooLarge,
-                "the response body is larger than the limit of \(machine.limits.bodyLimit ?? 0) bytes (Content-Length says so); raise maxResponseBodySize or use download(_:to:)"
-            )
         } else if code == CURLE_OPERATION_TIMEDOUT, stallSeconds > 0, buffered.hasPrefix("Operation too slow") {
             return error(.operationTimedOut, "the transfer stalled: no byte moved for \(stallSeconds) s (stallTimeout)")
         } else if code == CURLE_OUT_OF_MEMORY, !machine.bodyStarted {
